@@ -1,0 +1,3 @@
+from renderer.cli import main
+
+raise SystemExit(main())

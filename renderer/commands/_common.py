@@ -1,0 +1,52 @@
+"""Argument helpers shared by subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from renderer.pipeline import LoadResult
+    from renderer.reporters import Report
+
+
+def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*" if many else "?",
+        type=Path,
+        default=[] if many else None,
+        metavar="PATH",
+        help="policy files or directories (default: policies/)",
+    )
+    parser.add_argument(
+        "--max-file-size",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="refuse policy files larger than this (default 8 MiB, or limits.maxFileBytes in .allocatable.yaml)",
+    )
+
+
+def paths_of(args: argparse.Namespace) -> list[Path]:
+    paths = args.paths
+    if paths is None:
+        return [Path("policies")]
+    if isinstance(paths, Path):
+        return [paths]
+    return list(paths) or [Path("policies")]
+
+
+def load(args: argparse.Namespace) -> LoadResult:
+    from renderer.pipeline import load as _load
+
+    return _load(paths_of(args), max_file_bytes=args.max_file_size)
+
+
+def emit(report: Report, fmt: str) -> None:
+    from renderer import reporters
+
+    reporters.get(fmt)(report, sys.stdout)
+    sys.stdout.flush()

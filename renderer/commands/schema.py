@@ -1,0 +1,47 @@
+"""``allocatable schema``: write the JSON Schemas generated from the models (or check they are current)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "schema"
+ORDER = 90
+HELP = "write JSON Schemas for every policy kind (for editors and CI)"
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("schemas"),
+        metavar="DIR",
+        help="directory to write into (default: schemas/)",
+    )
+    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when DIR is out of date")
+
+
+def run(args: argparse.Namespace) -> int:
+    from renderer.models.schemas import generate
+
+    files = generate()
+    out: Path = args.output
+    stale = []
+    for name, text in files.items():
+        target = out / name
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if current != text:
+            stale.append(name)
+    if args.check:
+        for name in stale:
+            sys.stdout.write(f"{(out / name).as_posix()}: out of date; run `allocatable schema -o {out.as_posix()}`\n")
+        return 1 if stale else 0
+    out.mkdir(parents=True, exist_ok=True)
+    for name in stale:
+        tmp = out / f".{name}.tmp"
+        tmp.write_text(files[name], encoding="utf-8")
+        tmp.replace(out / name)
+        sys.stderr.write(f"wrote {(out / name).as_posix()}\n")
+    return 0

@@ -1,0 +1,50 @@
+"""JSON Schemas (2020-12) generated from the pydantic models; committed under ``schemas/``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def schema_models() -> dict[str, type[BaseModel]]:
+    """File name → model, for every kind a user writes."""
+    from renderer.models.commitclass import CommitClass
+    from renderer.models.nodepool import NodePool
+    from renderer.models.reservationpolicy import ReservationPolicy
+    from renderer.models.runtimeclass import RuntimeClass
+    from renderer.models.settings import Settings
+
+    return {
+        "commitclass.json": CommitClass,
+        "runtimeclass.json": RuntimeClass,
+        "nodepool.json": NodePool,
+        "reservationpolicy.json": ReservationPolicy,
+        "settings.json": Settings,
+    }
+
+
+def extra_schemas() -> dict[str, dict[str, Any]]:
+    """Hand-written schemas that have no pydantic model (e.g. rendered KubeletConfiguration), by file name."""
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        from renderer.render.schemas import rendered_schemas
+    except ImportError:
+        return out
+    out.update(rendered_schemas())
+    return out
+
+
+def generate() -> dict[str, str]:
+    """File name → byte-stable JSON text."""
+    files: dict[str, str] = {}
+    for filename, model in schema_models().items():
+        schema = model.model_json_schema(mode="validation")
+        doc = {"$schema": DIALECT, **schema}
+        files[filename] = json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    for filename, schema in extra_schemas().items():
+        files[filename] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return files

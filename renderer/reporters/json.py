@@ -1,0 +1,21 @@
+"""``{"version": 1, "files": N, "objects": N, "findings": [...]}``: the finding shape every command reuses."""
+
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from renderer.reporters import Report, reporter
+
+
+@reporter("json")
+def write_json(report: Report, out: TextIO) -> None:
+    doc = {
+        "version": 1,
+        "files": report.files,
+        "objects": report.objects,
+        "findings": [f.as_dict() for f in report.findings],
+        **report.extra,
+    }
+    json.dump(doc, out, indent=2, sort_keys=False)
+    out.write("\n")

@@ -1,0 +1,149 @@
+"""Turn pydantic errors into one-line messages that say what to change."""
+
+from __future__ import annotations
+
+import datetime
+import difflib
+import types
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import BaseModel
+
+from renderer.models.common import NodeSelectorRequirement, NodeSelectorTerm
+
+Loc = tuple[int | str, ...]
+
+
+def _unwrap(tp: Any) -> Any:
+    while True:
+        origin = get_origin(tp)
+        if origin is Annotated:
+            tp = get_args(tp)[0]
+        elif origin in (Union, types.UnionType):
+            args = [a for a in get_args(tp) if a is not type(None)]
+            tp = args[0] if len(args) == 1 else tp
+            if len(args) != 1:
+                return tp
+        else:
+            return tp
+
+
+def type_at(root: type[BaseModel], loc: Loc) -> Any:
+    """The declared type found by following ``loc`` from ``root`` (None when it leaves the schema)."""
+    tp: Any = root
+    for step in loc:
+        tp = _unwrap(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            field = tp.model_fields.get(str(step))
+            if field is None:
+                return None
+            tp = field.annotation
+        elif get_origin(tp) is list and isinstance(step, int):
+            tp = get_args(tp)[0]
+        elif get_origin(tp) is dict:
+            tp = get_args(tp)[1]
+        else:
+            return None
+    return _unwrap(tp)
+
+
+def describe_value(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int):
+        return f"the number {value}"
+    if isinstance(value, float):
+        return f"the number {value!r}"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return f"the date {value.isoformat()}"
+    if isinstance(value, str):
+        return f'the string "{value}"'
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+_EXPECTED = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "bool_type": "true or false",
+    "dict_type": "a mapping",
+    "list_type": "a list",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "float_type": "a number",
+}
+
+
+def _where(loc: Loc) -> str:
+    out = ""
+    for step in loc:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out or "the document"
+
+
+def translate(root: type[BaseModel], error: Any) -> tuple[Loc, str, str | None, bool]:
+    """(field path, message, hint, point-at-key) for one pydantic error dict."""
+    etype: str = error["type"]
+    loc: Loc = tuple(error["loc"])
+    # pydantic appends "[key]" to dict-key validation locations; drop it.
+    if loc and loc[-1] == "[key]":
+        loc = loc[:-1]
+    value = error.get("input")
+    ctx = error.get("ctx") or {}
+    hint: str | None = None
+
+    if etype == "extra_forbidden":
+        name = str(loc[-1])
+        parent = type_at(root, loc[:-1])
+        allowed = sorted(parent.model_fields) if isinstance(parent, type) and issubclass(parent, BaseModel) else []
+        where = _where(loc[:-1])
+        if parent is NodeSelectorTerm:
+            where = f"a node selector term ({where})"
+        msg = f'field "{name}" is not allowed in {where}'
+        if allowed:
+            msg += f"; allowed: {', '.join(allowed)}"
+        if parent is NodeSelectorTerm and name in NodeSelectorRequirement.model_fields:
+            hint = f'move "{name}" into the matchExpressions item above: indent it to line up with "key:"'
+        elif name == "nodes" and loc[:-1] == ("spec",):
+            hint = "the proposal's spec.nodes.nodeSelectorTerms is written spec.selector: a list of node selector terms"
+        else:
+            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+            if close:
+                hint = f'did you mean "{close[0]}"?'
+        return loc, msg, hint, True
+
+    if etype == "missing":
+        return loc, f'missing required field "{loc[-1]}" in {_where(loc[:-1])}', None, False
+
+    if etype in _EXPECTED:
+        msg = f"{_where(loc)}: expected {_EXPECTED[etype]}, got {describe_value(value)}"
+        if etype == "string_type" and isinstance(value, (bool, int, float, datetime.date)):
+            hint = (
+                "YAML reads unquoted yes/no/on/off/true/false, numbers and dates as non-strings "
+                '(the "Norway problem"); put the value in quotes'
+            )
+        return loc, msg, hint, False
+
+    if etype == "literal_error":
+        expected = ctx.get("expected", "")
+        return loc, f"{_where(loc)}: {describe_value(value)} is not allowed; expected {expected}", None, False
+
+    if etype == "value_error":
+        err = ctx.get("error")
+        text = str(err) if err is not None else str(error.get("msg", ""))
+        return loc, f"{_where(loc)}: {text}", None, False
+
+    if etype in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        sym = {"greater_than": ">", "greater_than_equal": "≥", "less_than": "<", "less_than_equal": "≤"}[etype]
+        bound = next(iter(ctx.values()), "?")
+        return loc, f"{_where(loc)}: must be {sym} {bound}, got {describe_value(value)}", None, False
+
+    if etype in ("too_short", "too_long"):
+        return loc, f"{_where(loc)}: {error.get('msg', '').lower()}", None, False
+
+    return loc, f"{_where(loc)}: {error.get('msg', 'invalid value')}", None, False

@@ -1,0 +1,248 @@
+"""Raw documents → typed policy objects and validation findings (the "validate" stage of the pipeline)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from renderer.findings import Finding, SourceRef
+from renderer.loading.parse import RawDocument
+from renderer.models.commitclass import CommitClass
+from renderer.models.common import POLICY_API_VERSION
+from renderer.models.inventory import Pool, pool_from_node, pool_from_nodepool
+from renderer.models.node import Node
+from renderer.models.nodepool import NodePool
+from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.models.runtimeclass import RuntimeClass
+from renderer.models.settings import Settings
+from renderer.validation.messages import translate
+
+M = TypeVar("M", bound=BaseModel)
+
+POLICY_KINDS: dict[str, tuple[str, type[BaseModel]]] = {
+    "CommitClass": ("node.k8s.io/v1alpha1", CommitClass),
+    "RuntimeClass": ("node.k8s.io/v1", RuntimeClass),
+    "NodePool": (POLICY_API_VERSION, NodePool),
+    "ReservationPolicy": (POLICY_API_VERSION, ReservationPolicy),
+    "Node": ("v1", Node),
+}
+SUPPORTED = (
+    "CommitClass (node.k8s.io/v1alpha1), RuntimeClass (node.k8s.io/v1), NodePool and ReservationPolicy "
+    f"({POLICY_API_VERSION}), Node or List of Nodes (v1, as kubectl prints them)"
+)
+
+
+@dataclass
+class Loaded(Generic[M]):
+    model: M
+    source: SourceRef
+
+    @property
+    def kind(self) -> str:
+        return str(getattr(self.model, "kind"))  # noqa: B009 - every policy model has kind
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.model, "metadata").name)  # noqa: B009
+
+    @property
+    def ref(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+
+@dataclass
+class PolicySet:
+    commit_classes: list[Loaded[CommitClass]] = field(default_factory=list)
+    reservation_policies: list[Loaded[ReservationPolicy]] = field(default_factory=list)
+    runtime_classes: list[Loaded[RuntimeClass]] = field(default_factory=list)
+    pools: list[Pool] = field(default_factory=list)
+    settings: Settings = field(default_factory=Settings)
+    settings_source: SourceRef | None = None
+    root: Path = field(default_factory=Path)
+
+    def object_count(self) -> int:
+        return len(self.commit_classes) + len(self.reservation_policies) + len(self.runtime_classes) + len(self.pools)
+
+
+def _object_ref(data: Any) -> str | None:
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("kind")
+    meta = data.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if isinstance(kind, str) and isinstance(name, str):
+        return f"{kind}/{name}"
+    return kind if isinstance(kind, str) else None
+
+
+def model_findings(model: type[BaseModel], exc: ValidationError, source: SourceRef, ref: str | None) -> list[Finding]:
+    out: list[Finding] = []
+    for err in exc.errors(include_url=False):
+        loc, message, hint, at_key = translate(model, err)
+        out.append(
+            Finding(
+                code="AL004",
+                severity="error",
+                message=message,
+                path=source.path,
+                object=ref,
+                hint=hint,
+                source=source,
+                field_path=loc,
+                at_key=at_key,
+            )
+        )
+    return out
+
+
+class Validator:
+    """Validates documents one by one and keeps the typed objects."""
+
+    def __init__(self) -> None:
+        self.policies = PolicySet()
+        self.findings: list[Finding] = []
+        self._seen: dict[tuple[str, str], tuple[SourceRef, str]] = {}
+
+    def _error(
+        self,
+        source: SourceRef,
+        message: str,
+        code: str = "AL003",
+        ref: str | None = None,
+        field_path: tuple[str | int, ...] | None = None,
+        hint: str | None = None,
+        at_key: bool = False,
+    ) -> None:
+        self.findings.append(
+            Finding(
+                code=code,
+                severity="error",
+                message=message,
+                path=source.path,
+                object=ref,
+                hint=hint,
+                source=source,
+                field_path=field_path,
+                at_key=at_key,
+            )
+        )
+
+    def add_document(self, doc: RawDocument) -> None:
+        data = doc.data
+        source = SourceRef(path=doc.path, doc=doc.index, line=doc.line)
+        if data is None:
+            return  # an empty document between separators, as kubectl skips it
+        if not isinstance(data, dict):
+            self._error(
+                source,
+                f"expected a Kubernetes object (a mapping with apiVersion and kind), got "
+                f"{'a list' if isinstance(data, list) else type(data).__name__}",
+            )
+            return
+        if data.get("kind") == "List" and data.get("apiVersion") == "v1":
+            items = data.get("items")
+            if not isinstance(items, list):
+                self._error(source, 'a v1 List needs "items": a list of Node objects', field_path=("items",))
+                return
+            for i, item in enumerate(items):
+                self._add_object(item, SourceRef(path=doc.path, doc=doc.index, item=i, line=doc.line))
+            return
+        self._add_object(data, source)
+
+    def _add_object(self, data: Any, source: SourceRef) -> None:
+        ref = _object_ref(data)
+        if not isinstance(data, dict):
+            self._error(source, "expected a Kubernetes object (a mapping with apiVersion and kind)", field_path=())
+            return
+        kind = data.get("kind")
+        api_version = data.get("apiVersion")
+        if kind is None or api_version is None:
+            missing = " and ".join(k for k in ("apiVersion", "kind") if data.get(k) is None)
+            self._error(source, f"document has no {missing}; supported kinds: {SUPPORTED}", ref=ref, field_path=())
+            return
+        if kind == "Settings":
+            self._error(
+                source,
+                "Settings belong in .allocatable.yaml at the policy repo root, not among policies",
+                ref=ref,
+                field_path=("kind",),
+            )
+            return
+        entry = POLICY_KINDS.get(kind) if isinstance(kind, str) else None
+        if entry is None:
+            self._error(
+                source, f'unsupported kind "{kind}"; supported kinds: {SUPPORTED}', ref=ref, field_path=("kind",)
+            )
+            return
+        want_api, model = entry
+        if api_version != want_api:
+            self._error(
+                source,
+                f'{kind} needs apiVersion "{want_api}", got "{api_version}"',
+                ref=ref,
+                field_path=("apiVersion",),
+            )
+            return
+        try:
+            obj = model.model_validate(data)
+        except ValidationError as exc:
+            self.findings.extend(model_findings(model, exc, source, ref))
+            return
+        self._register(obj, source, ref or kind)
+
+    def _register(self, obj: BaseModel, source: SourceRef, ref: str) -> None:
+        if isinstance(obj, Node):
+            missing = [k for k in ("cpu", "memory") if k not in obj.status.capacity]
+            if missing:
+                self._error(
+                    source,
+                    f"Node status.capacity has no {' or '.join(missing)}; export nodes with "
+                    "`kubectl get nodes -o yaml` so the status is included",
+                    ref=ref,
+                    field_path=("status",),
+                )
+                return
+        name = str(getattr(obj, "metadata").name)  # noqa: B009
+        kind = str(getattr(obj, "kind"))  # noqa: B009
+        key_kind = "NodePool" if kind in ("NodePool", "Node") else kind
+        first = self._seen.get((key_kind, name))
+        if first is not None:
+            where, first_ref = first
+            self._error(
+                source,
+                f'duplicate {key_kind} name "{name}": {first_ref} is already defined in {where.path} '
+                f"(document {where.doc + 1}{'' if where.item is None else f', item {where.item + 1}'}); "
+                "names must be unique",
+                code="AL005",
+                ref=ref,
+                field_path=("metadata", "name"),
+            )
+            return
+        self._seen[(key_kind, name)] = (source, ref)
+        if isinstance(obj, CommitClass):
+            self.policies.commit_classes.append(Loaded(obj, source))
+        elif isinstance(obj, ReservationPolicy):
+            self.policies.reservation_policies.append(Loaded(obj, source))
+        elif isinstance(obj, RuntimeClass):
+            self.policies.runtime_classes.append(Loaded(obj, source))
+        elif isinstance(obj, NodePool):
+            self.policies.pools.append(pool_from_nodepool(obj, source))
+        elif isinstance(obj, Node):
+            self.policies.pools.append(pool_from_node(obj, source))
+
+    def set_settings(self, doc: RawDocument | None, count: int) -> None:
+        if doc is None:
+            return
+        source = SourceRef(path=doc.path, doc=doc.index, line=doc.line)
+        if count > 1:
+            self._error(source, ".allocatable.yaml must hold exactly one document", field_path=())
+            return
+        data = doc.data if doc.data is not None else {}
+        try:
+            self.policies.settings = Settings.model_validate(data)
+            self.policies.settings_source = source
+        except ValidationError as exc:
+            self.findings.extend(model_findings(Settings, exc, source, "Settings"))
