@@ -1,0 +1,211 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import POLICIES, REPO_ROOT, run_cli, write_repo
+
+# The CommitClass example from the Kubernetes proposal, in our spec.selector shape, with the proposal's own
+# indentation mistake: operator/values sit beside matchExpressions instead of inside the expression.
+PROPOSAL_MISINDENTED = """
+kind: CommitClass
+apiVersion: node.k8s.io/v1alpha1
+metadata:
+    name: high-cpu-density
+spec:
+  selector:
+  - matchExpressions:
+    - key: beta.kubernetes.io/instance-type
+    operator: In
+    values:
+    - compute-optimized
+  resources:
+  - name: cpu
+    percent: 1000 # 10x over-commit
+  - name: memory
+    percent: 120
+"""
+
+POOL = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: {name}
+spec:
+  labels:
+    node.kubernetes.io/instance-type: m5.large
+  capacity:
+    cpu: "2"
+    memory: 8Gi
+  count: 3
+  platform: eks
+"""
+
+
+def test_bundled_policies_are_valid() -> None:
+    res = run_cli("validate", str(POLICIES))
+    assert res.exit_code == 0, res.stdout
+    assert "no problems found" in res.stdout
+    assert res.stdout.count("\n") == 1
+
+
+def test_default_path_is_policies() -> None:
+    res = run_cli("validate", cwd=REPO_ROOT)
+    assert res.exit_code == 0
+    assert "16 objects" in res.stdout or "objects in" in res.stdout
+
+
+def test_proposal_example_points_at_operator_line(repo: Path) -> None:
+    write_repo(repo, {"cc.yaml": PROPOSAL_MISINDENTED})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert res.exit_code == 2
+    lines = res.stdout.splitlines()
+    op = [ln for ln in lines if 'field "operator" is not allowed' in ln]
+    assert len(op) == 1, res.stdout
+    assert op[0].startswith("policies/cc.yaml:9:5: error: ")
+    assert "move" in op[0] and "matchExpressions item" in op[0]
+    assert op[0].endswith("[AL004] (CommitClass/high-cpu-density)")
+    assert any(ln.startswith("policies/cc.yaml:10:5: error: ") and '"values"' in ln for ln in lines)
+
+
+def test_proposal_example_correctly_indented_is_valid(repo: Path) -> None:
+    fixed = PROPOSAL_MISINDENTED.replace("    operator: In", "      operator: In").replace(
+        "    values:\n    - compute", "      values:\n      - compute"
+    )
+    write_repo(repo, {"cc.yaml": fixed})
+    res = run_cli("validate", str(repo))
+    assert res.exit_code == 0, res.stdout
+
+
+def test_json_output_shape(repo: Path) -> None:
+    write_repo(repo, {"cc.yaml": PROPOSAL_MISINDENTED, "pool.yaml": POOL.format(name="a")})
+    res = run_cli("validate", str(repo), "-o", "json", cwd=repo.parent)
+    doc = json.loads(res.stdout)
+    assert doc["version"] == 1
+    assert doc["files"] == 2
+    assert doc["objects"] == 1
+    first = doc["findings"][0]
+    assert set(first) >= {"code", "severity", "message", "path", "line", "column", "object"}
+    assert first["path"] == "policies/cc.yaml"
+    assert all(isinstance(f["line"], int) and f["line"] > 0 for f in doc["findings"])
+
+
+def test_duplicate_name_points_at_both_places(repo: Path) -> None:
+    write_repo(repo, {"a.yaml": POOL.format(name="web"), "b.yaml": POOL.format(name="web")})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert res.exit_code == 2
+    (line,) = [ln for ln in res.stdout.splitlines() if "AL005" in ln]
+    assert line.startswith("policies/b.yaml:4:9: error: duplicate NodePool name")
+    assert "policies/a.yaml" in line
+
+
+def test_duplicate_mapping_key(repo: Path) -> None:
+    write_repo(repo, {"a.yaml": POOL.format(name="web").replace('    cpu: "2"\n', '    cpu: "2"\n    cpu: "4"\n')})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert res.exit_code == 2
+    assert 'policies/a.yaml:10:5: error: duplicate key "cpu" (first defined at line 9)' in res.stdout
+
+
+def test_unknown_kind_names_supported_kinds(repo: Path) -> None:
+    write_repo(repo, {"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert res.exit_code == 2
+    assert "policies/a.yaml:2:7: error: unsupported kind \"ConfigMap\"" in res.stdout
+    for kind in ("CommitClass", "RuntimeClass", "NodePool", "ReservationPolicy", "Node"):
+        assert kind in res.stdout
+
+
+def test_wrong_api_version(repo: Path) -> None:
+    write_repo(repo, {"a.yaml": POOL.format(name="a").replace("policy.allocatable.dev/v1alpha1", "v1")})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert 'policies/a.yaml:1:13: error: NodePool needs apiVersion "policy.allocatable.dev/v1alpha1"' in res.stdout
+
+
+def test_norway_problem_in_label_value(repo: Path) -> None:
+    write_repo(repo, {"a.yaml": POOL.format(name="a").replace("m5.large", "m5.large\n    country: NO")})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert res.exit_code == 2
+    (line,) = res.stdout.splitlines()[:-1]
+    assert line.startswith("policies/a.yaml:8:14: error: spec.labels.country: expected a string, got the boolean false")
+    assert "quotes" in line
+
+
+def test_selector_arity(repo: Path) -> None:
+    text = PROPOSAL_MISINDENTED.replace("    operator: In\n    values:\n    - compute-optimized\n", "      operator: Gt\n      values: ['4', '5']\n")
+    write_repo(repo, {"cc.yaml": text})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert "operator Gt needs exactly one integer" in res.stdout
+    assert res.exit_code == 2
+
+
+def test_node_list_becomes_pools(repo: Path) -> None:
+    write_repo(
+        repo,
+        {
+            "nodes.json": json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "List",
+                    "items": [
+                        {
+                            "apiVersion": "v1",
+                            "kind": "Node",
+                            "metadata": {"name": f"ip-10-0-0-{i}.ec2.internal", "labels": {"a": "b"}, "uid": "x"},
+                            "spec": {"providerID": "aws:///x"},
+                            "status": {"capacity": {"cpu": "2", "memory": "8010000Ki", "pods": "29"}},
+                        }
+                        for i in range(3)
+                    ],
+                },
+                indent=2,
+            )
+        },
+    )
+    res = run_cli("validate", str(repo))
+    assert res.exit_code == 0, res.stdout
+    assert "3 objects in 1 file" in res.stdout
+
+
+def test_unknown_field_did_you_mean(repo: Path) -> None:
+    write_repo(repo, {"a.yaml": POOL.format(name="a").replace("  count: 3", "  cuont: 3")})
+    res = run_cli("validate", str(repo), cwd=repo.parent)
+    assert 'field "cuont" is not allowed in spec' in res.stdout
+    assert 'did you mean "count"?' in res.stdout
+
+
+def test_missing_path_is_usage_error(tmp_path: Path) -> None:
+    res = run_cli("validate", str(tmp_path / "nope"))
+    assert res.exit_code == 2
+    assert "no such file or directory" in res.stderr
+    assert res.stdout == ""
+
+
+def test_version() -> None:
+    res = run_cli("--version")
+    assert res.exit_code == 0
+    assert res.stdout.startswith("allocatable ")
+
+
+def test_help_does_not_import_heavy_libraries() -> None:
+    code = (
+        "import sys, contextlib, io\n"
+        "from renderer.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try: main(['--help'])\n"
+        "    except SystemExit: pass\n"
+        "heavy = [m for m in ('jsonschema', 'jinja2', 'pydantic', 'ruamel.yaml') if m in sys.modules]\n"
+        "print(','.join(heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_no_traceback_on_garbage(tmp_path: Path) -> None:
+    bad = tmp_path / "x.yaml"
+    bad.write_bytes(b"\x00\x01\x02garbage: [")
+    out = subprocess.run([sys.executable, "-m", "renderer", "validate", str(tmp_path)], capture_output=True, text=True)
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr + out.stdout
+    assert out.stdout.splitlines()[0].endswith("[AL001]")
