@@ -1,0 +1,66 @@
+"""Which policies select which pools: CommitClasses and ReservationPolicies by node selector terms,
+RuntimeClasses by their plain ``scheduling.nodeSelector``. Several matches are all kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from renderer.capacity.selectors import LabelIndex, Requirement, Term
+from renderer.models.commitclass import CommitClass
+from renderer.models.common import NodeSelectorTerm
+from renderer.models.inventory import Pool
+from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.models.runtimeclass import RuntimeClass
+from renderer.validation.validate import Loaded, PolicySet
+
+
+def to_terms(terms: Sequence[NodeSelectorTerm]) -> tuple[Term, ...]:
+    """Model selector terms → the selector engine's terms."""
+    return tuple(
+        Term(
+            expressions=tuple(
+                Requirement(e.key, e.operator, tuple(e.values or ())) for e in (t.matchExpressions or ())
+            ),
+            fields=tuple(Requirement(f.key, f.operator, tuple(f.values)) for f in (t.matchFields or ())),
+        )
+        for t in terms
+    )
+
+
+@dataclass
+class Matches:
+    """For each pool (by index in PolicySet.pools) the policies that apply, in source order."""
+
+    commit_classes: list[list[Loaded[CommitClass]]]
+    reservation_policies: list[list[Loaded[ReservationPolicy]]]
+    runtime_classes: list[list[Loaded[RuntimeClass]]]
+    # For each policy, the pool indexes it selects (by id(loaded)).
+    pools_of: dict[int, list[int]]
+
+
+def match_all(policies: PolicySet) -> Matches:
+    pools: list[Pool] = policies.pools
+    index = LabelIndex((i, p.labels, p.name) for i, p in enumerate(pools))
+    n = len(pools)
+    cc: list[list[Loaded[CommitClass]]] = [[] for _ in range(n)]
+    rp: list[list[Loaded[ReservationPolicy]]] = [[] for _ in range(n)]
+    rc: list[list[Loaded[RuntimeClass]]] = [[] for _ in range(n)]
+    pools_of: dict[int, list[int]] = {}
+    for c in policies.commit_classes:
+        hits = index.match(to_terms(c.model.spec.selector))
+        pools_of[id(c)] = hits
+        for i in hits:
+            cc[i].append(c)
+    for r in policies.reservation_policies:
+        hits = index.match(to_terms(r.model.spec.selector))
+        pools_of[id(r)] = hits
+        for i in hits:
+            rp[i].append(r)
+    for k in policies.runtime_classes:
+        selector = (k.model.scheduling.nodeSelector if k.model.scheduling else None) or {}
+        hits = index.match_labels(selector)
+        pools_of[id(k)] = hits
+        for i in hits:
+            rc[i].append(k)
+    return Matches(cc, rp, rc, pools_of)

@@ -1,0 +1,416 @@
+"""The capacity model: for every pool, which policies apply and what each node really advertises.
+
+Arithmetic, per resource (cpu, memory, ephemeral-storage), as the kubelet does it:
+
+    reserved     = systemReserved + kubeReserved + hard eviction
+    allocatable  = max(capacity − reserved, 0)              (memory: then − hugepages, again at least 0)
+
+and for a CommitClass at p percent (``commit_value``, the one place this rule lives):
+
+    scaled:   committed = allocatable × p/100                (reserved slices scale with the class)
+    unscaled: committed = max(capacity × p/100 − reserved − hugepages, 0)
+
+Over-commit (p > 100) always scales the reserved slices, as the CommitClass proposal says (2 of 24 reserved cores
+at 1000% become 20 of 240). Under-commit follows ``commit.underCommitScalesReserved`` in .allocatable.yaml.
+Results are rounded down — cpu to whole millicores, other resources to whole units — so a node never
+advertises more than the arithmetic allows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_FLOOR, Decimal
+from functools import lru_cache
+from typing import Any
+
+from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
+from renderer.capacity.matching import Matches, match_all
+from renderer.models.commitclass import CommitClass
+from renderer.models.inventory import Pool
+from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.models.runtimeclass import RuntimeClass
+from renderer.quantity import Quantity, QuantityError
+from renderer.validation.validate import Loaded, PolicySet
+
+RESOURCES: tuple[str, ...] = ("cpu", "memory", "ephemeral-storage")
+DEFAULT_MAX_PODS = 110
+# The kubelet's Linux defaults, used when a pool's policy (or formula) sets no evictionHard.
+KUBELET_DEFAULT_EVICTION_HARD: dict[str, str] = {
+    "memory.available": "100Mi",
+    "nodefs.available": "10%",
+    "nodefs.inodesFree": "5%",
+    "imagefs.available": "15%",
+}
+# Only these hard-eviction signals reduce allocatable.
+EVICTION_RESOURCE: dict[str, str] = {"memory.available": "memory", "nodefs.available": "ephemeral-storage"}
+ZERO = Quantity.parse("0")
+_HUNDRED = Decimal(100)
+
+
+@dataclass(frozen=True)
+class Reserved:
+    quantity: Quantity
+    source: str  # "explicit", "formula:<name>", "fallback"
+
+
+@dataclass
+class OverheadFigures:
+    runtime_class: Loaded[RuntimeClass]
+    pod_fixed: dict[str, Quantity]
+    pods_fit: dict[str, int | None]  # per resource: pods that fit by overhead alone (None: no overhead)
+    max_pods_overhead: dict[str, Quantity]  # maxPods × overhead
+    max_pods_share: dict[str, Decimal | None]  # that, as a percentage of committed allocatable
+
+    @property
+    def limiting_pods(self) -> int | None:
+        fits = [v for v in self.pods_fit.values() if v is not None]
+        return min(fits) if fits else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.runtime_class.name,
+            "handler": self.runtime_class.model.handler,
+            "podFixed": {k: str(v) for k, v in sorted(self.pod_fixed.items())},
+            "podsFitByOverhead": dict(sorted(self.pods_fit.items())),
+            "podsFit": self.limiting_pods,
+            "maxPodsOverhead": {k: str(v) for k, v in sorted(self.max_pods_overhead.items())},
+            "maxPodsOverheadPercent": {
+                k: (None if v is None else f"{v:.2f}") for k, v in sorted(self.max_pods_share.items())
+            },
+        }
+
+
+@dataclass
+class PoolCapacity:
+    pool: Pool
+    commit_classes: list[Loaded[CommitClass]]
+    reservation_policies: list[Loaded[ReservationPolicy]]
+    runtime_classes: list[Loaded[RuntimeClass]]
+    percent: dict[str, int]
+    commit_rule: dict[str, str]  # per resource: "unchanged", "scaled", "unscaled"
+    capacity: dict[str, Quantity]
+    system_reserved: dict[str, Reserved]
+    kube_reserved: dict[str, Reserved]
+    eviction_hard: dict[str, str]
+    eviction_source: str
+    eviction_reserved: dict[str, Quantity]
+    hugepages: Quantity
+    allocatable: dict[str, Quantity]
+    committed: dict[str, Quantity]
+    max_pods: int
+    formula: FormulaResult | None = None
+    overhead: list[OverheadFigures] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def commit_class(self) -> Loaded[CommitClass] | None:
+        """The class in effect: only when exactly one selects the pool (conflicts are lint errors)."""
+        return self.commit_classes[0] if len(self.commit_classes) == 1 else None
+
+    @property
+    def policy(self) -> Loaded[ReservationPolicy] | None:
+        return self.reservation_policies[0] if len(self.reservation_policies) == 1 else None
+
+    def reserved_total(self, resource: str) -> Quantity:
+        total = ZERO
+        for part in (self.system_reserved, self.kube_reserved):
+            if resource in part:
+                total = total + part[resource].quantity
+        return total + self.eviction_reserved.get(resource, ZERO)
+
+    def as_dict(self) -> dict[str, Any]:
+        def q(d: dict[str, Quantity]) -> dict[str, str]:
+            return {k: str(v) for k, v in sorted(d.items())}
+
+        def r(d: dict[str, Reserved]) -> dict[str, str]:
+            return {k: str(v.quantity) for k, v in sorted(d.items())}
+
+        return {
+            "name": self.pool.name,
+            "origin": self.pool.origin,
+            "count": self.pool.count,
+            "platform": self.pool.platform,
+            "labels": dict(sorted(self.pool.labels.items())),
+            "commitClasses": [c.name for c in self.commit_classes],
+            "percent": dict(self.percent),
+            "commitRule": dict(self.commit_rule),
+            "reservationPolicies": [p.name for p in self.reservation_policies],
+            "formula": self.formula.formula if self.formula else None,
+            "capacity": q(self.capacity),
+            "systemReserved": r(self.system_reserved),
+            "kubeReserved": r(self.kube_reserved),
+            "reservedSources": {
+                "systemReserved": {k: v.source for k, v in sorted(self.system_reserved.items())},
+                "kubeReserved": {k: v.source for k, v in sorted(self.kube_reserved.items())},
+            },
+            "evictionHard": dict(sorted(self.eviction_hard.items())),
+            "evictionHardSource": self.eviction_source,
+            "evictionReserved": q(self.eviction_reserved),
+            "maxPods": self.max_pods,
+            "allocatable": q(self.allocatable),
+            "committedAllocatable": q(self.committed),
+            "clusterTotals": {
+                "nodes": self.pool.count,
+                "capacity": q(_times(self.capacity, self.pool.count)),
+                "allocatable": q(_times(self.allocatable, self.pool.count)),
+                "committedAllocatable": q(_times(self.committed, self.pool.count)),
+            },
+            "runtimeClasses": [o.as_dict() for o in self.overhead],
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class CapacityModel:
+    policies: PolicySet
+    matches: Matches
+    pools: list[PoolCapacity]
+    under_commit_scales_reserved: bool
+
+    def totals(self) -> dict[str, Any]:
+        nodes = sum(p.pool.count for p in self.pools)
+        out: dict[str, Any] = {"pools": len(self.pools), "nodes": nodes}
+        for key, attr in (
+            ("capacity", "capacity"),
+            ("allocatable", "allocatable"),
+            ("committedAllocatable", "committed"),
+        ):
+            acc: dict[str, Quantity] = {}
+            for p in self.pools:
+                for res, val in _times(getattr(p, attr), p.pool.count).items():
+                    acc[res] = acc[res] + val if res in acc else val
+            out[key] = {k: str(v) for k, v in sorted(acc.items())}
+        return out
+
+    def pools_selected_by(self, loaded: object) -> list[PoolCapacity]:
+        return [self.pools[i] for i in self.matches.pools_of.get(id(loaded), [])]
+
+
+def _times(d: dict[str, Quantity], n: int) -> dict[str, Quantity]:
+    return {k: v.scale(n) for k, v in d.items() if k in RESOURCES or k == "pods"}
+
+
+def _floor(q: Quantity, resource: str) -> Quantity:
+    """Round down: cpu to whole millicores, other resources to whole units; never below 0."""
+    if q.is_negative():
+        return Quantity.from_value(0, q.format)
+    unit = Decimal("0.001") if resource == "cpu" else Decimal(1)
+    value = (q.value / unit).to_integral_value(rounding=ROUND_FLOOR) * unit
+    return Quantity.from_value(value, q.format)
+
+
+def commit_value(
+    resource: str,
+    capacity: Quantity,
+    reserved: Quantity,
+    hugepages: Quantity,
+    percent: int,
+    scale_reserved: bool,
+) -> Quantity:
+    """Advertised allocatable for one resource at ``percent``; the only implementation of the commit rule."""
+    if percent == 100 or scale_reserved:
+        base = (capacity - reserved - hugepages).clamp_min_zero()
+        return _floor(base.scale(Decimal(percent) / _HUNDRED), resource)
+    scaled_capacity = capacity.scale(Decimal(percent) / _HUNDRED)
+    return _floor((scaled_capacity - reserved - hugepages).clamp_min_zero(), resource)
+
+
+def commit_rule(percent: int, under_commit_scales_reserved: bool) -> str:
+    if percent == 100:
+        return "unchanged"
+    if percent > 100 or under_commit_scales_reserved:
+        return "scaled"
+    return "unscaled"
+
+
+def eviction_reservation(value: str, capacity: Quantity) -> Quantity | None:
+    """Bytes a hard threshold keeps free: a quantity, or a percentage of capacity (0% and 100% disable it).
+
+    None when the value cannot be read (lint reports that)."""
+    text = str(value).strip()
+    if text.endswith("%"):
+        try:
+            pct = Decimal(text[:-1])
+        except ArithmeticError:
+            return None
+        if not pct.is_finite() or pct < 0 or pct > 100:
+            return None
+        if pct == 0 or pct == 100:
+            return Quantity.from_value(0, capacity.format)
+        return Quantity.from_value(int(capacity.value * pct / _HUNDRED), capacity.format)
+    try:
+        return Quantity.parse(text)
+    except QuantityError:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _formula(name: str, cpus: Decimal, memory_bytes: int, max_pods: int) -> FormulaResult:
+    return compute(name, MachineShape(cpus=cpus, memory_bytes=memory_bytes, max_pods=max_pods))
+
+
+def _parse_map(values: dict[str, str]) -> dict[str, Quantity]:
+    out: dict[str, Quantity] = {}
+    for k, v in values.items():
+        try:
+            out[k] = Quantity.parse(v)
+        except QuantityError:
+            continue
+    return out
+
+
+def effective_max_pods(pool: Pool, policy: ReservationPolicy | None) -> int:
+    spec = policy.spec if policy else None
+    if spec is not None and spec.maxPods is not None and spec.maxPods > 0:
+        max_pods = spec.maxPods
+    elif pool.max_pods is not None:
+        max_pods = pool.max_pods
+    elif "pods" in pool.capacity:
+        max_pods = pool.capacity["pods"].int_value()
+    else:
+        max_pods = DEFAULT_MAX_PODS
+    if spec is not None and spec.podsPerCore and spec.podsPerCore > 0 and "cpu" in pool.capacity:
+        per_core = int(spec.podsPerCore * pool.capacity["cpu"].value)
+        max_pods = min(max_pods, per_core)
+    return max_pods
+
+
+def pool_capacity(
+    pool: Pool,
+    commit_classes: list[Loaded[CommitClass]],
+    policies: list[Loaded[ReservationPolicy]],
+    runtime_classes: list[Loaded[RuntimeClass]],
+    under_commit_scales_reserved: bool,
+) -> PoolCapacity:
+    notes: list[str] = []
+    cc = commit_classes[0].model if len(commit_classes) == 1 else None
+    percent = cc.percents() if cc else {r: 100 for r in RESOURCES}
+    if len(commit_classes) > 1:
+        notes.append(
+            f"{len(commit_classes)} CommitClasses select this pool ({', '.join(c.name for c in commit_classes)}); "
+            "none is applied until one remains"
+        )
+    policy = policies[0].model if len(policies) == 1 else None
+    if len(policies) > 1:
+        notes.append(
+            f"{len(policies)} ReservationPolicies select this pool ({', '.join(p.name for p in policies)}); "
+            "none is applied until one remains"
+        )
+    spec = policy.spec if policy else None
+    max_pods = effective_max_pods(pool, policy)
+
+    system: dict[str, Reserved] = {}
+    kube: dict[str, Reserved] = {}
+    formula: FormulaResult | None = None
+    if spec is not None and spec.autoSizing is not None and "cpu" in pool.capacity and "memory" in pool.capacity:
+        try:
+            formula = _formula(
+                spec.autoSizing.formula, pool.capacity["cpu"].value, pool.capacity["memory"].int_value(), max_pods
+            )
+        except FormulaError as exc:
+            notes.append(f"formula {spec.autoSizing.formula} not applied: {exc}")
+        if formula is not None:
+            source = f"formula:{formula.formula}"
+            for k, q in _parse_map(formula.system_reserved).items():
+                system[k] = Reserved(q, source)
+            for k, q in _parse_map(formula.kube_reserved).items():
+                kube[k] = Reserved(q, source)
+            notes.extend(formula.notes)
+    if spec is not None:
+        for k, q in (spec.systemReserved or {}).items():
+            system[k] = Reserved(q, "explicit")
+        for k, q in (spec.kubeReserved or {}).items():
+            kube[k] = Reserved(q, "explicit")
+
+    if spec is not None and spec.evictionHard is not None:
+        eviction, eviction_source = dict(spec.evictionHard), "explicit"
+    elif formula is not None:
+        eviction, eviction_source = dict(formula.eviction_hard), f"formula:{formula.formula}"
+    else:
+        eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"
+
+    capacity = dict(pool.capacity)
+    eviction_reserved: dict[str, Quantity] = {}
+    for signal, resource in EVICTION_RESOURCE.items():
+        if signal in eviction and resource in capacity:
+            got = eviction_reservation(eviction[signal], capacity[resource])
+            if got is not None:
+                eviction_reserved[resource] = got
+
+    hugepages = ZERO
+    for k, v in capacity.items():
+        if k.startswith("hugepages-"):
+            hugepages = hugepages + v
+
+    pc = PoolCapacity(
+        pool=pool,
+        commit_classes=commit_classes,
+        reservation_policies=policies,
+        runtime_classes=runtime_classes,
+        percent=percent,
+        commit_rule={r: commit_rule(percent[r], under_commit_scales_reserved) for r in RESOURCES},
+        capacity=capacity,
+        system_reserved=system,
+        kube_reserved=kube,
+        eviction_hard=eviction,
+        eviction_source=eviction_source,
+        eviction_reserved=eviction_reserved,
+        hugepages=hugepages,
+        allocatable={},
+        committed={},
+        max_pods=max_pods,
+        formula=formula,
+        notes=notes,
+    )
+    for resource in RESOURCES:
+        if resource not in capacity:
+            continue
+        cap = capacity[resource]
+        reserved = pc.reserved_total(resource)
+        hp = hugepages if resource == "memory" else ZERO
+        pc.allocatable[resource] = commit_value(resource, cap, reserved, hp, 100, True)
+        pc.committed[resource] = commit_value(
+            resource, cap, reserved, hp, percent[resource], pc.commit_rule[resource] != "unscaled"
+        )
+    pc.allocatable["pods"] = Quantity.from_value(max_pods)
+    pc.committed["pods"] = Quantity.from_value(max_pods)
+    pc.overhead = [overhead_figures(pc, rc) for rc in runtime_classes]
+    return pc
+
+
+def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigures:
+    pod_fixed = dict((rc.model.overhead.podFixed or {}) if rc.model.overhead else {})
+    fits: dict[str, int | None] = {}
+    totals: dict[str, Quantity] = {}
+    shares: dict[str, Decimal | None] = {}
+    for resource, per_pod in sorted(pod_fixed.items()):
+        committed = pc.committed.get(resource)
+        totals[resource] = per_pod.scale(pc.max_pods)
+        if committed is None or per_pod.is_zero():
+            fits[resource] = None
+            shares[resource] = None
+            continue
+        fits[resource] = int((committed.value / per_pod.value).to_integral_value(rounding=ROUND_FLOOR))
+        shares[resource] = (
+            None
+            if committed.is_zero()
+            else (totals[resource].value * _HUNDRED / committed.value).quantize(Decimal("0.01"))
+        )
+    return OverheadFigures(rc, pod_fixed, fits, totals, shares)
+
+
+def build(policies: PolicySet) -> CapacityModel:
+    """The capacity model of a validated policy set."""
+    matches = match_all(policies)
+    scales = policies.settings.commit.underCommitScalesReserved
+    pools = [
+        pool_capacity(
+            pool,
+            matches.commit_classes[i],
+            matches.reservation_policies[i],
+            matches.runtime_classes[i],
+            scales,
+        )
+        for i, pool in enumerate(policies.pools)
+    ]
+    return CapacityModel(policies, matches, pools, scales)

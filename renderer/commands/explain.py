@@ -1,0 +1,49 @@
+"""``allocatable explain``: what every node pool advertises, and why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from renderer.commands._common import add_paths, emit, load
+
+NAME = "explain"
+ORDER = 30
+HELP = "show, per node pool, the policies that apply and the capacity arithmetic"
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser)
+    parser.add_argument("--pool", action="append", default=[], metavar="NAME", help="only this pool (repeatable)")
+    parser.add_argument("-o", "--output", choices=["text", "json", "markdown"], default="text")
+
+
+def run(args: argparse.Namespace) -> int:
+    from renderer.capacity import explain
+    from renderer.capacity.model import build
+    from renderer.reporters import Report
+
+    result = load(args)
+    if not result.ok:
+        findings = result.finish(result.findings)
+        emit(Report("explain", findings, files=len(result.files), objects=result.policies.object_count()), "text")
+        return 2
+    model = build(result.policies)
+    pools = model.pools
+    if args.pool:
+        wanted = set(args.pool)
+        pools = [p for p in pools if p.pool.name in wanted]
+        missing = wanted - {p.pool.name for p in pools}
+        if missing:
+            known = ", ".join(sorted(p.pool.name for p in model.pools)) or "none"
+            sys.stderr.write(f"allocatable: error: no pool named {', '.join(sorted(missing))} (pools: {known})\n")
+            return 2
+    if args.output == "json":
+        json.dump(explain.as_json(model, pools), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif args.output == "markdown":
+        sys.stdout.write(explain.markdown(model, pools))
+    else:
+        sys.stdout.write(explain.text(model, pools))
+    return 0

@@ -1,0 +1,76 @@
+"""``allocatable sizing``: one reservation formula for one machine shape, no policy repo needed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+NAME = "sizing"
+ORDER = 40
+HELP = "compute a platform reservation formula (openshift, gke, aks, eks, ...) for one machine shape"
+FORMULAS = ("openshift", "openshift-4.20", "gke", "aks", "aks-legacy", "eks")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--formula", required=True, metavar="F", help=f"one of: {', '.join(FORMULAS)}")
+    parser.add_argument("--cpus", required=True, metavar="N", help="logical CPUs, e.g. 8 or 3.5")
+    parser.add_argument("--memory", required=True, metavar="Q", help="memory capacity as a quantity, e.g. 32Gi")
+    parser.add_argument("--max-pods", type=int, default=None, metavar="N", help="maxPods (AKS, EKS formulas)")
+    parser.add_argument("-o", "--output", choices=["text", "json"], default="text")
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"allocatable: error: {message}\n")
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from decimal import Decimal, InvalidOperation
+
+    from renderer.capacity.formulas import FormulaError, MachineShape, compute
+    from renderer.quantity import Quantity, QuantityError
+
+    if args.formula not in FORMULAS:
+        return _fail(f'unknown formula "{args.formula}"; choose one of: {", ".join(FORMULAS)}')
+    try:
+        cpus = Decimal(args.cpus)
+    except InvalidOperation:
+        return _fail(f'--cpus "{args.cpus}" is not a number')
+    if not cpus.is_finite() or cpus <= 0:
+        return _fail(f"--cpus must be a number greater than 0, got {args.cpus}")
+    try:
+        memory = Quantity.parse(args.memory)
+    except QuantityError as exc:
+        return _fail(f"--memory: {exc}")
+    if memory.is_negative() or memory.is_zero():
+        return _fail(f"--memory must be greater than 0, got {args.memory}")
+    if args.max_pods is not None and args.max_pods < 1:
+        return _fail(f"--max-pods must be at least 1, got {args.max_pods}")
+    try:
+        result = compute(args.formula, MachineShape(cpus=cpus, memory_bytes=memory.int_value(), max_pods=args.max_pods))
+    except FormulaError as exc:
+        return _fail(str(exc))
+    if args.output == "json":
+        doc = {
+            "formula": result.formula,
+            "fills": result.fills,
+            "systemReserved": result.system_reserved,
+            "kubeReserved": result.kube_reserved,
+            "evictionHard": result.eviction_hard,
+            "notes": list(result.notes),
+        }
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    out = [f"formula {result.formula} (fills {result.fills}) for {cpus} CPUs, {memory} memory"]
+    for label, values in (
+        ("systemReserved", result.system_reserved),
+        ("kubeReserved", result.kube_reserved),
+        ("evictionHard", result.eviction_hard),
+    ):
+        shown = ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
+        out.append(f"  {label + ':':16} {shown}")
+    out.extend(f"  note: {n}" for n in result.notes)
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
