@@ -1,0 +1,91 @@
+"""What a lint rule is. One rule = one module in ``renderer/lint/rules`` with one ``@register``-ed class.
+
+The class docstring *is* the rule's documentation (shown by ``allocatable rules CODE`` and in docs/rules.md) and
+uses the headings ``What it does``, ``Why is this bad?``, ``Example``, ``Use instead`` and ``Fix``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from renderer.findings import FieldPath, Finding, Severity, SourceRef
+
+if TYPE_CHECKING:
+    from renderer.capacity.model import CapacityModel
+    from renderer.models.settings import Settings
+    from renderer.pipeline import LoadResult
+
+
+@dataclass
+class LintContext:
+    load: LoadResult
+    model: CapacityModel
+    base_model: CapacityModel | None = None  # the policy repo at --base, when given
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def settings(self) -> Settings:
+        return self.load.policies.settings
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]  # kebab-case, e.g. "memory-over-commit"
+    severity: ClassVar[Severity]
+    summary: ClassVar[str]  # one line, shown in `allocatable rules` and SARIF shortDescription
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def doc(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "")
+
+    def finding(
+        self,
+        message: str,
+        *,
+        source: SourceRef,
+        obj: str | None,
+        field_path: FieldPath = (),
+        at_key: bool = False,
+        hint: str | None = None,
+        severity: Severity | None = None,
+    ) -> Finding:
+        """A finding of this rule; its line/column are resolved lazily from ``source`` + ``field_path``."""
+        return Finding(
+            code=self.code,
+            severity=severity or self.severity,
+            message=message,
+            path=source.path,
+            object=obj,
+            hint=hint,
+            source=source,
+            field_path=field_path,
+            at_key=at_key,
+        )
+
+
+_RULES: dict[str, type[Rule]] = {}
+
+
+def register(cls: type[Rule]) -> type[Rule]:
+    if cls.code in _RULES and _RULES[cls.code] is not cls:
+        raise RuntimeError(f"rule code {cls.code} registered twice")
+    _RULES[cls.code] = cls
+    return cls
+
+
+def all_rules() -> dict[str, type[Rule]]:
+    """Every rule, by code, found by importing each module in renderer.lint.rules."""
+    if not _RULES:
+        import renderer.lint.rules as pkg
+
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+    return dict(sorted(_RULES.items()))
