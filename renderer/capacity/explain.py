@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity, Reserved
+from renderer.capacity.model import EVICTION_RESOURCE, RESOURCES, CapacityModel, PoolCapacity, Reserved
 from renderer.quantity import Quantity
 
 _GI = Decimal(1024**3)
@@ -26,6 +26,15 @@ def _reserved(d: dict[str, Reserved], resource: str) -> str:
     if r is None:
         return "-"
     return f"{r.quantity} ({r.source})"
+
+
+def _eviction(pc: PoolCapacity, resource: str) -> str:
+    q = pc.eviction_reserved.get(resource)
+    if q is None:
+        return "-"
+    signal = next((s for s, r in EVICTION_RESOURCE.items() if r == resource), "")
+    raw = pc.eviction_hard.get(signal, "")
+    return f"{q} ({raw})" if raw.endswith("%") else str(q)
 
 
 def rule_text(pc: PoolCapacity, resource: str) -> str:
@@ -52,7 +61,7 @@ def pool_rows(pc: PoolCapacity) -> list[list[str]]:
     rows.append(["capacity", *(human(pc.capacity.get(r), r) for r in res)])
     rows.append(["systemReserved", *(_reserved(pc.system_reserved, r) for r in res)])
     rows.append(["kubeReserved", *(_reserved(pc.kube_reserved, r) for r in res)])
-    rows.append(["hard eviction", *(str(pc.eviction_reserved[r]) if r in pc.eviction_reserved else "-" for r in res)])
+    rows.append(["hard eviction", *(_eviction(pc, r) for r in res)])
     if not pc.hugepages.is_zero():
         rows.append(["hugepages", *(str(pc.hugepages) if r == "memory" else "-" for r in res)])
     rows.append(["allocatable", *(human(pc.allocatable.get(r), r) for r in res)])
@@ -98,14 +107,18 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         for note in pc.notes:
             out.append(f"  note: {note}")
         out.append("")
-    totals = model.totals()
-    out.append(f"Totals: {totals['pools']} pools, {totals['nodes']} nodes")
+    totals = model.totals(pools)
+    out.append(f"Totals: {_n(totals['pools'], 'pool')}, {_n(totals['nodes'], 'node')}")
     for key in ("capacity", "allocatable", "committedAllocatable"):
         vals = ", ".join(f"{k} {v}" for k, v in totals[key].items())
         out.append(f"  {key}: {vals}")
     rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
     out.append(f"  under-commit: reserved slices {rule} (commit.underCommitScalesReserved)")
     return "\n".join(out) + "\n"
+
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def _signals(d: dict[str, str]) -> str:
@@ -137,9 +150,9 @@ def markdown(model: CapacityModel, pools: list[PoolCapacity]) -> str:
                 )
         if pc.overhead:
             out.append("")
-    totals = model.totals()
+    totals = model.totals(pools)
     out.append(
-        f"**Totals** — {totals['pools']} pools, {totals['nodes']} nodes: committed "
+        f"**Totals** — {_n(totals['pools'], 'pool')}, {_n(totals['nodes'], 'node')}: committed "
         + ", ".join(f"{k} {v}" for k, v in totals["committedAllocatable"].items())
     )
     return "\n".join(out) + "\n"
@@ -150,5 +163,5 @@ def as_json(model: CapacityModel, pools: list[PoolCapacity]) -> dict[str, Any]:
         "version": 1,
         "underCommitScalesReserved": model.under_commit_scales_reserved,
         "pools": [pc.as_dict() for pc in pools],
-        "totals": model.totals(),
+        "totals": model.totals(pools),
     }

@@ -167,16 +167,18 @@ class CapacityModel:
     pools: list[PoolCapacity]
     under_commit_scales_reserved: bool
 
-    def totals(self) -> dict[str, Any]:
-        nodes = sum(p.pool.count for p in self.pools)
-        out: dict[str, Any] = {"pools": len(self.pools), "nodes": nodes}
+    def totals(self, pools: list[PoolCapacity] | None = None) -> dict[str, Any]:
+        """Cluster totals (per-node values × count) over ``pools`` (default: every pool)."""
+        pools = self.pools if pools is None else pools
+        nodes = sum(p.pool.count for p in pools)
+        out: dict[str, Any] = {"pools": len(pools), "nodes": nodes}
         for key, attr in (
             ("capacity", "capacity"),
             ("allocatable", "allocatable"),
             ("committedAllocatable", "committed"),
         ):
             acc: dict[str, Quantity] = {}
-            for p in self.pools:
+            for p in pools:
                 for res, val in _times(getattr(p, attr), p.pool.count).items():
                     acc[res] = acc[res] + val if res in acc else val
             out[key] = {k: str(v) for k, v in sorted(acc.items())}
