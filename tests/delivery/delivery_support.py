@@ -1,0 +1,120 @@
+"""Helpers for the delivery tests: temporary git repos holding small policy repos."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+SETTINGS = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: Settings
+"""
+
+POOL = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: {name}
+spec:
+  labels:
+    example.com/tier: {tier}
+  capacity: {{cpu: "{cpu}", memory: 32Gi, ephemeral-storage: 100Gi, pods: "110"}}
+  count: {count}
+"""
+
+COMMIT_CLASS = """
+apiVersion: node.k8s.io/v1alpha1
+kind: CommitClass
+metadata:
+  name: {name}
+spec:
+  selector:
+  - matchExpressions:
+    - key: example.com/tier
+      operator: In
+      values: [{tier}]
+  resources:
+  - name: cpu
+    percent: {percent}
+"""
+
+RESERVATION = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: ReservationPolicy
+metadata:
+  name: {name}
+spec:
+  selector:
+  - matchExpressions:
+    - key: example.com/tier
+      operator: Exists
+  systemReserved: {{cpu: 100m, memory: 100Mi}}
+  kubeReserved: {{cpu: 100m, memory: 500Mi}}
+  evictionHard:
+    memory.available: 100Mi
+    nodefs.available: "10%"
+"""
+
+
+def pool(name: str, *, tier: str = "general", cpu: str = "8", count: int = 3) -> str:
+    return POOL.format(name=name, tier=tier, cpu=cpu, count=count)
+
+
+def commit_class(name: str, *, tier: str = "general", percent: int = 150) -> str:
+    return COMMIT_CLASS.format(name=name, tier=tier, percent=percent)
+
+
+def reservation(name: str = "static") -> str:
+    return RESERVATION.format(name=name)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+
+
+def git(repo: Path, *args: str, check: bool = True) -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", HOME=str(repo), GIT_CONFIG_GLOBAL=os.devnull)
+    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, env=env, check=False)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+def init_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.name", "Test")
+    git(path, "config", "user.email", "test@example.com")
+    git(path, "config", "commit.gpgsign", "false")
+    return path
+
+
+def commit_all(repo: Path, message: str = "change") -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def policy_repo(path: Path, files: dict[str, str] | None = None) -> Path:
+    """A git repo with policies/ (one pool, one class, one reservation policy) committed on main."""
+    init_repo(path)
+    write(
+        path,
+        files
+        or {
+            "policies/.allocatable.yaml": SETTINGS,
+            "policies/pools.yaml": pool("general"),
+            "policies/classes.yaml": commit_class("burst"),
+            "policies/reservations.yaml": reservation(),
+        },
+    )
+    commit_all(path, "initial policies")
+    return path
