@@ -1,0 +1,1 @@
+"""Delivery: git revisions, diffs between them, scaffolding for new policy repos."""
