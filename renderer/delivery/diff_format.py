@@ -114,9 +114,10 @@ def headline(d: DiffResult) -> str:
 
 
 def _finding_line(f: Finding) -> str:
-    from renderer.reporters.text import format_finding
-
-    return format_finding(f)
+    """The one-line form every text output uses: ``path:line:col: severity: message [code] (object)``."""
+    message = f.message if not f.hint else f"{f.message}; {f.hint}"
+    line = f"{f.path}:{f.line}:{f.column}: {f.severity}: {message} [{f.code}]"
+    return line + (f" ({f.object})" if f.object else "")
 
 
 def _md_escape(text: str) -> str:
