@@ -5,7 +5,8 @@
 temporary directory that mirrors the absolute location of the work tree, and loaded from there by
 ``renderer.pipeline.load`` with the working directory mirrored too. Display paths therefore come out exactly as
 a work-tree load prints them (``policies/pools/eks.yaml``), so findings and diffs of the two line up, and the
-position resolver reads the files it needs from the mirror. The directory lives as long as the result (or its
+position resolver reads the files it needs from the mirror. File-system paths in the result (``files[].abspath``,
+``policies.root``, ``settings_path``) point into the mirror, consistently with each other. The directory lives as long as the result (or its
 resolver) does and is removed afterwards.
 
 A path that does not exist at ``ref`` loads as an empty policy set (everything in the work tree is then "added").
@@ -268,7 +269,7 @@ def load_revision(paths: list[Path], ref: str, *, max_file_bytes: int | None = N
     except BaseException:
         checkout.cleanup()
         raise
-    _unmirror(result, checkout.path, root)
+    _unmirror(result, checkout.path)
     result.extra["revision"] = rev
     result.extra["checkout"] = checkout
     # The resolver reads files lazily: keep the mirror alive as long as the resolver is.
@@ -276,13 +277,11 @@ def load_revision(paths: list[Path], ref: str, *, max_file_bytes: int | None = N
     return result
 
 
-def _unmirror(result: LoadResult, checkout: Path, root: Path) -> None:
-    """Paths that left the mirror as absolute paths (a working directory far from the repo) get their prefix back.
-
-    Display paths relative to the working directory are already identical to the work tree's."""
-    result.policies.root = root
-    if result.settings_path is not None:
-        result.settings_path = root / SETTINGS_FILE
+def _unmirror(result: LoadResult, checkout: Path) -> None:
+    """Display paths that left the mirror as absolute paths (a working directory far from the repo) lose the
+    mirror's prefix. Display paths relative to the working directory are already identical to the work tree's.
+    File-system paths (``files[].abspath``, ``policies.root``, ``settings_path``) keep pointing into the mirror,
+    where the files can be read while the result lives."""
     prefix = checkout.as_posix()
 
     def fix(s: str) -> str:

@@ -59,8 +59,11 @@ def test_reads_the_revision_not_the_work_tree(tmp_path: Path) -> None:
         "policies/reservations.yaml",
     ]
     assert base.policies.pools[0].source.path == head.policies.pools[1].source.path == "policies/pools.yaml"
-    assert base.settings_path == Path("policies/.allocatable.yaml")
-    assert base.policies.root == Path("policies")
+    # File-system paths point into the mirror, consistently (render relates abspaths to the root).
+    mirror = base.extra["checkout"].path
+    assert base.settings_path is not None and base.settings_path.read_text() == SETTINGS.lstrip("\n")
+    assert base.policies.root == mirror / repo.resolve().relative_to("/") / "policies"
+    assert all(f.abspath.is_relative_to(base.policies.root) for f in base.files)
     assert base.ok and not base.findings
     assert base.extra["revision"].commit == git(repo, "rev-parse", "HEAD").strip()
 
@@ -151,8 +154,9 @@ def test_display_paths_from_a_subdirectory_and_from_far_away(tmp_path: Path) -> 
             base_findings = [(f.path, f.line, f.message) for f in base.finish(base.findings)]
             head_findings = [(f.path, f.line, f.message) for f in head.finish(head.findings)]
             assert base_findings == head_findings and base_findings  # AL005, which names the file in its message
-            # Only the files' abspath (where the resolver reads) points into the mirror.
-            shown = _strings([base.policies, base.findings, [f.display for f in base.files], base.settings_path])
+            # Only file-system paths (abspath, root, settings_path) point into the mirror; nothing shown does.
+            shown = _strings([base.policies.commit_classes, base.policies.pools, base.policies.settings_source])
+            shown += _strings([base.findings, [f.display for f in base.files]])
             assert shown and not [s for s in shown if checkout in s]
 
 
