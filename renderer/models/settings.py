@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from renderer.models.common import Strict
+from renderer.models.common import DNSLabel, DNSSubdomain, Strict
 
 RuleSeverity = Literal["error", "warning", "info"]
 
@@ -29,10 +29,35 @@ class Thresholds(Strict):
 
 
 class RenderSettings(Strict):
-    koordinator: bool = True
-    ignitionVersion: Literal["3.2.0", "3.3.0", "3.4.0", "3.5.0"] = "3.2.0"
-    targets: list[str] | None = None
-    outputDir: str = "rendered"
+    """What `allocatable render` produces (see docs/render.md)."""
+
+    koordinator: bool = Field(
+        default=True,
+        description="render Koordinator resource amplification (ConfigMap slo-controller-config, key "
+        "resource-amplification-config) for CommitClasses whose cpu and memory percents are all >= 100",
+    )
+    koordinatorNamespace: DNSLabel = Field(
+        default="koordinator-system",
+        description="namespace of Koordinator's slo-controller ConfigMap (koord-manager's --config-namespace)",
+    )
+    koordinatorConfigMap: DNSSubdomain = Field(
+        default="slo-controller-config",
+        description="name of Koordinator's slo-controller ConfigMap (koord-manager's --slo-config-name)",
+    )
+    ignitionVersion: Literal["3.2.0", "3.3.0", "3.4.0", "3.5.0"] = Field(
+        default="3.2.0",
+        description="Ignition spec version of rendered MachineConfigs: 3.2.0 works from OpenShift 4.8, 3.4.0 from 4.14",
+    )
+    targets: list[DNSLabel] | None = Field(
+        default=None,
+        description="targets rendered when --target is not given (default: every target that is on by default)",
+    )
+    outputDir: str = Field(
+        default="rendered",
+        min_length=1,
+        description="output directory of `allocatable render`, relative to the working directory; must not be "
+        "inside the policy directory",
+    )
 
 
 class Limits(Strict):
