@@ -1,0 +1,105 @@
+"""``allocatable init [DIR]``: scaffold a policy repo — example policies, settings, pre-commit and CI."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "init"
+ORDER = 5
+HELP = "create a new policy repo: example policies, .allocatable.yaml, pre-commit config and a CI workflow"
+DESCRIPTION = (
+    "Write a small, commented policy repo into DIR (default: the current directory): one NodePool, CommitClass, "
+    "ReservationPolicy and RuntimeClass under the policy directory with its .allocatable.yaml, a "
+    ".pre-commit-config.yaml using this tool's hooks and a GitHub workflow using its action, both pinned to this "
+    "release; then render the policies once so every check passes from the first commit. Existing files are "
+    "never overwritten unless --force is given (exit 2 naming them)."
+)
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    from renderer.delivery.scaffold import DEFAULT_REPO
+
+    parser.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR", help="repository root")
+    parser.add_argument(
+        "--policy-dir", default="policies", metavar="NAME", help="policy directory inside DIR (default: policies)"
+    )
+    parser.add_argument(
+        "--repo",
+        default=DEFAULT_REPO,
+        metavar="OWNER/NAME",
+        help=f"GitHub repository of the hooks and the action, for forks and mirrors (default: {DEFAULT_REPO})",
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite files that already exist")
+    parser.add_argument("--no-render", action="store_true", help="do not render the example policies")
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"allocatable: error: {message}\n")
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from renderer.delivery.scaffold import check_policy_dir, check_repo, files
+    from renderer.loading.files import display_path
+
+    for problem in (check_repo(args.repo), check_policy_dir(args.policy_dir)):
+        if problem:
+            return _fail(problem)
+    root: Path = args.dir
+    if root.exists() and not root.is_dir():
+        return _fail(f"{root.as_posix()} exists and is not a directory")
+    planned = files(policy_dir=args.policy_dir, repo=args.repo)
+    clashes = [f.path for f in planned if (root / f.path).exists() or (root / f.path).is_symlink()]
+    if clashes and not args.force:
+        return _fail(
+            f"refusing to overwrite existing file{'s' if len(clashes) != 1 else ''} in {root.as_posix()}: "
+            f"{', '.join(clashes)} (use --force to overwrite)"
+        )
+    blocked = [
+        f.path
+        for f in planned
+        for parent in (root / f.path).parents
+        if parent != root and parent.is_relative_to(root) and parent.exists() and not parent.is_dir()
+    ]
+    if blocked:
+        return _fail(f"cannot create {', '.join(sorted(set(blocked)))}: a parent path is a file")
+    for f in planned:
+        target = root / f.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.is_symlink():
+            target.unlink()
+        target.write_text(f.text, encoding="utf-8")
+        verb = "overwrote" if f.path in clashes else "created"
+        sys.stdout.write(f"{verb} {display_path((root / f.path).absolute())}\n")
+    policies = root / args.policy_dir
+    code = 0
+    if not args.no_render:
+        code = _render(root, args.policy_dir)
+    shown = display_path(policies.absolute())
+    sys.stdout.write(
+        "\nNext steps:\n"
+        f"  1. describe your nodes in {shown}/pools/ (or drop `kubectl get nodes -o yaml` output there)\n"
+        f"  2. allocatable lint {shown} && allocatable explain {shown}\n"
+        f"  3. allocatable render {shown} after each change, and commit the result (CI checks it is current)\n"
+        "  4. pre-commit install            (the hooks in .pre-commit-config.yaml)\n"
+    )
+    return code
+
+
+def _render(root: Path, policy_dir: str) -> int:
+    """Render once, exactly as `allocatable render POLICY_DIR` from the repository root would."""
+    import os
+
+    from renderer.cli import main
+
+    old = os.getcwd()
+    os.chdir(root)
+    try:
+        code = main(["render", policy_dir])
+    finally:
+        os.chdir(old)
+    if code != 0:
+        sys.stderr.write("allocatable: warning: rendering the example policies failed; see the messages above\n")
+    return code
