@@ -118,3 +118,36 @@ def policy_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     )
     commit_all(path, "initial policies")
     return path
+
+
+def snapshot_checkout(dest: Path) -> Path:
+    """This checkout's working tree (tracked and untracked files, not ignored ones) committed into a fresh repo.
+
+    ``pre-commit try-repo`` and ``uses: ./`` see committed content only (try-repo adds uncommitted changes to
+    tracked files, never untracked ones); a snapshot makes the tests exercise exactly the files on disk, whether
+    or not they are committed yet, and leaves the real checkout alone."""
+    import shutil
+
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    init_repo(dest)
+    for name in filter(None, listing.split("\0")):
+        src = REPO_ROOT / name
+        if not src.is_file():  # deleted in the work tree but still in the index
+            continue
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, target)
+    commit_all(dest, "snapshot of the checkout")
+    return dest
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment for child processes: no GIT_* from the caller, plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(extra)
+    return env

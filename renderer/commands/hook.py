@@ -1,0 +1,61 @@
+"""``allocatable hook CHECK [FILE...]``: the entry point of the pre-commit hooks (see docs/pre-commit.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NAME = "hook"
+ORDER = 95
+HELP = "run validate, lint or render --check on the policy repos that contain FILEs (for pre-commit)"
+DESCRIPTION = (
+    "Map each FILE to its policy repo (the nearest directory above it with .allocatable.yaml, else a directory "
+    "named policies) and run CHECK on each of those repos as a whole, because lint rules compare files with each "
+    "other. Files outside every policy repo are skipped; for render-check they trigger a check of every policy repo "
+    "(a hand edit of rendered output). Without FILEs, every policy repo of the git repository is checked. "
+    "Exit status: the highest of the checks'."
+)
+CHECKS = {"validate": ["validate"], "lint": ["lint"], "render-check": ["render", "--check"]}
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    # One sub-parser per check, so that pre-commit's order (entry, args, then file names) parses cleanly.
+    checks = parser.add_subparsers(dest="check", metavar="CHECK", required=True)
+    for name in CHECKS:
+        p = checks.add_parser(name, help=f"allocatable {' '.join(CHECKS[name])} on each policy repo")
+        p.add_argument("files", nargs="*", type=Path, metavar="FILE", help="changed files (pre-commit passes them)")
+        p.add_argument(
+            "--arg",
+            action="append",
+            default=[],
+            metavar="ARG",
+            help="extra argument for the check, repeatable; write options with '=', e.g. --arg=--strict",
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    from renderer.cli import main
+    from renderer.delivery.hooks import all_roots, roots_for
+    from renderer.loading.files import display_path
+
+    top = Path.cwd()
+    if args.files:
+        roots, _stray = roots_for(args.files, top, everything_on_stray=args.check == "render-check")
+    else:
+        roots = all_roots(top)
+    if not roots:
+        if not args.files:
+            sys.stderr.write(
+                "allocatable hook: no policy repo found (no .allocatable.yaml, no policies/); nothing to check\n"
+            )
+        return 0
+    worst = 0
+    for root in roots:
+        shown = display_path(root) or "."
+        if len(roots) > 1:
+            sys.stdout.write(f"== {shown}\n")
+            sys.stdout.flush()
+        code = main([*CHECKS[args.check], shown, *args.arg])
+        worst = max(worst, code)
+    return worst
