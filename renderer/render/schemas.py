@@ -1,9 +1,279 @@
-"""JSON Schemas for rendered artefacts (no pydantic model behind them). Filled in by the render stage."""
+"""JSON Schemas for rendered artefacts (no pydantic model behind them), written to ``schemas/`` by ``allocatable schema``.
+
+``kubeletconfiguration.json``: KubeletConfiguration (kubelet.config.k8s.io/v1beta1). Upstream publishes no JSON
+Schema for it, so this one is ours: every field of ``renderer.models.kubelet_fields`` with its type, and the
+kubelet's own validation rules for the fields this tool renders (reserved resource names and quantities, eviction
+signals and thresholds, enforceNodeAllocatable combinations and the cgroups they need, reservedSystemCPUs as a
+cpuset that excludes reserved cgroups). Unknown fields are rejected, as the kubelet's strict decoding does.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from renderer.models.kubelet_fields import KUBELET_CONFIGURATION_FIELDS
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+_QUANTITY = r"([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?"
+NON_NEGATIVE_QUANTITY = rf"^\+?{_QUANTITY}$"
+PERCENT = r"^(100(\.0+)?|[0-9]{1,2}(\.[0-9]+)?)%$"
+DURATION = r"^([-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$|^[-+]?0$"
+CPUSET = r"^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$"
+RESERVED_KEYS = ["cpu", "memory", "ephemeral-storage", "pid"]
+EVICTION_SIGNALS = [
+    "memory.available",
+    "nodefs.available",
+    "nodefs.inodesFree",
+    "imagefs.available",
+    "imagefs.inodesFree",
+    "containerfs.available",
+    "containerfs.inodesFree",
+    "allocatableMemory.available",
+    "pid.available",
+]
+ENFORCE_VALUES = [
+    "pods",
+    "system-reserved",
+    "system-reserved-compressible",
+    "kube-reserved",
+    "kube-reserved-compressible",
+    "none",
+]
+
+_BOOL = {"type": "boolean"}
+_INT = {"type": "integer"}
+_NON_NEGATIVE_INT = {"type": "integer", "minimum": 0}
+_STRING = {"type": "string"}
+_DURATION = {"type": "string", "pattern": DURATION, "description": 'Go duration, e.g. "1m30s"'}
+_STRINGS = {"type": "array", "items": {"type": "string"}}
+_STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+_OBJECT = {"type": "object"}
+_OBJECTS = {"type": "array", "items": {"type": "object"}}
+_RESERVED = {
+    "type": "object",
+    "propertyNames": {"enum": RESERVED_KEYS},
+    "additionalProperties": {"type": "string", "pattern": NON_NEGATIVE_QUANTITY},
+    "description": "resources reserved for the OS or Kubernetes daemons: cpu, memory, ephemeral-storage, pid",
+}
+_THRESHOLDS = {
+    "type": "object",
+    "propertyNames": {"enum": EVICTION_SIGNALS},
+    "additionalProperties": {
+        "type": "string",
+        "anyOf": [{"pattern": PERCENT}, {"pattern": NON_NEGATIVE_QUANTITY}],
+    },
+}
+
+FIELD_TYPES: dict[str, dict[str, Any]] = {
+    # booleans
+    **{
+        name: _BOOL
+        for name in (
+            "enableServer",
+            "rotateCertificates",
+            "serverTLSBootstrap",
+            "enableDebuggingHandlers",
+            "enableContentionProfiling",
+            "cgroupsPerQOS",
+            "singleProcessOOMKill",
+            "runOnce",
+            "cpuCFSQuota",
+            "serializeImagePulls",
+            "mergeDefaultEvictionSettings",
+            "enableControllerAttachDetach",
+            "protectKernelDefaults",
+            "makeIPTablesUtilChains",
+            "failSwapOn",
+            "kernelMemcgNotification",
+            "enableSystemLogHandler",
+            "enableSystemLogQuery",
+            "enableProfilingHandler",
+            "enableDebugFlagsHandler",
+            "seccompDefault",
+            "registerNode",
+            "localStorageCapacityIsolation",
+            "failCgroupV1",
+        )
+    },
+    # integers
+    **{
+        name: _INT
+        for name in (
+            "port",
+            "readOnlyPort",
+            "registryPullQPS",
+            "registryBurst",
+            "eventRecordQPS",
+            "eventBurst",
+            "healthzPort",
+            "oomScoreAdj",
+            "nodeLeaseDurationSeconds",
+            "nodeStatusMaxImages",
+            "maxOpenFiles",
+            "kubeAPIQPS",
+            "kubeAPIBurst",
+            "maxParallelImagePulls",
+            "evictionMaxPodGracePeriod",
+            "iptablesMasqueradeBit",
+            "iptablesDropBit",
+            "containerLogMaxFiles",
+            "containerLogMaxWorkers",
+            "podPidsLimit",
+        )
+    },
+    "imageGCHighThresholdPercent": {"type": "integer", "minimum": 0, "maximum": 100},
+    "imageGCLowThresholdPercent": {"type": "integer", "minimum": 0, "maximum": 100},
+    "maxPods": {**_NON_NEGATIVE_INT, "description": "must not be a negative number (default 110)"},
+    "podsPerCore": {**_NON_NEGATIVE_INT, "description": "0 turns the per-core limit off"},
+    "memoryThrottlingFactor": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    # durations
+    **{
+        name: _DURATION
+        for name in (
+            "syncFrequency",
+            "fileCheckFrequency",
+            "httpCheckFrequency",
+            "streamingConnectionIdleTimeout",
+            "nodeStatusUpdateFrequency",
+            "nodeStatusReportFrequency",
+            "imageMinimumGCAge",
+            "imageMaximumGCAge",
+            "volumeStatsAggPeriod",
+            "cpuManagerReconcilePeriod",
+            "runtimeRequestTimeout",
+            "cpuCFSQuotaPeriod",
+            "evictionPressureTransitionPeriod",
+            "containerLogMonitorInterval",
+            "shutdownGracePeriod",
+            "shutdownGracePeriodCriticalPods",
+        )
+    },
+    # strings
+    **{
+        name: _STRING
+        for name in (
+            "staticPodPath",
+            "podLogsDir",
+            "staticPodURL",
+            "address",
+            "tlsCertFile",
+            "tlsPrivateKeyFile",
+            "tlsMinVersion",
+            "imagePullCredentialsVerificationPolicy",
+            "healthzBindAddress",
+            "clusterDomain",
+            "kubeletCgroups",
+            "systemCgroups",
+            "cgroupRoot",
+            "cpuManagerPolicy",
+            "memoryManagerPolicy",
+            "topologyManagerPolicy",
+            "topologyManagerScope",
+            "hairpinMode",
+            "podCIDR",
+            "resolvConf",
+            "contentType",
+            "containerLogMaxSize",
+            "configMapAndSecretChangeDetectionStrategy",
+            "showHiddenMetricsForVersion",
+            "systemReservedCgroup",
+            "kubeReservedCgroup",
+            "volumePluginDir",
+            "providerID",
+            "containerRuntimeEndpoint",
+            "imageServiceEndpoint",
+        )
+    },
+    "cgroupDriver": {"enum": ["cgroupfs", "systemd"]},
+    "reservedSystemCPUs": {"type": "string", "pattern": CPUSET, "description": 'cpuset list such as "0-1,4"'},
+    # lists
+    **{
+        name: _STRINGS
+        for name in ("tlsCipherSuites", "clusterDNS", "allowedUnsafeSysctls", "preloadedImagesVerificationAllowlist")
+    },
+    "enforceNodeAllocatable": {"type": "array", "items": {"enum": ENFORCE_VALUES}, "uniqueItems": True},
+    # maps
+    "staticPodURLHeader": {"type": "object", "additionalProperties": _STRINGS},
+    "featureGates": {"type": "object", "additionalProperties": {"type": "boolean"}},
+    "cpuManagerPolicyOptions": _STRING_MAP,
+    "topologyManagerPolicyOptions": _STRING_MAP,
+    "qosReserved": _STRING_MAP,
+    "systemReserved": _RESERVED,
+    "kubeReserved": _RESERVED,
+    "evictionHard": _THRESHOLDS,
+    "evictionSoft": _THRESHOLDS,
+    "evictionMinimumReclaim": _THRESHOLDS,
+    "evictionSoftGracePeriod": {
+        "type": "object",
+        "propertyNames": {"enum": EVICTION_SIGNALS},
+        "additionalProperties": _DURATION,
+    },
+    # structures this tool passes through without looking inside
+    **{
+        name: _OBJECT
+        for name in (
+            "authentication",
+            "authorization",
+            "logging",
+            "tracing",
+            "memorySwap",
+            "crashLoopBackOff",
+            "userNamespaces",
+        )
+    },
+    **{name: _OBJECTS for name in ("shutdownGracePeriodByPodPriority", "reservedMemory", "registerWithTaints")},
+}
+
+
+def _contains(*values: str) -> dict[str, Any]:
+    return {
+        "required": ["enforceNodeAllocatable"],
+        "properties": {"enforceNodeAllocatable": {"contains": {"enum": list(values)}}},
+    }
+
+
+def kubelet_configuration_schema() -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "apiVersion": {"const": "kubelet.config.k8s.io/v1beta1"},
+        "kind": {"const": "KubeletConfiguration"},
+    }
+    for name in sorted(KUBELET_CONFIGURATION_FIELDS):
+        properties[name] = FIELD_TYPES[name]
+    return {
+        "$schema": DIALECT,
+        "title": "KubeletConfiguration (kubelet.config.k8s.io/v1beta1)",
+        "description": "Written by allocatable from the kubelet's configuration fields and validation rules; "
+        "upstream publishes no JSON Schema for it.",
+        "type": "object",
+        "required": ["apiVersion", "kind"],
+        "properties": properties,
+        "additionalProperties": False,
+        "allOf": [
+            {
+                "if": _contains("system-reserved", "system-reserved-compressible"),
+                "then": {"required": ["systemReservedCgroup"]},
+            },
+            {
+                "if": _contains("kube-reserved", "kube-reserved-compressible"),
+                "then": {"required": ["kubeReservedCgroup"]},
+            },
+            {"if": _contains("none"), "then": {"properties": {"enforceNodeAllocatable": {"maxItems": 1}}}},
+            {"not": {"allOf": [_contains("system-reserved"), _contains("system-reserved-compressible")]}},
+            {"not": {"allOf": [_contains("kube-reserved"), _contains("kube-reserved-compressible")]}},
+            {
+                "if": {"required": ["cgroupsPerQOS"], "properties": {"cgroupsPerQOS": {"const": False}}},
+                "then": {
+                    "required": ["enforceNodeAllocatable"],
+                    "properties": {"enforceNodeAllocatable": {"items": {"const": "none"}}},
+                },
+            },
+            {"not": {"required": ["reservedSystemCPUs", "systemReservedCgroup"]}},
+            {"not": {"required": ["reservedSystemCPUs", "kubeReservedCgroup"]}},
+            {"if": {"required": ["systemCgroups"]}, "then": {"required": ["cgroupRoot"]}},
+        ],
+    }
+
 
 def rendered_schemas() -> dict[str, dict[str, Any]]:
-    return {}
+    return {"kubeletconfiguration.json": kubelet_configuration_schema()}

@@ -1,0 +1,43 @@
+"""``kubelet/<pool>.yaml``: a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) per NodePool.
+
+Rendered for every NodePool that one ReservationPolicy selects, except OpenShift pools (their kubelet is
+configured through the KubeletConfig of their MachineConfigPool, see the openshift-* targets). Nodes from the
+inventory (``kubectl get nodes`` output) get no file of their own: they are observations of nodes whose node group
+is described by a NodePool, and a file per node name would change with every node replacement.
+
+The file is meant for the node bootstrap (kubeadm ``--config``, EKS nodeadm ``kubelet.config``, a
+``/etc/kubernetes/kubelet.conf.d`` drop-in): it holds only what the policy decides, reserved values computed for
+the pool's size included, and leaves every other field to the platform.
+"""
+
+from __future__ import annotations
+
+from renderer.render.engine import NOT_RENDERABLE, Output, RenderContext, Target, register
+from renderer.render.kubeletfields import kubelet_fields
+
+API_VERSION = "kubelet.config.k8s.io/v1beta1"
+KIND = "KubeletConfiguration"
+
+
+@register
+class KubeletConfigurationTarget(Target):
+    name = "kubelet"
+    summary = "KubeletConfiguration per NodePool (kubelet/<pool>.yaml), for the node bootstrap"
+
+    def render(self, ctx: RenderContext) -> list[Output]:
+        outputs: list[Output] = []
+        for pc in ctx.model.pools:
+            policy = pc.policy
+            if pc.pool.origin != "NodePool" or pc.pool.platform == "openshift" or policy is None:
+                continue
+            problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+            doc = {"apiVersion": API_VERSION, "kind": KIND, **kubelet_fields(pc, policy.model.spec, problem)}
+            outputs.append(
+                Output(
+                    path=f"kubelet/{pc.pool.name}.yaml",
+                    documents=(doc,),
+                    sources=(ctx.pool_source(pc), ctx.source(policy.source, policy.ref)),
+                    cluster=False,
+                )
+            )
+        return outputs
