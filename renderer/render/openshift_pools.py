@@ -1,0 +1,220 @@
+"""OpenShift pools grouped by MachineConfigPool: the KubeletConfig spec and env file each MachineConfigPool gets.
+
+The kubelet of an OpenShift node is configured per MachineConfigPool, not per NodePool, so every pool of one
+MachineConfigPool (NodePools and inventory Nodes alike) must render the same configuration. When two would not, the
+render stage reports AL801 instead of silently picking one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from renderer.render.engine import (
+    AUTO_SIZING_WITH_SYSTEM_RESERVED,
+    NO_MACHINE_CONFIG_POOL,
+    NOT_RENDERABLE,
+    PLATFORM_OWNED_FIELD,
+    POOLS_DISAGREE,
+    RenderContext,
+)
+from renderer.render.kubeletfields import kubelet_fields, reserved_map
+from renderer.render.openshift import (
+    ENV_KEYS,
+    OPENSHIFT_FORMULAS,
+    EnvValues,
+    SizingPlan,
+    pool_label,
+    sizing_plan,
+)
+
+if TYPE_CHECKING:
+    from renderer.capacity.model import PoolCapacity
+
+# KubeletConfiguration fields the Machine Config Operator sets itself and rejects in a KubeletConfig.
+MCO_OWNED_FIELDS = (
+    "cgroupDriver",
+    "clusterDNS",
+    "clusterDomain",
+    "failSwapOn",
+    "featureGates",
+    "memorySwap",
+    "staticPodPath",
+)
+_OPENSHIFT_SOURCES = tuple(f"formula:{f}" for f in OPENSHIFT_FORMULAS)
+
+
+@dataclass
+class PoolRender:
+    pc: PoolCapacity
+    kubeletconfig: dict[str, Any] | None  # KubeletConfig spec, None when the pool needs none
+    plan: SizingPlan | None
+
+    @property
+    def machineconfig_env(self) -> EnvValues | None:
+        return None if self.plan is None else self.plan.machineconfig_env
+
+
+@dataclass
+class McpRender:
+    mcp: str
+    pools: list[PoolRender]
+    sources: list[str]
+
+    @property
+    def kubeletconfig(self) -> dict[str, Any] | None:
+        return self.pools[0].kubeletconfig
+
+    @property
+    def machineconfig_env(self) -> EnvValues | None:
+        return self.pools[0].machineconfig_env
+
+
+def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple[dict[str, Any] | None, SizingPlan]:
+    policy = pc.policy
+    assert policy is not None
+    spec = policy.model.spec
+    plan = sizing_plan(pc.pool, policy.model)
+    assert plan is not None
+    problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+    fields = kubelet_fields(pc, spec, problem, system_reserved=False, formula_eviction=not plan.auto_sizing)
+    # systemReserved: never what an OpenShift formula computes (the node computes it), only explicit values or
+    # what another platform's formula fills in.
+    sr = reserved_map(pc.system_reserved, skip=lambda r: r.source in _OPENSHIFT_SOURCES)
+    if sr:
+        fields["systemReserved"] = sr
+    for name in MCO_OWNED_FIELDS:
+        if name in fields:
+            del fields[name]
+            where = ("spec", name) if name in type(spec).model_fields else ("spec", "kubelet", name)
+            ctx.report(
+                PLATFORM_OWNED_FIELD,
+                "warning",
+                f"{name} is left out of the KubeletConfig of MachineConfigPool {mcp}: the Machine Config Operator "
+                "sets it itself and rejects a KubeletConfig that does",
+                policy.source,
+                policy.ref,
+                where,
+                hint=f"remove {'.'.join(where[1:])} from the policy, or select only non-OpenShift pools with it",
+            )
+    if plan.auto_sizing_reserved and any(k in sr for k in ENV_KEYS):
+        ctx.report(
+            AUTO_SIZING_WITH_SYSTEM_RESERVED,
+            "error",
+            f"auto sizing (formula {spec.autoSizing.formula if spec.autoSizing else ''}) and systemReserved "
+            f"{', '.join(k for k in ENV_KEYS if k in sr)} cannot be rendered together for MachineConfigPool {mcp}: "
+            'the Machine Config Operator rejects the KubeletConfig ("autoSizingReserved and systemdReserved cannot '
+            'be set together")',
+            policy.source,
+            policy.ref,
+            ("spec", "systemReserved"),
+            hint="drop systemReserved cpu/memory/ephemeral-storage, or set them as autoSizing.fallback",
+        )
+    out: dict[str, Any] = {}
+    if plan.auto_sizing_reserved:
+        out["autoSizingReserved"] = True
+    if fields:
+        out["kubeletConfig"] = dict(sorted(fields.items()))
+    if not out:
+        return None, plan
+    out["machineConfigPoolSelector"] = {"matchLabels": {pool_label(mcp): ""}}
+    return out, plan
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
+    if a is None or b is None:
+        return f"{path or 'configuration'}: {'nothing' if a is None else 'set'} vs {'nothing' if b is None else 'set'}"
+    return f"{path}: {a!r} vs {b!r}"
+
+
+def _describe(render: PoolRender) -> dict[str, Any] | None:
+    if render.kubeletconfig is None and render.machineconfig_env is None:
+        return None
+    env = render.machineconfig_env
+    return {
+        "KubeletConfig": render.kubeletconfig,
+        "MachineConfig": None if env is None else env.describe(),
+    }
+
+
+def openshift_pools(ctx: RenderContext) -> list[McpRender]:
+    """Every MachineConfigPool with its pools, in name order (computed once per render)."""
+    cached = ctx.memo.get("openshift_pools")
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    from renderer.models.common import check_dns_label
+
+    groups: dict[str, list[PoolRender]] = {}
+    for pc in ctx.model.pools:
+        pool = pc.pool
+        if pool.platform != "openshift":
+            continue
+        mcp = pool.machine_config_pool
+        if mcp is None:
+            if pc.policy is not None:
+                ctx.report(
+                    NO_MACHINE_CONFIG_POOL,
+                    "warning",
+                    f"OpenShift pool {pool.name} names no MachineConfigPool, so nothing is rendered for it",
+                    pool.source,
+                    pool.ref,
+                    ("spec", "platform") if pool.origin == "NodePool" else ("metadata", "labels"),
+                    hint="set spec.machineConfigPool (e.g. worker)"
+                    if pool.origin == "NodePool"
+                    else "the node has no node-role.kubernetes.io/<pool> label",
+                )
+            continue
+        try:
+            check_dns_label(mcp)
+        except ValueError:
+            ctx.report(
+                NOT_RENDERABLE,
+                "error",
+                f"MachineConfigPool name {mcp!r} of {pool.ref} cannot be used in object names (not a DNS-1123 label)",
+                pool.source,
+                pool.ref,
+                ("metadata", "labels"),
+            )
+            continue
+        if pc.policy is None:
+            groups.setdefault(mcp, []).append(PoolRender(pc, None, None))
+            continue
+        spec, plan = _kubeletconfig_spec(ctx, pc, mcp)
+        groups.setdefault(mcp, []).append(PoolRender(pc, spec, plan))
+
+    result: list[McpRender] = []
+    for mcp in sorted(groups):
+        renders = sorted(groups[mcp], key=lambda r: (r.pc.pool.origin != "NodePool", r.pc.pool.name))
+        first = renders[0]
+        agreed = True
+        for other in renders[1:]:
+            a, b = _describe(first), _describe(other)
+            if a != b:
+                agreed = False
+                pool = other.pc.pool
+                ctx.report(
+                    POOLS_DISAGREE,
+                    "error",
+                    f"{first.pc.pool.ref} and {pool.ref} are both in MachineConfigPool {mcp} but would render "
+                    f"different configurations ({_first_difference(a, b)}); a MachineConfigPool has one kubelet "
+                    "configuration",
+                    pool.source,
+                    pool.ref,
+                    ("spec", "machineConfigPool") if pool.origin == "NodePool" else ("metadata", "labels"),
+                    hint="select the pools of one MachineConfigPool with the same ReservationPolicy and give them "
+                    "settings that do not depend on the node size, or move them to separate MachineConfigPools",
+                )
+        if not agreed or (first.kubeletconfig is None and first.machineconfig_env is None):
+            continue
+        sources: dict[str, None] = {}
+        for r in renders:
+            sources.setdefault(ctx.pool_source(r.pc), None)
+            if r.pc.policy is not None:
+                sources.setdefault(ctx.source(r.pc.policy.source, r.pc.policy.ref), None)
+        result.append(McpRender(mcp, renders, sorted(sources)))
+    ctx.memo["openshift_pools"] = result
+    return result
