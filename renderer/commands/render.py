@@ -1,0 +1,158 @@
+"""``allocatable render``: turn a lint-clean policy repo into what the cluster consumes."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from renderer.commands._common import add_paths, load
+
+if TYPE_CHECKING:
+    from renderer.findings import Finding
+    from renderer.pipeline import LoadResult
+
+NAME = "render"
+ORDER = 40
+HELP = "render kubelet configuration, OpenShift KubeletConfig/MachineConfig, RuntimeClasses and Koordinator settings"
+DESCRIPTION = (
+    "Render the policies into files for the cluster and the nodes. Refuses to render while validation (exit 2) or "
+    "lint (exit 1) reports errors. Writes into DIR (default: render.outputDir in .allocatable.yaml, else "
+    "rendered/), owning only the files it generated; --check compares instead of writing (exit 1 on drift); "
+    "--stdout prints every cluster object as one YAML stream."
+)
+
+
+def _target_names() -> str:
+    from renderer.render.engine import target_names
+
+    return ", ".join(target_names())
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser, many=False)
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output directory (default: render.outputDir in .allocatable.yaml, else rendered/)",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--stdout", action="store_true", help="print every cluster object as one YAML stream; write nothing"
+    )
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="render in memory and compare with DIR; exit 1 and show a diff when it differs",
+    )
+    parser.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="T",
+        help=f"render only these targets (repeatable): {_target_names()}",
+    )
+
+
+def _report(result: LoadResult, findings: list[Finding]) -> None:
+    from renderer.reporters import Report, get
+
+    report = Report("render", result.finish(findings), files=len(result.files), objects=result.policies.object_count())
+    get("text")(report, sys.stderr)
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    c, p = child.resolve(), parent.resolve()
+    return c == p or p in c.parents
+
+
+def run(args: argparse.Namespace) -> int:
+    from renderer.capacity.model import build as build_model
+    from renderer.lint.engine import run_rules
+    from renderer.render import engine, output
+
+    if args.stdout and args.output is not None:
+        sys.stderr.write("allocatable: error: --stdout writes no files; drop -o/--output\n")
+        return 2
+
+    result = load(args)
+    if not result.ok:
+        _report(result, list(result.findings))
+        return 2
+    settings = result.policies.settings.render
+    try:
+        targets = engine.select_targets(settings, args.target or None)
+    except engine.UnknownTargetError as exc:
+        sys.stderr.write(f"allocatable: error: {exc}\n")
+        return 2
+    if args.target and not settings.koordinator and "koordinator" in targets:
+        sys.stderr.write(
+            "allocatable: error: target koordinator is turned off in .allocatable.yaml (render.koordinator: false)\n"
+        )
+        return 2
+
+    model = build_model(result.policies)
+    lint_findings = run_rules(result, model)
+    if any(f.severity == "error" for f in lint_findings):
+        _report(result, [*result.findings, *lint_findings])
+        sys.stderr.write("render: refusing to render while lint reports errors\n")
+        return 1
+
+    rendered = engine.build(result, model, targets)
+    if rendered.findings:
+        _report(result, list(rendered.findings))
+    if not rendered.ok:
+        sys.stderr.write("render: nothing was written\n")
+        return 1
+
+    if args.stdout:
+        sys.stdout.write(engine.stream_bytes(rendered).decode("utf-8"))
+        sys.stdout.flush()
+        return 0
+
+    out_dir: Path = args.output if args.output is not None else Path(settings.outputDir)
+    if _inside(out_dir, result.policies.root):
+        sys.stderr.write(
+            f"allocatable: error: output directory {out_dir.as_posix()} is inside the policy directory "
+            f"{result.policies.root.as_posix()}; rendered files would be read as policies\n"
+        )
+        return 2
+    try:
+        if args.check:
+            return _check(out_dir, rendered.files, args)
+        report = output.write(out_dir, rendered.files)
+    except output.OutputError as exc:
+        sys.stderr.write(f"allocatable: error: {exc}\n")
+        return 2
+    except OSError as exc:
+        sys.stderr.write(f"allocatable: error: {out_dir.as_posix()}: {exc.strerror or exc}\n")
+        return 2
+    parts = [f"{len(report.written)} written", f"{len(report.unchanged)} unchanged"]
+    if report.removed:
+        parts.append(f"{len(report.removed)} stale removed")
+    sys.stderr.write(f"render: {out_dir.as_posix()}: {len(rendered.files)} files ({', '.join(parts)})\n")
+    return 0
+
+
+def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace) -> int:
+    from renderer.render import output
+
+    differences = output.check(out_dir, files)
+    if not differences:
+        sys.stdout.write(f"render --check: {out_dir.as_posix()} is up to date ({len(files)} files)\n")
+        return 0
+    for d in differences:
+        sys.stdout.write(f"{(out_dir / d.path).as_posix()}: {d.status}\n")
+        for line in d.diff:
+            sys.stdout.write(f"    {line}\n")
+    where = " ".join(p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p)
+    cmd = f"allocatable render{(' ' + where) if where else ''} -o {out_dir.as_posix()}"
+    sys.stdout.write(
+        f"render --check: {len(differences)} file{'s' if len(differences) != 1 else ''} differ from "
+        f"{out_dir.as_posix()}; run `{cmd}`\n"
+    )
+    return 1
