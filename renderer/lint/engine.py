@@ -1,24 +1,73 @@
-"""Run the rules over the capacity model; apply settings (on/off, severity) and suppressions."""
+"""Run the rules over the capacity model; apply settings (on/off, severity) and suppressions.
+
+Order: every enabled, applicable ``model``-phase rule runs; findings covered by a suppression (with a reason) are
+dropped and the suppression is marked used; then the ``after``-phase rules (AL9xx) see the remaining findings
+and the suppression index; finally severities are overridden from ``.allocatable.yaml``.
+"""
 
 from __future__ import annotations
 
 from renderer.capacity.model import CapacityModel
 from renderer.findings import Finding
-from renderer.lint.rule import LintContext, all_rules
+from renderer.lint.rule import LintContext, Rule, all_rules
+from renderer.lint.suppression import build_index
 from renderer.pipeline import LoadResult
 
+#: Codes an annotation cannot name: the meta rules about suppressions themselves.
+META_PREFIX = "AL9"
 
-def run_rules(load: LoadResult, model: CapacityModel, *, base_model: CapacityModel | None = None) -> list[Finding]:
-    """Lint findings (not including validation findings), positions unresolved."""
+
+def suppressible_codes(rules: dict[str, type[Rule]]) -> set[str]:
+    return {code for code in rules if not code.startswith(META_PREFIX)}
+
+
+def run_rules(
+    load: LoadResult,
+    model: CapacityModel,
+    *,
+    base_model: CapacityModel | None = None,
+    base_ref: str | None = None,
+) -> list[Finding]:
+    """Lint findings (not including validation findings), positions unresolved.
+
+    ``base_model``/``base_ref``: the policy repo at ``--base`` and the revision as the user wrote it."""
     ctx = LintContext(load=load, model=model, base_model=base_model)
+    if base_ref is not None:
+        ctx.extra["base_ref"] = base_ref
     settings = load.policies.settings
-    findings: list[Finding] = []
-    for code, cls in all_rules().items():
+    rules = all_rules()
+    enabled: dict[str, Rule] = {}
+    skipped: set[str] = set()
+    for code, cls in rules.items():
         cfg = settings.rules.get(code)
-        if cfg is not None and not cfg.enabled:
+        rule = cls()
+        if (cfg is not None and not cfg.enabled) or not rule.applicable(ctx):
+            skipped.add(code)
             continue
-        for f in cls().check(ctx):
-            if cfg is not None and cfg.severity is not None:
-                f.severity = cfg.severity
+        enabled[code] = rule
+
+    index = build_index(load.policies, suppressible_codes(rules))
+    ctx.suppressions = index
+    ctx.extra["skipped_rules"] = skipped
+
+    findings: list[Finding] = []
+    for rule in enabled.values():
+        if rule.phase != "model":
+            continue
+        for f in rule.check(ctx):
+            s = index.match(f)
+            if s is not None:
+                s.used = True
+                continue
             findings.append(f)
+    after: list[Finding] = []
+    for rule in enabled.values():
+        if rule.phase == "after":
+            after.extend(rule.check_after(ctx, findings))
+    findings.extend(after)
+
+    for f in findings:
+        cfg = settings.rules.get(f.code)
+        if cfg is not None and cfg.severity is not None:
+            f.severity = cfg.severity
     return findings

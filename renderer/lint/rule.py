@@ -2,6 +2,14 @@
 
 The class docstring *is* the rule's documentation (shown by ``allocatable rules CODE`` and in docs/rules.md) and
 uses the headings ``What it does``, ``Why is this bad?``, ``Example``, ``Use instead`` and ``Fix``.
+
+A rule reports on one object (the finding's ``object``, where its line and column point) and may name other
+objects that cause the finding (``related``): an ``allocatable.dev/ignore`` annotation on any of them suppresses
+it (see ``renderer.lint.suppression``).
+
+Most rules look at the policies and the capacity model (``check``). Rules of the ``after`` phase look at what the
+others reported once suppressions are applied (``check_after``); the AL9xx meta rules about suppressions work
+that way.
 """
 
 from __future__ import annotations
@@ -11,14 +19,25 @@ import inspect
 import pkgutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from renderer.findings import FieldPath, Finding, Severity, SourceRef
 
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
+    from renderer.lint.suppression import SuppressionIndex
     from renderer.models.settings import Settings
     from renderer.pipeline import LoadResult
+
+Phase = Literal["model", "after"]
+DOC_HEADINGS: tuple[str, ...] = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix")
+
+
+@dataclass(slots=True)
+class LintFinding(Finding):
+    """A finding of a lint rule, with the objects that cause it besides the one it points at."""
+
+    related: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
 
 @dataclass
@@ -26,6 +45,7 @@ class LintContext:
     load: LoadResult
     model: CapacityModel
     base_model: CapacityModel | None = None  # the policy repo at --base, when given
+    suppressions: SuppressionIndex | None = None  # set by the engine before the "after" phase
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -38,8 +58,18 @@ class Rule:
     name: ClassVar[str]  # kebab-case, e.g. "memory-over-commit"
     severity: ClassVar[Severity]
     summary: ClassVar[str]  # one line, shown in `allocatable rules` and SARIF shortDescription
+    phase: ClassVar[Phase] = "model"
+
+    def applicable(self, ctx: LintContext) -> bool:
+        """False when the rule cannot run in this invocation (e.g. AL210 without --base).
+
+        The engine skips it then, and does not report its suppressions as unused."""
+        return True
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    def check_after(self, ctx: LintContext, findings: list[Finding]) -> Iterator[Finding]:
         raise NotImplementedError
 
     @classmethod
@@ -56,9 +86,10 @@ class Rule:
         at_key: bool = False,
         hint: str | None = None,
         severity: Severity | None = None,
-    ) -> Finding:
+        related: tuple[str, ...] | list[str] = (),
+    ) -> LintFinding:
         """A finding of this rule; its line/column are resolved lazily from ``source`` + ``field_path``."""
-        return Finding(
+        return LintFinding(
             code=self.code,
             severity=severity or self.severity,
             message=message,
@@ -68,6 +99,7 @@ class Rule:
             source=source,
             field_path=field_path,
             at_key=at_key,
+            related=tuple(r for r in dict.fromkeys(related) if r != obj),
         )
 
 

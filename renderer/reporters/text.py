@@ -1,16 +1,46 @@
-"""``path:line:col: severity: message [code] (Kind/name)``, one line per finding, then a summary line."""
+"""``path:line:col: severity: message [code] (Kind/name)``, grouped by file, then a summary line.
+
+Findings arrive sorted by path, line and column; a blank line separates the files. On a terminal the output is
+coloured (severity, code, path); it is plain when stdout is not a TTY, when ``NO_COLOR`` is set to anything
+non-empty (https://no-color.org) or when ``TERM=dumb``.
+"""
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from renderer.findings import Finding
 from renderer.reporters import Report, reporter
 
+_RESET = "\033[0m"
+_STYLES = {
+    "error": "\033[1;31m",
+    "warning": "\033[1;33m",
+    "info": "\033[1;36m",
+    "path": "\033[1m",
+    "code": "\033[2m",
+}
 
-def format_finding(f: Finding) -> str:
+
+def use_colour(out: TextIO) -> bool:
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(out, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except ValueError:  # closed stream
+        return False
+
+
+def _paint(text: str, style: str, colour: bool) -> str:
+    return f"{_STYLES[style]}{text}{_RESET}" if colour else text
+
+
+def format_finding(f: Finding, *, colour: bool = False) -> str:
     message = f.message if not f.hint else f"{f.message}; {f.hint}"
-    line = f"{f.path}:{f.line}:{f.column}: {f.severity}: {message} [{f.code}]"
+    where = _paint(f"{f.path}:{f.line}:{f.column}:", "path", colour)
+    line = f"{where} {_paint(f.severity + ':', f.severity, colour)} {message} {_paint(f'[{f.code}]', 'code', colour)}"
     if f.object:
         line += f" ({f.object})"
     return line
@@ -31,6 +61,11 @@ def summary(report: Report) -> str:
 
 @reporter("text")
 def write_text(report: Report, out: TextIO) -> None:
+    colour = use_colour(out)
+    previous: str | None = None
     for f in report.findings:
-        out.write(format_finding(f) + "\n")
+        if previous is not None and f.path != previous:
+            out.write("\n")
+        previous = f.path
+        out.write(format_finding(f, colour=colour) + "\n")
     out.write(summary(report) + "\n")

@@ -1,0 +1,67 @@
+"""``allocatable lint``: validate, build the capacity model, apply every rule; the PR check and pre-commit hook."""
+
+from __future__ import annotations
+
+import argparse
+
+from renderer.commands._common import add_paths, emit, load, paths_of
+
+NAME = "lint"
+ORDER = 20
+HELP = "validate, then check policies against each other, the inventory and the kubelet's rules"
+DESCRIPTION = (
+    "Validate the policy repo, build the capacity model and apply the lint rules (`allocatable rules` lists them). "
+    "Exit 0 when nothing is at error level (warnings too with --strict), 1 with error findings, 2 for invalid "
+    "input or usage errors."
+)
+OUTPUTS = ("text", "json", "sarif", "github")
+
+
+def register(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=OUTPUTS,
+        default="text",
+        help="text (default), json, sarif (SARIF 2.1.0 for code scanning) or github (workflow annotations)",
+    )
+    parser.add_argument(
+        "--base",
+        metavar="GIT_REF",
+        default=None,
+        help="also compare with the policy repo at this git revision (enables AL210: commit levels going down)",
+    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+
+
+def run(args: argparse.Namespace) -> int:
+    from renderer.capacity.model import build
+    from renderer.lint.engine import run_rules
+    from renderer.reporters import Report
+
+    result = load(args)
+    files, objects = len(result.files), result.policies.object_count()
+    if not result.ok:
+        findings = result.finish(result.findings)
+        emit(Report("lint", findings, files=files, objects=objects), args.output)
+        return 2
+
+    base_model = None
+    base_ref = None
+    if args.base is not None:
+        from renderer.loading.git import load_revision
+
+        base = load_revision(paths_of(args), args.base, max_file_bytes=args.max_file_size)
+        base_model = build(base.policies)
+        base_ref = args.base
+
+    model = build(result.policies)
+    findings = run_rules(result, model, base_model=base_model, base_ref=base_ref)
+    findings = result.finish([*result.findings, *findings])
+    emit(Report("lint", findings, files=files, objects=objects), args.output)
+    if any(f.severity == "error" for f in findings):
+        return 1
+    if args.strict and any(f.severity == "warning" for f in findings):
+        return 1
+    return 0

@@ -1,0 +1,47 @@
+"""GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` line per finding, so findings
+show up as annotations on the pull request; then the summary line.
+
+``file=`` is relative to the repository root (the git top-level), as GitHub expects. Escaping follows the
+workflow-command rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded; in properties also ``:``
+and ``,``.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from renderer.findings import Finding
+from renderer.reporters import Report, reporter
+from renderer.reporters._paths import relative_to_root, repo_root
+from renderer.reporters.text import summary
+
+COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(f: Finding, file: str) -> str:
+    props = [f"file={escape_property(file)}"]
+    if f.line > 0:
+        props.append(f"line={f.line}")
+        if f.column > 0:
+            props.append(f"col={f.column}")
+    props.append(f"title={escape_property(f.code)}")
+    message = f.message if not f.hint else f"{f.message}; {f.hint}"
+    if f.object:
+        message += f" ({f.object})"
+    return f"::{COMMAND[f.severity]} {','.join(props)}::{escape_data(message)}"
+
+
+@reporter("github")
+def write_github(report: Report, out: TextIO) -> None:
+    root = repo_root([f.path for f in report.findings])
+    for f in report.findings:
+        out.write(annotation(f, relative_to_root(f.path, root)) + "\n")
+    out.write(summary(report) + "\n")
