@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from renderer.findings import Finding
+from renderer.lint.rule import LintContext, Rule, register
+
+#: Koordinator amplifies only these resources.
+AMPLIFIED = ("cpu", "memory")
+
+
+@register
+class KoordinatorUnderCommit(Rule):
+    """
+    ## What it does
+    When Koordinator output is enabled (`render.koordinator: true` in `.allocatable.yaml`), reports every
+    resource of a CommitClass committed below 100%.
+
+    ## Why is this bad?
+    Koordinator delivers a commit level as a resource-amplification ratio, and it rejects ratios below 1: it
+    can raise what a node advertises, never lower it. `allocatable render` therefore leaves a class with any
+    resource below 100% out of Koordinator's configuration altogether — including an over-commit the same class
+    has for another resource (cpu 200% with memory 90% delivers neither). A reader of the class would believe
+    Koordinator enforces levels it never receives.
+
+    ## Example
+    ```yaml
+    # .allocatable.yaml: render: {koordinator: true}
+    resources:
+    - name: cpu
+      percent: 200
+    - name: memory
+      percent: 90
+    ```
+
+    ## Use instead
+    ```yaml
+    resources:
+    - name: cpu
+      percent: 200
+    - name: memory
+      percent: 100   # Koordinator carries over-commit only
+    ```
+
+    ## Fix
+    Keep under-commit out of classes meant for Koordinator. For a class that is an under-commit on purpose,
+    deliver it another way and record that on the class:
+    `allocatable.dev/ignore: "AL209: <how the headroom reaches the nodes>"`; or turn Koordinator output off.
+    """
+
+    code = "AL209"
+    name = "koordinator-under-commit"
+    severity = "error"
+    summary = "Koordinator output is enabled and a CommitClass percent is below 100 (ratios < 1 are rejected)"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        if not ctx.settings.render.koordinator:
+            return
+        for cc in ctx.load.policies.commit_classes:
+            percents = cc.model.percents()
+            lost = [f"{r} {percents[r]}%" for r in AMPLIFIED if percents[r] > 100]
+            also = f", so its over-commit ({', '.join(lost)}) is not delivered either" if lost else ""
+            for i, res in enumerate(cc.model.spec.resources):
+                if res.percent >= 100:
+                    continue
+                if res.name in AMPLIFIED:
+                    why = f"it would be an amplification ratio of {res.percent / 100:.2f}, and Koordinator rejects ratios below 1"
+                else:
+                    why = "Koordinator cannot lower what a node advertises (it amplifies cpu and memory only, by ratios of at least 1)"
+                yield self.finding(
+                    f"{res.name} at {res.percent}% cannot be delivered by Koordinator: {why}; with render.koordinator "
+                    f"true, `allocatable render` leaves the whole class out of Koordinator's configuration{also}",
+                    source=cc.source,
+                    obj=cc.ref,
+                    field_path=("spec", "resources", i, "percent"),
+                    hint="keep under-commit out of Koordinator classes; for an intended under-commit record how it is "
+                    'delivered (allocatable.dev/ignore: "AL209: <how>") or set render.koordinator: false',
+                )

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from renderer.capacity.model import PoolCapacity
+from renderer.findings import Finding
+from renderer.lint.helpers import describe_pools, plural
+from renderer.lint.rule import LintContext, Rule, register
+
+
+@register
+class OverheadBoundsPodDensity(Rule):
+    """
+    ## What it does
+    Reports (as information) a RuntimeClass whose pod overhead alone would use up a pool's committed allocatable
+    before the pool reaches its pod limit: `maxPods` pods of the class would spend more than the node advertises
+    on overhead. The message says how many pods of the class fit by overhead alone.
+
+    Pools where not even one pod fits are AL212 (an error).
+
+    ## Why is this bad?
+    On a pool shared with other runtimes this is expected and harmless, which is why the rule is informational.
+    On a pool dedicated to sandboxed pods it means the pod limit — and the IP addresses, ENIs or per-pod licences
+    planned for it — can never be used: density is bounded by overhead, not by `maxPods`. Capacity plans that
+    count pods per node are then wrong. Teams running dedicated sandbox pools can raise it to a warning:
+    `rules: {AL213: {severity: warning}}`.
+
+    ## Example
+    ```yaml
+    # pool: 16 CPUs, maxPods 250; 250 × 250m = 62.5 CPUs of overhead
+    overhead:
+      podFixed: {cpu: 250m}
+    ```
+
+    ## Use instead
+    ```yaml
+    # a dedicated kata pool sized for its real density
+    maxPods: 60
+    ```
+
+    ## Fix
+    Nothing, on a mixed pool. On a dedicated pool, lower `maxPods` to what fits, or use larger nodes.
+    """
+
+    code = "AL213"
+    name = "overhead-bounds-pod-density"
+    severity = "info"
+    summary = "maxPods pods of a RuntimeClass would spend more than the committed allocatable on overhead"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        for rc in ctx.load.policies.runtime_classes:
+            per_resource: dict[str, list[tuple[PoolCapacity, int]]] = {}
+            for pc in ctx.model.pools_selected_by(rc):
+                for figures in pc.overhead:
+                    if figures.runtime_class is not rc:
+                        continue
+                    for resource, fit in sorted(figures.pods_fit.items()):
+                        if fit is not None and 0 < fit < pc.max_pods:
+                            per_resource.setdefault(resource, []).append((pc, fit))
+            for resource, items in per_resource.items():
+                pc, fit = min(items, key=lambda t: t[1] / t[0].max_pods)
+                per_pod = rc.model.overhead.podFixed[resource]  # type: ignore[union-attr,index]
+                others = [p for p, _ in items if p is not pc]
+                more = f" (also {plural(len(others), 'other pool')}: {describe_pools(others)})" if others else ""
+                yield self.finding(
+                    f"at most {fit} pods of RuntimeClass {rc.name} fit on {pc.pool.ref} by {resource} overhead alone "
+                    f"({per_pod} each, {pc.committed[resource]} committed allocatable), fewer than its maxPods "
+                    f"{pc.max_pods}{more}: overhead, not the pod limit, bounds how densely these pods pack",
+                    source=rc.source,
+                    obj=rc.ref,
+                    field_path=("overhead", "podFixed", resource),
+                    hint="nothing to do on a shared pool; on a pool dedicated to this runtime lower maxPods or use "
+                    "larger nodes",
+                    related=[p.pool.ref for p, _ in items],
+                )
