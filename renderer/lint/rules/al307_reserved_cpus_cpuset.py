@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from renderer.findings import Finding
+from renderer.lint.helpers import KubeletView, parse_cpuset
+from renderer.lint.rule import LintContext, Rule, register
+
+
+@register
+class ReservedCpusCpuset(Rule):
+    """
+    ## What it does
+    Reports a `reservedSystemCPUs` value that is not a valid Linux CPU list (`0-1,4`: CPU numbers and ascending
+    ranges separated by commas, no spaces), and a list that names CPUs some selected pool does not have.
+
+    ## Why is this bad?
+    The kubelet parses the list at start and exits on a malformed one (`unable to parse reservedSystemCPUs
+    (--reserved-cpus) "0-1, 4"`). A CPU number beyond the node's CPU count cannot be reserved: the CPU manager
+    fails to start on that node.
+
+    ## Example
+    ```yaml
+    reservedSystemCPUs: "0-1, 4"
+    ```
+
+    ## Use instead
+    ```yaml
+    reservedSystemCPUs: "0-1,4"
+    ```
+
+    ## Fix
+    Write the list without spaces, ranges low-high, CPU numbers below the node's CPU count.
+    """
+
+    code = "AL307"
+    name = "reserved-cpus-cpuset"
+    severity = "error"
+    summary = "reservedSystemCPUs is not a valid CPU list, or names CPUs a selected pool does not have"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        for rp in ctx.load.policies.reservation_policies:
+            got = KubeletView(rp.model).get("reservedSystemCPUs")
+            if got is None or not isinstance(got.value, str):
+                continue
+            cpus, problem = parse_cpuset(got.value)
+            if cpus is None:
+                yield self.finding(
+                    f'the kubelet refuses to start: unable to parse reservedSystemCPUs (--reserved-cpus) "{got.value}": '
+                    f"{problem}",
+                    source=rp.source,
+                    obj=rp.ref,
+                    field_path=got.path,
+                    hint='write CPU numbers and ranges separated by commas, without spaces, e.g. "0-1,4"',
+                )
+                continue
+            if not cpus:
+                continue
+            highest = max(cpus)
+            small = [
+                pc
+                for pc in ctx.model.pools_selected_by(rp)
+                if "cpu" in pc.capacity and highest >= int(pc.capacity["cpu"].value)
+            ]
+            if small:
+                pc = min(small, key=lambda p: p.capacity["cpu"].value)
+                yield self.finding(
+                    f"reservedSystemCPUs names CPU {highest}, but {pc.pool.ref} has only "
+                    f"{pc.capacity['cpu']} CPUs (0-{int(pc.capacity['cpu'].value) - 1})"
+                    + (f" and {len(small) - 1} more selected pools are as small" if len(small) > 1 else "")
+                    + ": the CPU manager cannot reserve a CPU the node does not have",
+                    source=rp.source,
+                    obj=rp.ref,
+                    field_path=got.path,
+                    hint="reserve CPUs every selected pool has, or narrow the selector",
+                    related=[p.pool.ref for p in small],
+                )
