@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from renderer.findings import Finding
+from renderer.lint.rule import LintContext, Rule, all_rules, register
+from renderer.lint.suppression import ANNOTATION, ANNOTATION_PATH
+
+
+@register
+class InvalidSuppression(Rule):
+    """
+    ## What it does
+    Reports an `allocatable.dev/ignore` entry that cannot be used: text that does not start with a rule code
+    (`AL` and three digits), a code no rule has, a code that cannot be suppressed (validation errors AL001-AL006,
+    which stop lint before rules run, and the AL9xx meta rules), or a code listed twice on one object.
+
+    ## Why is this bad?
+    The entry silently does nothing, so the finding it was written for keeps appearing (or the annotation hides
+    a typo that will confuse the next reader).
+
+    ## Example
+    ```yaml
+    allocatable.dev/ignore: "cpu ceiling: batch pool"
+    ```
+
+    ## Use instead
+    ```yaml
+    allocatable.dev/ignore: "AL203: batch pool"
+    ```
+
+    ## Fix
+    Start each entry with the rule code shown in the finding (`[AL203]`), then a colon and the reason;
+    `allocatable rules` lists the codes.
+    """
+
+    code = "AL903"
+    name = "invalid-suppression"
+    severity = "warning"
+    summary = "an allocatable.dev/ignore entry is unreadable, names an unknown code, or repeats one"
+    phase = "after"
+
+    def check_after(self, ctx: LintContext, findings: list[Finding]) -> Iterator[Finding]:
+        if ctx.suppressions is None:
+            return
+        known = all_rules()
+        for p in ctx.suppressions.problems:
+            if p.kind == "no-reason":
+                continue
+            if p.kind == "unreadable":
+                message = (
+                    f'{ANNOTATION} entry "{p.text}" does not start with a rule code; write entries as '
+                    '"ALnnn: reason", separated by commas'
+                )
+            elif p.kind == "duplicate":
+                message = f"{ANNOTATION} lists {p.code} more than once; only the first entry is used"
+            elif p.code in known:
+                message = (
+                    f"{ANNOTATION} names {p.code}, a meta rule about suppressions, which cannot be suppressed by "
+                    "annotation; switch it off in .allocatable.yaml if you must"
+                )
+            elif p.code is not None and p.code[2:4] == "00":
+                message = (
+                    f"{ANNOTATION} names {p.code}, a validation error, which cannot be suppressed: lint stops at "
+                    "validation errors before any rule runs; fix the file instead"
+                )
+            else:
+                message = f"{ANNOTATION} names {p.code}, which is not a rule code (see `allocatable rules`)"
+            yield self.finding(
+                message,
+                source=p.source,
+                obj=p.obj,
+                field_path=ANNOTATION_PATH,
+                hint='entries look like "AL203: reason"',
+            )

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from renderer.findings import Finding
+from renderer.lint.helpers import closest
+from renderer.lint.rule import LintContext, Rule, all_rules, register
+
+
+@register
+class UnknownRuleInSettings(Rule):
+    """
+    ## What it does
+    Reports a key under `rules:` in `.allocatable.yaml` that is not the code of a rule.
+
+    ## Why is this bad?
+    The setting does nothing: the rule you meant to switch off or re-grade keeps its default, and the typo
+    stays unnoticed (`AL230` for `AL203`). It can also be a rule that a newer or older version of the tool has
+    and this one has not.
+
+    ## Example
+    ```yaml
+    rules:
+      AL230: {enabled: false}
+    ```
+
+    ## Use instead
+    ```yaml
+    rules:
+      AL203: {enabled: false}
+    ```
+
+    ## Fix
+    Use a code from `allocatable rules`, or remove the entry.
+    """
+
+    code = "AL904"
+    name = "unknown-rule-in-settings"
+    severity = "error"
+    summary = "a rules entry in .allocatable.yaml names no known rule"
+
+    def check(self, ctx: LintContext) -> Iterator[Finding]:
+        source = ctx.load.policies.settings_source
+        if source is None:
+            return
+        known = all_rules()
+        for code in ctx.settings.rules:
+            if code in known:
+                continue
+            guess = closest(code, known)
+            yield self.finding(
+                f"rules.{code} in .allocatable.yaml names no rule, so the setting has no effect",
+                source=source,
+                obj="Settings",
+                field_path=("rules", code),
+                at_key=True,
+                hint=f'did you mean "{guess}"?' if guess else "see `allocatable rules` for the codes",
+            )
