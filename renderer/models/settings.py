@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, WithJsonSchema
 
 from renderer.models.common import DNSLabel, DNSSubdomain, Strict
 
@@ -18,14 +19,44 @@ class CommitSettings(Strict):
     )
 
 
+RULE_CODE_PATTERN = r"^AL[0-9]{3}$"
+_RULE_CODE = re.compile(RULE_CODE_PATTERN)
+
+
+def _check_rule_code(code: str) -> str:
+    if not _RULE_CODE.match(code):
+        raise ValueError(f'"{code}" is not a rule code; codes are written ALnnn, e.g. AL203 (see `allocatable rules`)')
+    return code
+
+
+RuleCode = Annotated[
+    str,
+    AfterValidator(_check_rule_code),
+    WithJsonSchema({"type": "string", "pattern": RULE_CODE_PATTERN, "description": "rule code, e.g. AL203"}),
+]
+
+
 class RuleSetting(Strict):
-    enabled: bool = True
-    severity: RuleSeverity | None = None
+    """One rule's setting: switch it off, or report its findings at another severity."""
+
+    enabled: bool = Field(default=True, description="false: the rule does not run (its suppressions are not checked)")
+    severity: RuleSeverity | None = Field(
+        default=None, description="report this rule's findings at this severity instead of its default"
+    )
 
 
 class Thresholds(Strict):
-    cpuCommitCeilingPercent: int = Field(default=400, gt=0)
-    minCommittedShareOfCapacityPercent: int = Field(default=50, ge=0, le=100)
+    """Numbers the lint rules compare with."""
+
+    cpuCommitCeilingPercent: int = Field(
+        default=400, gt=0, description="AL203 warns when a CommitClass commits cpu above this percent"
+    )
+    minCommittedShareOfCapacityPercent: int = Field(
+        default=50,
+        ge=0,
+        le=100,
+        description="AL205 warns when a pool advertises less than this share of its capacity (0 turns it off)",
+    )
 
 
 class RenderSettings(Strict):
@@ -70,7 +101,10 @@ class Settings(Strict):
     apiVersion: Literal["policy.allocatable.dev/v1alpha1"] = "policy.allocatable.dev/v1alpha1"
     kind: Literal["Settings"] = "Settings"
     commit: CommitSettings = Field(default_factory=CommitSettings)
-    rules: dict[str, RuleSetting] = Field(default_factory=dict)
+    rules: dict[RuleCode, RuleSetting] = Field(
+        default_factory=dict,
+        description="per-rule settings by code (`allocatable rules` lists them); unknown codes are reported (AL904)",
+    )
     thresholds: Thresholds = Field(default_factory=Thresholds)
     render: RenderSettings = Field(default_factory=RenderSettings)
     limits: Limits = Field(default_factory=Limits)
