@@ -81,7 +81,8 @@ class RenderContext:
 
                 settings_abs = self.load.settings_path.absolute()
                 self._paths[display_path(settings_abs)] = Path(os.path.relpath(settings_abs, root)).as_posix()
-        return self._paths.get(shown, Path(shown).name)
+        found = self._paths.get(shown)
+        return found if found is not None else Path(shown).name
 
     def source(self, src: SourceRef, ref: str) -> str:
         return f"{self.relpath(src.path)} ({ref})"

@@ -5,11 +5,12 @@ small objects take seconds) and sorts mapping keys. Building the event stream ou
 choose (apiVersion, kind, metadata, ...) and lets ruamel's C emitter (pure-Python emitter where the C extension is
 missing) do the quoting and escaping.
 
-Scalar styles are chosen so that every consumer reads back exactly the data we meant, including YAML 1.1 parsers
+Scalar styles are chosen here, never by the emitter, so the bytes do not depend on whether the C or the pure-Python
+emitter writes them, and so that every consumer reads back exactly the data we meant, including YAML 1.1 parsers
 (Kubernetes, kubectl and Argo CD read manifests with go-yaml, where ``on``, ``y`` and ``2024-01-01`` are not
-strings). A string is left to the emitter's choice of plain or single-quoted style only when no YAML 1.1 or 1.2
-resolver could read it as anything but a string; otherwise it is double-quoted. Strings with line breaks or
-control characters are double-quoted with escapes, so no value can start a new line, key or document.
+strings). A string is plain only when it is made of a few safe characters and no YAML 1.1 or 1.2 resolver could read
+it as anything but a string; otherwise it is quoted. Strings with line breaks or control characters are
+double-quoted with escapes, so no value can start a new line, key or document.
 """
 
 from __future__ import annotations
@@ -47,22 +48,46 @@ class Literal(str):
     __slots__ = ()
 
 
+# What may stay plain: no indicator at the start, no ": " or " #" inside, no space at either end, nothing a YAML
+# parser could read as anything but this string. Every style is chosen here, never by the emitter, so the bytes do
+# not depend on which emitter (C or pure Python) writes the file.
+_SAFE_PLAIN = re.compile(r"[A-Za-z0-9_./%+@~][A-Za-z0-9_./%+@~:,= -]*")
+
+
+def _plain_ok(value: str) -> bool:
+    if not _SAFE_PLAIN.fullmatch(value) or value in _WORDS:
+        return False
+    if value.endswith((" ", ":")) or ": " in value or " #" in value:
+        return False
+    return not (_NUMBER_LIKE.fullmatch(value) or _TIMESTAMP.fullmatch(value) or _SPECIAL_FLOAT.fullmatch(value))
+
+
 @functools.lru_cache(maxsize=65536)
 def _string_style(value: str) -> str | None:
-    """``'"'`` when the string must be double-quoted, None to let the emitter choose plain or single quotes."""
-    if not value or value in _WORDS:
-        return '"'
-    if _NUMBER_LIKE.fullmatch(value) or _TIMESTAMP.fullmatch(value) or _SPECIAL_FLOAT.fullmatch(value):
-        return '"'
-    for ch in value:
-        if ch == "\n" or ch == "\t" or (ch < " " or (ch > "~" and unicodedata.category(ch)[0] in "CZ")):
-            return '"'
-    return None
+    """None (plain) when safe, else double quotes; single quotes for printable text that holds ``"`` or ``\\``."""
+    if _plain_ok(value):
+        return None
+    return "'" if value.isprintable() and ('"' in value or "\\" in value) else '"'
+
+
+class _Tags:
+    """Tags put on events: None everywhere for the C emitter (implicit tags are never written and converting Tag
+    objects costs time), ruamel Tag objects for the pure-Python emitter, which reads them."""
+
+    def __init__(self, pure: bool) -> None:
+        from ruamel.yaml.tag import Tag
+
+        def tag(name: str) -> Any:
+            return Tag(suffix=f"tag:yaml.org,2002:{name}") if pure else None
+
+        self.str, self.int, self.float, self.bool, self.null = (tag(n) for n in ("str", "int", "float", "bool", "null"))
+        self.map, self.seq = tag("map"), tag("seq")
 
 
 def _events(data: Any, out: list[Any], ev: Any) -> None:
+    t = ev.tags
     if isinstance(data, dict):
-        out.append(ev.MappingStartEvent(None, None, True, flow_style=False))
+        out.append(ev.MappingStartEvent(None, t.map, True, flow_style=False))
         for key, value in data.items():
             if not isinstance(key, str):
                 raise TypeError(f"mapping key {key!r} is not a string")
@@ -70,40 +95,49 @@ def _events(data: Any, out: list[Any], ev: Any) -> None:
             _events(value, out, ev)
         out.append(ev.MappingEndEvent())
     elif isinstance(data, (list, tuple)):
-        out.append(ev.SequenceStartEvent(None, None, True, flow_style=False))
+        out.append(ev.SequenceStartEvent(None, t.seq, True, flow_style=False))
         for item in data:
             _events(item, out, ev)
         out.append(ev.SequenceEndEvent())
     elif isinstance(data, str):
         _scalar(data, out, ev)
     elif data is None:
-        out.append(ev.ScalarEvent(None, None, (True, False), "null"))
+        out.append(ev.ScalarEvent(None, t.null, (True, False), "null"))
     elif isinstance(data, bool):
-        out.append(ev.ScalarEvent(None, None, (True, False), "true" if data else "false"))
+        out.append(ev.ScalarEvent(None, t.bool, (True, False), "true" if data else "false"))
     elif isinstance(data, int):
-        out.append(ev.ScalarEvent(None, None, (True, False), str(data)))
+        out.append(ev.ScalarEvent(None, t.int, (True, False), str(data)))
     elif isinstance(data, float):
         if data != data or data in (float("inf"), float("-inf")):
             raise ValueError(f"cannot render the non-finite number {data!r}")
-        out.append(ev.ScalarEvent(None, None, (True, False), repr(data)))
+        out.append(ev.ScalarEvent(None, t.float, (True, False), repr(data)))
     elif isinstance(data, Decimal):
         if not data.is_finite():
             raise ValueError(f"cannot render the non-finite number {data}")
-        out.append(ev.ScalarEvent(None, None, (True, False), format(data, "f")))
+        out.append(ev.ScalarEvent(None, t.float, (True, False), format(data, "f")))
     else:
         raise TypeError(f"cannot render a value of type {type(data).__name__}")
 
 
 def _scalar(value: str, out: list[Any], ev: Any) -> None:
-    if isinstance(value, Literal) and value.endswith("\n") and _string_style(value.replace("\n", " ")) is None:
-        out.append(ev.ScalarEvent(None, None, (False, True), str(value), style="|"))
+    if isinstance(value, Literal) and _literal_ok(value):
+        out.append(ev.ScalarEvent(None, ev.tags.str, (False, True), str(value), style="|"))
         return
     style = _string_style(value)
-    out.append(ev.ScalarEvent(None, None, (style is None, True), value, style=style))
+    out.append(ev.ScalarEvent(None, ev.tags.str, (style is None, True), value, style=style))
+
+
+def _literal_ok(value: str) -> bool:
+    """A literal block keeps text as is: only printable lines without trailing spaces, ending in a newline."""
+    if not value.endswith("\n") or value.startswith((" ", "\n")):
+        return False
+    return all(line.isprintable() and not line.endswith((" ", "\t")) for line in value[:-1].split("\n"))
 
 
 def comment_text(text: str) -> str:
     """Make text safe for one comment line: control characters and line breaks become visible escapes."""
+    if text.isprintable():
+        return text
     out = []
     for ch in text:
         if ch < " " or ch == "\x7f" or unicodedata.category(ch) in ("Zl", "Zp", "Cc", "Cf", "Cs"):
@@ -128,21 +162,40 @@ def header(sources: Iterable[str], notes: Iterable[str] = ()) -> str:
 
 
 class YamlWriter:
-    """One ruamel.yaml instance, built once, turning lists of objects into multi-document YAML."""
+    """ruamel.yaml's emitter (the C one when available), turning lists of objects into multi-document YAML."""
 
-    def __init__(self) -> None:
-        import ruamel.yaml
+    def __init__(self, pure: bool = False) -> None:
+        import types
+
         import ruamel.yaml.events
 
-        try:
-            yaml = ruamel.yaml.YAML(typ="safe", pure=False)
-        except Exception:  # pragma: no cover - no C extension (e.g. PyPy)
-            yaml = ruamel.yaml.YAML(typ="safe", pure=True)
-        yaml.width = 4096
-        yaml.indent(mapping=2, sequence=2, offset=0)
-        yaml.allow_unicode = True
-        self._yaml = yaml
-        self._ev = ruamel.yaml.events
+        emitter_class: Any = None
+        if not pure:
+            try:
+                import ruamel.yaml.cyaml as cyaml
+
+                emitter_class = getattr(cyaml, "CEmitter")  # noqa: B009 - not re-exported in the stubs
+            except (ImportError, AttributeError):  # pragma: no cover - no C extension (e.g. PyPy)
+                pure = True
+        if pure:
+            from ruamel.yaml.emitter import Emitter
+
+            emitter_class = Emitter
+        self._emitter_class = emitter_class
+        names = (
+            "StreamStartEvent",
+            "StreamEndEvent",
+            "DocumentStartEvent",
+            "DocumentEndEvent",
+            "MappingStartEvent",
+            "MappingEndEvent",
+            "SequenceStartEvent",
+            "SequenceEndEvent",
+            "ScalarEvent",
+        )
+        ev = types.SimpleNamespace(**{n: getattr(ruamel.yaml.events, n) for n in names})
+        ev.tags = _Tags(pure)
+        self._ev = ev
 
     def _stream_events(self, documents: Iterable[Any]) -> Iterator[Any]:
         ev = self._ev
@@ -157,7 +210,9 @@ class YamlWriter:
     def dump(self, documents: Iterable[Any]) -> str:
         """Documents as one YAML stream; every document starts with ``---``."""
         buf = io.StringIO()
-        self._yaml.emit(self._stream_events(documents), buf)
+        emitter = self._emitter_class(buf, indent=2, width=1 << 20, allow_unicode=True)
+        for event in self._stream_events(documents):
+            emitter.emit(event)
         return buf.getvalue()
 
     def file(self, documents: Iterable[Any], sources: Iterable[str], notes: Iterable[str] = ()) -> bytes:
