@@ -44,6 +44,10 @@ def _side(result: LoadResult, base_model: CapacityModel | None = None) -> tuple[
     return model, result.finish(findings)
 
 
+def _validation_errors(result: LoadResult) -> int:
+    return sum(1 for f in result.findings if f.severity == "error")
+
+
 def run(args: argparse.Namespace) -> int:
     from renderer.delivery import diff_format
     from renderer.delivery.diff import compare
@@ -77,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
         head_ref=args.head,
         head_commit=head_commit,
     )
+    result.invalid = (_validation_errors(base), _validation_errors(head))
     if args.output == "json":
         json.dump(diff_format.as_json(result), sys.stdout, indent=2)
         sys.stdout.write("\n")

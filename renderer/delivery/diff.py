@@ -139,6 +139,7 @@ class DiffResult:
     fixed_findings: list[Finding]
     unchanged_findings: int
     head_findings: list[Finding]
+    invalid: tuple[int, int] = (0, 0)  # validation errors (base, head): what they define is left out of the figures
 
     @property
     def changed_pools(self) -> list[PoolDiff]:

@@ -113,6 +113,18 @@ def headline(d: DiffResult) -> str:
     return f"{capacity} · {findings}"
 
 
+def caveat(d: DiffResult) -> str | None:
+    """A warning when a side does not validate: its invalid objects are missing from the figures."""
+    sides = [
+        f"{_plural(n, 'validation error')} in {'the ' + label if label == 'working tree' else label}"
+        for n, label in ((d.invalid[0], d.base_label), (d.invalid[1], d.head_label))
+        if n
+    ]
+    if not sides:
+        return None
+    return f"{' and '.join(sides)}: objects that do not validate are left out of these figures"
+
+
 def _finding_line(f: Finding) -> str:
     """The one-line form every text output uses: ``path:line:col: severity: message [code] (object)``."""
     message = f.message if not f.hint else f"{f.message}; {f.hint}"
@@ -137,6 +149,9 @@ def _resources(d: DiffResult) -> list[str]:
 def markdown(d: DiffResult) -> str:
     res = _resources(d)
     out = [MARKER, f"### Capacity diff: `{d.base_label}` → {d.head_label}", "", f"**{headline(d)}**", ""]
+    warn = caveat(d)
+    if warn:
+        out += [f"> ⚠️ {warn}", ""]
     changed = d.changed_pools
     if changed:
         out.append("Committed allocatable per node (changed pools only):")
@@ -258,6 +273,9 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
 def text(d: DiffResult) -> str:
     res = _resources(d)
     out = [f"diff {d.base_label} → {d.head_label}: {headline(d)}", ""]
+    warn = caveat(d)
+    if warn:
+        out[1:1] = [f"warning: {warn}"]
     for pd in d.changed_pools:
         out.append(f"{pd.ref} ({pd.status}): {'; '.join(pd.reasons)}")
         rows = [["", "nodes", *res]]
@@ -305,6 +323,7 @@ def as_json(d: DiffResult) -> dict[str, Any]:
             "newErrors": sum(1 for f in d.new_findings if f.severity == "error"),
             "fixedFindings": len(d.fixed_findings),
             "unchangedFindings": d.unchanged_findings,
+            "validationErrors": {"before": d.invalid[0], "after": d.invalid[1]},
         },
         "totals": {"committedAllocatable": {r: c.as_dict() for r, c in d.totals.items()}},
         "pools": [p.as_dict() for p in d.pools],

@@ -118,11 +118,14 @@ def test_new_and_fixed_findings(tmp_path: Path) -> None:
     assert ("AL201", "CommitClass/greedy", "policies/greedy.yaml") in new  # … and a lint error added
     assert ("AL004", "policies/broken.yaml", 9) in fixed
     assert data["summary"]["newErrors"] >= 1
+    assert data["summary"]["validationErrors"] == {"before": 1, "after": 0}
     text = run_cli("diff", "--base", "main", cwd=repo).stdout
     assert "new findings:" in text and "policies/greedy.yaml:13:14: error: memory is over-committed" in text
     assert "fixed findings:" in text
     md = run_cli("diff", "--base", "main", "-o", "markdown", cwd=repo).stdout
     assert "<details open>\n<summary>New findings" in md  # new errors are shown unfolded
+    # The base's invalid file held a pool: the figures say they leave it out.
+    assert re.search(r"^> ⚠️ 1 validation error in main \([0-9a-f]{12}\): objects that do not validate", md, re.M)
     assert "`AL201` `policies/greedy.yaml:13` (CommitClass/greedy)" in md
 
 
