@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import product
 from typing import Literal
 
 from renderer.capacity.matching import to_terms
@@ -62,30 +63,31 @@ def conflicting_pairs(ctx: LintContext, kind: Kind) -> set[tuple[int, int]]:
 # AL103: symbolic overlap without comparing all pairs
 
 
-def _bucket_keys(term: Term) -> Iterator[tuple[str, str | None]]:
-    """The buckets a term goes in: ``(key, value)`` for every value an In on ``key`` allows, ``(key, None)``
-    for a key it constrains without In (NotIn, Exists, DoesNotExist, Gt, Lt only)."""
-    ins: dict[str, set[str] | None] = {}
-    others: set[str] = set()
-    for req in term.expressions:
-        if req.operator == "In":
-            allowed = set(req.values)
-            prev = ins.get(req.key)
-            ins[req.key] = allowed if prev is None else prev & allowed
-        else:
-            others.add(req.key)
-    for req in term.fields:
-        key = NAME_WITNESS_KEY
-        if req.operator == "In":
-            prev = ins.get(key)
-            ins[key] = set(req.values) if prev is None else prev & set(req.values)
-        else:
-            others.add(key)
-    for key, values in ins.items():
-        for value in sorted(values or ()):
-            yield key, value
-    for key in sorted(others - set(ins)):
-        yield key, None
+@dataclass(frozen=True)
+class _TermInfo:
+    policy: int  # index of the policy
+    index: int  # index of the term in the policy's selector
+    term: Term
+    ins: dict[str, frozenset[str]]  # per key with In requirements: the values all of them allow
+    keys: frozenset[str]  # every key the term constrains (In or not)
+
+
+def _term_info(policy: int, index: int, term: Term) -> _TermInfo:
+    ins: dict[str, frozenset[str]] = {}
+    keys: set[str] = set()
+    for reqs, is_field in ((term.expressions, False), (term.fields, True)):
+        for req in reqs:
+            key = NAME_WITNESS_KEY if is_field else req.key
+            keys.add(key)
+            if req.operator == "In":
+                values = frozenset(req.values)
+                ins[key] = values if key not in ins else ins[key] & values
+    return _TermInfo(policy, index, term, ins, frozenset(keys))
+
+
+def _projections(info: _TermInfo, shared: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+    """Every combination of allowed In values on the ``shared`` keys."""
+    yield from product(*(sorted(info.ins[k]) for k in shared))
 
 
 @dataclass(frozen=True)
@@ -97,74 +99,84 @@ class Overlap:
     witness: dict[str, str]
 
 
-def overlapping_pairs(policies: Sequence[Selecting], skip: set[tuple[int, int]]) -> Iterator[Overlap]:
-    """Pairs of policies whose selectors can both match one node, found symbolically.
+def candidate_pairs(infos: Sequence[_TermInfo]) -> set[tuple[int, int]]:
+    """Pairs of term positions (of different policies) worth an exact overlap check.
 
-    Complexity: a pair of terms can only overlap in a reportable way when they constrain a common key, and when
-    both constrain that key with In they must also share a value. So every satisfiable term is put in buckets
-    by ``(key, value)`` for the values its In requirements allow, and by ``(key, *)`` for keys it constrains
-    without In. Candidates are the pairs inside one ``(key, value)`` bucket, plus the pairs between a
-    ``(key, *)`` bucket and every term constraining ``key``. Terms on unrelated keys, or with disjoint In values,
-    are never compared, so a repository of 1,500 classes keyed on distinct tier values costs one pass over its
-    terms, not 1,500²/2 comparisons. Each candidate term pair is checked once with ``overlap_witness`` (exact,
-    symbolic), and a policy pair stops at its first overlapping term pair. Pairs in ``skip`` (already reported
-    as concrete conflicts) are not reported again. Output is in source order of the second policy.
+    A pair can only be reported when the two terms constrain a common key and can be satisfied together; in
+    particular, on every key that *both* constrain with In, their allowed values must meet. Terms are grouped by
+    the set of keys they constrain with In. For two groups with shared In keys S, the second group is indexed by
+    its terms' values on S and the first group looks its own values up, so only pairs that agree on all of S are
+    produced (1,500 classes keyed on distinct ``tier`` values, all also carrying ``kubernetes.io/os In
+    [linux]``, give no candidate at all). For two groups without a shared In key, a pair needs a common key
+    constrained without In on at least one side (NotIn, Exists, DoesNotExist, Gt, Lt), found through an index
+    by key. The cost grows with the number of candidate pairs, which is bounded by the pairs that genuinely
+    overlap plus those rejected on a key constrained without In, not with all pairs.
     """
-    terms: list[tuple[int, int, Term]] = []  # (policy index, term index, term)
+    groups: dict[frozenset[str], list[int]] = {}
+    for pos, info in enumerate(infos):
+        groups.setdefault(frozenset(info.ins), []).append(pos)
+    out: set[tuple[int, int]] = set()
+
+    def add(a: int, b: int) -> None:
+        if infos[a].policy != infos[b].policy:
+            out.add((a, b) if a < b else (b, a))
+
+    keysets = sorted(groups, key=lambda ks: sorted(ks))
+    for i, k1 in enumerate(keysets):
+        for k2 in keysets[i:]:
+            g1, g2 = groups[k1], groups[k2]
+            shared = tuple(sorted(k1 & k2))
+            if shared:
+                index: dict[tuple[str, ...], list[int]] = {}
+                for b in g2:
+                    for proj in _projections(infos[b], shared):
+                        index.setdefault(proj, []).append(b)
+                for a in g1:
+                    for proj in _projections(infos[a], shared):
+                        for b in index.get(proj, ()):
+                            if a != b:
+                                add(a, b)
+                continue
+            by_key: dict[str, list[int]] = {}
+            for b in g2:
+                for key in infos[b].keys:
+                    by_key.setdefault(key, []).append(b)
+            for a in g1:
+                for key in infos[a].keys:
+                    for b in by_key.get(key, ()):
+                        if a != b and (key not in infos[a].ins or key not in infos[b].ins):
+                            add(a, b)
+    return out
+
+
+def overlapping_pairs(policies: Sequence[Selecting], skip: set[tuple[int, int]]) -> Iterator[Overlap]:
+    """Pairs of policies whose selectors can both match one node, found symbolically (see ``candidate_pairs``).
+
+    Each candidate term pair is checked once with the exact ``overlap_witness``; a policy pair stops at its first
+    overlapping term pair. Pairs in ``skip`` (already reported as concrete conflicts) are not reported again.
+    Output is in source order of the second policy, then the first.
+    """
+    infos: list[_TermInfo] = []
     for pi, loaded in enumerate(policies):
         for ti, term in enumerate(to_terms(loaded.model.spec.selector)):
             if unsatisfiable_reason(term) is None:
-                terms.append((pi, ti, term))
-    by_value: dict[tuple[str, str], list[int]] = {}
-    by_key_other: dict[str, list[int]] = {}
-    by_key_all: dict[str, list[int]] = {}
-    for n, (_, _, term) in enumerate(terms):
-        seen_keys: set[str] = set()
-        for key, value in _bucket_keys(term):
-            if value is None:
-                by_key_other.setdefault(key, []).append(n)
-            else:
-                by_value.setdefault((key, value), []).append(n)
-            if key not in seen_keys:
-                by_key_all.setdefault(key, []).append(n)
-                seen_keys.add(key)
-
-    candidates: set[tuple[int, int]] = set()
-
-    def add(a: int, b: int) -> None:
-        if terms[a][0] != terms[b][0]:
-            candidates.add((a, b) if a < b else (b, a))
-
-    for members in by_value.values():
-        for i, a in enumerate(members):
-            for b in members[i + 1 :]:
-                add(a, b)
-    for key, others in by_key_other.items():
-        everyone = by_key_all.get(key, [])
-        for a in others:
-            for b in everyone:
-                add(a, b)
-
+                infos.append(_term_info(pi, ti, term))
     reported: set[tuple[int, int]] = set()
     found: list[Overlap] = []
-    for a, b in sorted(candidates, key=lambda ab: (terms[ab[0]][0], terms[ab[0]][1], terms[ab[1]][0], terms[ab[1]][1])):
-        pa, ta, term_a = terms[a]
-        pb, tb, term_b = terms[b]
-        first, second = (pa, ta, term_a), (pb, tb, term_b)
-        if pb < pa:
-            first, second = second, first
-        pair = (first[0], second[0])
+    for a, b in sorted(candidate_pairs(infos)):
+        first, second = (infos[a], infos[b]) if infos[a].policy < infos[b].policy else (infos[b], infos[a])
+        pair = (first.policy, second.policy)
         if pair in reported:
             continue
-        la, lb = policies[first[0]], policies[second[0]]
+        la, lb = policies[first.policy], policies[second.policy]
         if (min(id(la), id(lb)), max(id(la), id(lb))) in skip:
             reported.add(pair)
             continue
-        witness = overlap_witness(first[2], second[2])
+        witness = overlap_witness(first.term, second.term)
         if witness is None:
             continue
         reported.add(pair)
-        found.append(Overlap(la, lb, first[1], second[1], witness))
+        found.append(Overlap(la, lb, first.index, second.index, witness))
     index = {id(p): i for i, p in enumerate(policies)}
     found.sort(key=lambda o: (index[id(o.second)], index[id(o.first)]))
     yield from found

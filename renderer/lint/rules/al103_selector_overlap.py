@@ -72,9 +72,14 @@ class SelectorOverlap(Rule):
         for kind in kinds:
             skip = conflicting_pairs(ctx, kind)
             for o in overlapping_pairs(selecting(ctx, kind), skip):
+                node = (
+                    f"a node labelled {format_witness(o.witness)}"
+                    if o.witness
+                    else "a node that has none of the labels they name"
+                )
                 yield self.finding(
                     f"{o.second.ref} (term {o.second_term + 1}) and {o.first.ref} (term {o.first_term + 1}) can both "
-                    f"select a node labelled {format_witness(o.witness)}; no pool in the inventory has such labels "
+                    f"select {node}; no pool in the inventory has such labels "
                     "yet, but the first one created would get two "
                     + ("commit levels" if kind == "CommitClass" else "kubelet configurations"),
                     source=o.second.source,

@@ -1,0 +1,125 @@
+"""AL103's candidate search: equal to comparing every pair, without comparing every pair."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+import renderer.lint.selectorchecks as sc
+from renderer.capacity.selectors import Requirement, Term, overlap_witness, unsatisfiable_reason
+from renderer.models.common import NodeSelectorTerm
+
+
+@dataclass
+class _Meta:
+    name: str
+
+
+@dataclass
+class _Spec:
+    selector: list[NodeSelectorTerm]
+
+
+@dataclass
+class _Model:
+    metadata: _Meta
+    spec: _Spec
+
+
+@dataclass
+class _Loaded:
+    """Just enough of validation.Loaded for overlapping_pairs."""
+
+    model: _Model
+    ref: str = ""
+    source: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _policy(name: str, terms: list[list[dict[str, Any]]]) -> _Loaded:
+    selector = [NodeSelectorTerm.model_validate({"matchExpressions": t}) for t in terms]
+    return _Loaded(_Model(_Meta(name), _Spec(selector)), ref=f"CommitClass/{name}")
+
+
+def _random_term(rng: random.Random) -> list[dict[str, Any]]:
+    out = []
+    for key in rng.sample(["a", "b", "c", "d"], rng.randint(1, 3)):
+        op = rng.choice(["In", "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"])
+        if op in ("In", "NotIn"):
+            out.append({"key": key, "operator": op, "values": rng.sample(["x", "y", "z", "1", "5"], rng.randint(1, 2))})
+        elif op in ("Gt", "Lt"):
+            out.append({"key": key, "operator": op, "values": [str(rng.randint(0, 6))]})
+        else:
+            out.append({"key": key, "operator": op})
+    return out
+
+
+def _brute_force(policies: list[_Loaded]) -> set[tuple[str, str]]:
+    found = set()
+    for i, a in enumerate(policies):
+        for b in policies[i + 1 :]:
+            ta = [
+                Term(tuple(Requirement(e.key, e.operator, tuple(e.values or ())) for e in t.matchExpressions or ()))
+                for t in a.model.spec.selector
+            ]
+            tb = [
+                Term(tuple(Requirement(e.key, e.operator, tuple(e.values or ())) for e in t.matchExpressions or ()))
+                for t in b.model.spec.selector
+            ]
+            if any(
+                unsatisfiable_reason(x) is None
+                and unsatisfiable_reason(y) is None
+                and overlap_witness(x, y) is not None
+                for x in ta
+                for y in tb
+            ):
+                found.add((a.ref, b.ref))
+    return found
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_candidates_find_exactly_what_all_pairs_find(seed: int) -> None:
+    rng = random.Random(seed)
+    policies = [_policy(f"p{i}", [_random_term(rng) for _ in range(rng.randint(1, 2))]) for i in range(30)]
+    got = {(o.first.ref, o.second.ref) for o in sc.overlapping_pairs(policies, set())}  # type: ignore[arg-type]
+    assert got == _brute_force(policies)
+
+
+def test_distinct_values_on_a_shared_key_cost_no_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = 0
+    real = sc.overlap_witness
+
+    def counting(a: Term, b: Term) -> dict[str, str] | None:
+        nonlocal calls
+        calls += 1
+        return real(a, b)
+
+    monkeypatch.setattr(sc, "overlap_witness", counting)
+    common = [
+        {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
+        {"key": "kubernetes.io/arch", "operator": "NotIn", "values": ["arm64"]},
+    ]
+    policies = [
+        _policy(f"c{i}", [[{"key": "example.com/tier", "operator": "In", "values": [f"t{i}"]}, *common]])
+        for i in range(1500)
+    ]
+    assert list(sc.overlapping_pairs(policies, set())) == []  # type: ignore[arg-type]
+    assert calls == 0
+    # One class keyed on another label that shares a value with one tier: exactly one comparison, one overlap.
+    policies.append(
+        _policy(
+            "ops",
+            [
+                [
+                    {"key": "example.com/tier", "operator": "In", "values": ["t7", "gpu"]},
+                    {"key": "owner", "operator": "In", "values": ["ops"]},
+                ]
+            ],
+        )
+    )
+    found = list(sc.overlapping_pairs(policies, set()))  # type: ignore[arg-type]
+    assert [(o.first.ref, o.second.ref) for o in found] == [("CommitClass/c7", "CommitClass/ops")]
+    assert calls == 1
