@@ -32,11 +32,17 @@ def reporter(name: str) -> Callable[[ReporterFn], ReporterFn]:
     return deco
 
 
+_discovered = False
+
+
 def _discover() -> None:
-    if _REGISTRY:
+    """Import every format module once (importing one of them directly must not hide the others)."""
+    global _discovered
+    if _discovered:
         return
     for mod in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{mod.name}")
+    _discovered = True
 
 
 def get(name: str) -> ReporterFn:
