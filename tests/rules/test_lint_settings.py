@@ -1,0 +1,95 @@
+"""Rule settings in .allocatable.yaml: switch off, change severity, thresholds, unknown codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lint_support import lint_json
+
+from conftest import write_repo
+
+POOL = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: batch
+spec:
+  labels: {example.com/tier: batch}
+  capacity: {cpu: "16", memory: 32Gi}
+  count: 2
+"""
+CLASS = """
+apiVersion: node.k8s.io/v1alpha1
+kind: CommitClass
+metadata:
+  name: batch
+spec:
+  selector:
+  - matchExpressions:
+    - {key: example.com/tier, operator: In, values: [batch]}
+  resources:
+  - {name: cpu, percent: 500}
+"""
+
+
+def _settings(body: str) -> str:
+    return "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n" + body
+
+
+def _run(tmp_path: Path, settings: str | None) -> tuple[int, list[tuple[str, str]]]:
+    files = {"pool.yaml": POOL, "cc.yaml": CLASS}
+    if settings is not None:
+        files[".allocatable.yaml"] = _settings(settings)
+    write_repo(tmp_path / "policies", files)
+    res, findings = lint_json(tmp_path)
+    return res.exit_code, [(str(f["code"]), str(f["severity"])) for f in findings]
+
+
+def test_defaults(tmp_path: Path) -> None:
+    assert _run(tmp_path, None) == (0, [("AL203", "warning")])
+
+
+def test_disable_a_rule(tmp_path: Path) -> None:
+    assert _run(tmp_path, "rules:\n  AL203: {enabled: false}\n") == (0, [])
+
+
+def test_change_severity(tmp_path: Path) -> None:
+    assert _run(tmp_path, "rules:\n  AL203: {severity: error}\n") == (1, [("AL203", "error")])
+    assert _run(tmp_path, "rules:\n  AL203: {severity: info}\n") == (0, [("AL203", "info")])
+
+
+def test_threshold(tmp_path: Path) -> None:
+    assert _run(tmp_path, "thresholds:\n  cpuCommitCeilingPercent: 500\n") == (0, [])
+    assert _run(tmp_path, "thresholds:\n  cpuCommitCeilingPercent: 499\n") == (0, [("AL203", "warning")])
+
+
+def test_under_commit_rule_setting_changes_the_message(tmp_path: Path) -> None:
+    under = CLASS.replace("percent: 500", "percent: 90")
+    write_repo(
+        tmp_path / "policies",
+        {
+            "pool.yaml": POOL,
+            "cc.yaml": under,
+            ".allocatable.yaml": _settings(
+                "commit: {underCommitScalesReserved: false}\nrender: {koordinator: false}\n"
+            ),
+        },
+    )
+    _, findings = lint_json(tmp_path)
+    (info,) = findings
+    assert info["code"] == "AL204" and "reserved slices do not scale" in str(info["message"])
+
+
+def test_unknown_code_is_an_error_finding(tmp_path: Path) -> None:
+    code, findings = _run(tmp_path, "rules:\n  AL230: {enabled: false}\n")
+    assert code == 1
+    assert ("AL904", "error") in findings and ("AL203", "warning") in findings
+
+
+def test_malformed_code_is_a_validation_error(tmp_path: Path) -> None:
+    files = {"pool.yaml": POOL, ".allocatable.yaml": _settings("rules:\n  cpu-ceiling: {enabled: false}\n")}
+    write_repo(tmp_path / "policies", files)
+    res, findings = lint_json(tmp_path)
+    assert res.exit_code == 2
+    assert [f["code"] for f in findings] == ["AL004"]
+    assert "is not a rule code" in str(findings[0]["message"])
