@@ -5,6 +5,10 @@ looked up lazily, for the few objects that have findings, by ``renderer.loading.
 
 Checks done here, because they need the parser: duplicate mapping keys, alias expansion bounds, nesting depth,
 file size and encoding. Each problem becomes a Finding with file, line and column.
+
+libyaml's composer recurses in C (a few ten thousand levels crash the process) and its scanner slows down
+quadratically with nesting, so a file that could nest deeply is composed by PyYAML's Python composer on top of
+libyaml's events instead, which stops at ``MAX_DEPTH`` before libyaml ever sees the deep part.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
 
 from renderer.findings import Finding
 
@@ -25,10 +31,22 @@ except AttributeError:  # pragma: no cover
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_EXPANDED_NODES = 100_000
 MAX_DEPTH = 64
+# Above this many possible nesting levels, libyaml's C composer is not used (see the module docstring).
+SAFE_NESTING = 2_000
 
 _ALIAS_RE = re.compile(r"(?:^|[\s\[{,:\-])\*[^\s,\]}]")
 # Deep nesting needs either deep indentation or many brackets; only then is the depth walk worth its cost.
 _DEEP_INDENT_RE = re.compile(r"^[ \t\-?:]{" + str(MAX_DEPTH) + ",}", re.MULTILINE)
+_BLOCK_INDICATOR_RE = re.compile(r"[-?:](?=\s|\Z)")
+
+# YAML 1.1 reads 1:30 as the base-60 number 90. Kubernetes (go-yaml) does not, and a quantity or label value
+# written that way is a string there: resolve ints and floats without the base-60 forms.
+_INT_RE = re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$")
+_FLOAT_RE = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+_NO_BASE_60 = {"tag:yaml.org,2002:int": _INT_RE, "tag:yaml.org,2002:float": _FLOAT_RE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +70,11 @@ class _ParseProblem(Exception):
 class _StrictLoader(_BaseLoader):  # type: ignore[misc]
     """SafeLoader (C parser) that refuses duplicate keys, as the Kubernetes API server does."""
 
+    yaml_implicit_resolvers = {
+        first: [(tag, _NO_BASE_60.get(tag, regexp)) for tag, regexp in resolvers]
+        for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+    }
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[str, yaml.Node] = {}
         for key_node, _ in node.value:
@@ -70,68 +93,245 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc]
                 seen[k] = key_node
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            return SafeConstructor.construct_yaml_int(self, node)
+        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
+            m = node.start_mark
+            raise _ParseProblem(
+                "AL001",
+                f"the number {node.value[:20]}… has {len(node.value)} digits, too many to read; "
+                "put it in quotes if it is text",
+                m.line + 1,
+                m.column + 1,
+            ) from None
 
-def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0) -> int:
-    """Number of nodes after alias expansion (memoised, so linear in the graph, not in the expansion)."""
+    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
+        try:
+            return SafeConstructor.construct_yaml_timestamp(self, node)
+        except (ValueError, OverflowError) as exc:
+            m = node.start_mark
+            raise _ParseProblem(
+                "AL001",
+                f'"{node.value}" is read as a date, but it is not a valid one ({exc}); '
+                "put it in quotes if it is not meant as a date",
+                m.line + 1,
+                m.column + 1,
+            ) from None
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
+_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+
+
+class _GuardedLoader(_StrictLoader):
+    """Composes in Python, one level at a time, and stops at ``MAX_DEPTH``: for files that could nest deeply."""
+
+    check_node = Composer.check_node
+    get_node = Composer.get_node
+    compose_document = Composer.compose_document
+    compose_scalar_node = Composer.compose_scalar_node
+    compose_sequence_node = Composer.compose_sequence_node
+    compose_mapping_node = Composer.compose_mapping_node
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        Composer.__init__(self)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH + 1:  # the root is level 0
+                m = self.peek_event().start_mark
+                raise _ParseProblem(
+                    "AL001", f"document is nested more than {MAX_DEPTH} levels deep", m.line + 1, m.column + 1
+                )
+            return Composer.compose_node(self, parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _nesting_bound(text: str) -> int:
+    """An upper bound of how deep ``text`` can nest: every level needs its own [, {, or block indicator."""
+    bound = text.count("[") + text.count("{")
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:  # line breaks that str.count below would miss
+        return bound + len(_BLOCK_INDICATOR_RE.findall(text))
+    for indicator in "-?:":
+        bound += sum(text.count(indicator + space) for space in " \t\r\n")
+    return bound + (1 if text.endswith(("-", "?", ":")) else 0)
+
+
+def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0, active: set[int] | None = None) -> int:
+    """Number of nodes after alias expansion (memoised, so linear in the graph, not in the expansion).
+
+    Stops at the first (innermost) node whose expansion is too large, so the error points at the culprit.
+    """
     if depth > MAX_DEPTH:
         m = node.start_mark
         raise _ParseProblem("AL001", f"document is nested more than {MAX_DEPTH} levels deep", m.line + 1, m.column + 1)
     got = memo.get(id(node))
     if got is not None:
         return got
+    active = set() if active is None else active
+    if id(node) in active:
+        m = node.start_mark
+        raise _ParseProblem(
+            "AL001",
+            "an alias refers to a node that contains it (a recursive structure); policies cannot be recursive",
+            m.line + 1,
+            m.column + 1,
+        )
+    active.add(id(node))
     size = 1
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
-            size += _expanded_size(k, memo, depth + 1) + _expanded_size(v, memo, depth + 1)
+            size += _expanded_size(k, memo, depth + 1, active) + _expanded_size(v, memo, depth + 1, active)
     elif isinstance(node, yaml.SequenceNode):
         for v in node.value:
-            size += _expanded_size(v, memo, depth + 1)
+            size += _expanded_size(v, memo, depth + 1, active)
+    active.discard(id(node))
+    if size > MAX_EXPANDED_NODES:
+        m = node.start_mark
+        raise _ParseProblem(
+            "AL001",
+            f"aliases expand to more than {MAX_EXPANDED_NODES} nodes; refusing to expand "
+            "(is this a billion-laughs document?)",
+            m.line + 1,
+            m.column + 1,
+        )
     memo[id(node)] = size
     return size
 
 
-def _check_depth(data: Any, limit: int = MAX_DEPTH) -> bool:
-    """True when ``data`` nests no deeper than ``limit`` (iterative: never recurses)."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
+def _too_deep(root: yaml.Node, limit: int = MAX_DEPTH) -> yaml.Node | None:
+    """The first node nested deeper than ``limit`` (iterative: never recurses), or None."""
+    seen: dict[int, int] = {}  # node id -> deepest level it was visited at (aliases share nodes)
+    stack: list[tuple[yaml.Node, int]] = [(root, 0)]
     while stack:
-        item, depth = stack.pop()
+        node, depth = stack.pop()
         if depth > limit:
-            return False
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return True
+            return node
+        if seen.get(id(node), -1) >= depth:
+            continue
+        seen[id(node)] = depth
+        if isinstance(node, yaml.MappingNode):
+            for k, v in reversed(node.value):
+                stack.append((v, depth + 1))
+                stack.append((k, depth + 1))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((v, depth + 1) for v in reversed(node.value))
+    return None
 
 
+_TAB_HINT = "YAML does not allow tabs for indentation; indent with spaces"
+_INDENT_HINT = "check the indentation of this line against the lines above"
 _HINTS: tuple[tuple[str, str], ...] = (
-    ("'\\t'", "YAML does not allow tabs for indentation; indent with spaces"),
-    ("found undefined alias", "define the anchor (&name) before using the alias (*name)"),
-    ("mapping values are not allowed here", "check the indentation of this line, or quote a value containing ': '"),
-    ("expected <block end>", "check the indentation of this line against the lines above"),
+    ("'\\t'", _TAB_HINT),
+    ("found undefined alias", "define the anchor (&name) before using the alias (*name), in the same document"),
+    ("mapping values are not allowed", "check the indentation of this line, or quote a value containing ': '"),
+    ("expected <block end>", _INDENT_HINT),
+    ("did not find expected key", _INDENT_HINT),
+    ("found unhashable key", "a key must be a plain value: a [list] or {mapping} cannot be a key"),
+    ("found incompatible YAML document", "remove the %YAML directive or make it %YAML 1.1 or 1.2"),
+    ("while parsing a flow sequence", "close the [ with ], or add the missing comma between items"),
+    ("while parsing a flow mapping", "close the { with }, or add the missing comma between entries"),
 )
 
 
-def _yaml_error_message(exc: yaml.MarkedYAMLError) -> tuple[str, str | None]:
+# A quoted value that starts a block mapping value or sequence item and has no closing quote on its line.
+_OPEN_QUOTE_RE = re.compile(r"""^[ ]*(?:- +)*(?:[^\s#'"][^#'"]*?:[ ]+)?(?:- +)*(["'])(.*)$""")
+
+
+def _unclosed_quote(text: str, first: int, last: int, loader_cls: Any) -> tuple[int, int] | None:
+    """(line, column), 0-based, of a quote in lines ``first``..``last`` that is not closed and caused the error.
+
+    libyaml continues a quoted string over line breaks and fails wherever the next quote happens to be, often
+    lines later with a message about keys; the opening quote is what needs fixing. A candidate is blamed only
+    when closing it on its own line lets the parser get past the original error (a quoted string may span lines
+    on purpose).
+    """
+    lines = text.split("\n")
+    for i in range(first, min(last, len(lines))):
+        m = _OPEN_QUOTE_RE.match(lines[i])
+        if m is None:
+            continue
+        quote, rest = m.group(1), m.group(2)
+        rest = rest.replace("\\\\", "").replace('\\"', "") if quote == '"' else rest.replace("''", "")
+        if quote in rest:
+            continue
+        loader = loader_cls("\n".join([*lines[:i], lines[i] + quote, *lines[i + 1 :]]))
+        try:
+            while loader.check_node():
+                loader.get_node()
+        except yaml.MarkedYAMLError as exc:
+            if exc.problem_mark is None or exc.problem_mark.line <= last:
+                return None
+        except Exception:  # any other problem: keep the parser's own message
+            return None
+        finally:
+            loader.dispose()
+        return i, m.start(1)
+    return None
+
+
+def _yaml_error_message(
+    exc: yaml.MarkedYAMLError, text: str, kind: str, loader_cls: Any
+) -> tuple[str, str | None, yaml.Mark | None]:
+    """(message, hint, where to point) for a parser error."""
     problem = exc.problem or exc.context or "unparseable YAML"
-    text = f"invalid YAML: {problem}"
+    mark = exc.problem_mark or exc.context_mark
+    if exc.problem_mark is not None and not (exc.context or "").startswith("while scanning"):
+        first = exc.context_mark.line if exc.context_mark is not None else max(0, exc.problem_mark.line - 20)
+        quote = _unclosed_quote(text, first, exc.problem_mark.line, loader_cls)
+        if quote is not None:
+            return (
+                f"invalid {kind}: quoted string is not closed on its line; the parser only failed at line "
+                f"{exc.problem_mark.line + 1} ({problem})",
+                "add the closing quote",
+                yaml.Mark(exc.problem_mark.name, 0, quote[0], quote[1], None, 0),
+            )
+    if (exc.context or "").startswith("while scanning a quoted scalar") and exc.context_mark is not None:
+        # The scanner notices only at the end of the file (or the next "---"); the culprit is the opening quote.
+        where = f" at line {exc.problem_mark.line + 1}" if exc.problem_mark is not None else ""
+        return (
+            f"invalid {kind}: quoted string is not closed ({problem}{where})",
+            "add the closing quote",
+            exc.context_mark,
+        )
+    message = f"invalid {kind}: {problem}"
     if exc.context and exc.problem:
-        text = f"invalid YAML: {problem} ({exc.context}"
+        message = f"invalid {kind}: {problem} ({exc.context}"
         if exc.context_mark is not None:
-            text += f" at line {exc.context_mark.line + 1}"
-        text += ")"
+            message += f" at line {exc.context_mark.line + 1}"
+        message += ")"
     hint = None
+    if mark is not None and "\t" in text:
+        line = text.split("\n", mark.line + 1)[mark.line] if mark.line <= text.count("\n") else ""
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        if "\t" in indent or line[mark.column : mark.column + 1] == "\t":
+            hint = _TAB_HINT
     for needle, h in _HINTS:
-        if needle in problem:
+        if hint is None and (needle in problem or needle in (exc.context or "")):
             hint = h
-            break
-    return text, hint
+    return message, hint, mark
+
+
+def _looks_utf16(raw: bytes) -> bool:
+    """UTF-16 without a byte order mark: mostly-ASCII text has a NUL in every other byte."""
+    sample = raw[:4096]
+    half = len(sample) // 2
+    return half >= 4 and (sample[1::2].count(0) >= half * 0.9 or sample[0::2].count(0) >= half * 0.9)
 
 
 def decode(raw: bytes, path: str) -> tuple[str | None, Finding | None]:
     """UTF-8 (a leading BOM is accepted and dropped); anything else is an error at the offending byte."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, Finding("AL001", "error", "file is UTF-16 encoded; save it as UTF-8", path, 1, 1)
+    if b"\x00" in raw and _looks_utf16(raw):
+        return None, Finding(
+            "AL001", "error", "file looks UTF-16 encoded (without a byte order mark); save it as UTF-8", path, 1, 1
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -149,18 +349,21 @@ def decode(raw: bytes, path: str) -> tuple[str | None, Finding | None]:
     if "\x00" in text:
         i = text.index("\x00")
         line = text.count("\n", 0, i) + 1
-        return None, Finding("AL001", "error", "file contains a NUL character; is it a binary file?", path, line, 1)
+        col = i - (text.rfind("\n", 0, i) + 1) + 1
+        return None, Finding("AL001", "error", "file contains a NUL character; is it a binary file?", path, line, col)
     return text, None
 
 
 def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
     """Parse a YAML/JSON stream into documents. On the first error the whole file is rejected."""
     docs: list[RawDocument] = []
+    kind = "JSON" if path.endswith(".json") else "YAML"
     check_aliases = _ALIAS_RE.search(text) is not None
-    check_depth = (
+    guarded = _nesting_bound(text) > SAFE_NESTING
+    check_depth = not guarded and (
         text.count("[") + text.count("{") > MAX_DEPTH or _DEEP_INDENT_RE.search(text) is not None or check_aliases
     )
-    loader = _StrictLoader(text)
+    loader = _GuardedLoader(text) if guarded else _StrictLoader(text)
     try:
         index = 0
         while loader.check_node():
@@ -168,33 +371,26 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
             if node is None:  # pragma: no cover - libyaml returns a null scalar instead
                 index += 1
                 continue
-            if check_aliases and _expanded_size(node, {}) > MAX_EXPANDED_NODES:
-                m = node.start_mark
-                raise _ParseProblem(
-                    "AL001",
-                    f"aliases expand to more than {MAX_EXPANDED_NODES} nodes; refusing to expand "
-                    "(is this a billion-laughs document?)",
-                    m.line + 1,
-                    m.column + 1,
-                )
-            data = loader.construct_document(node)
-            if check_depth and not _check_depth(data):
-                m = node.start_mark
+            if check_aliases:
+                _expanded_size(node, {})
+            deep = _too_deep(node) if check_depth else None
+            if deep is not None:
+                m = deep.start_mark
                 raise _ParseProblem(
                     "AL001", f"document is nested more than {MAX_DEPTH} levels deep", m.line + 1, m.column + 1
                 )
+            data = loader.construct_document(node)
             docs.append(RawDocument(path=path, index=index, line=node.start_mark.line + 1, data=data))
             index += 1
     except _ParseProblem as p:
         return [], [Finding(p.code, "error", p.message, path, p.line, p.column, hint=p.hint)]
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        msg, hint = _yaml_error_message(exc)
+        msg, hint, mark = _yaml_error_message(exc, text, kind, type(loader))
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
         return [], [Finding("AL001", "error", msg, path, line, col, hint=hint)]
     except yaml.YAMLError as exc:
-        return [], [Finding("AL001", "error", f"invalid YAML: {exc}", path, 1, 1)]
+        return [], [Finding("AL001", "error", f"invalid {kind}: {exc}", path, 1, 1)]
     except RecursionError:
         return [], [Finding("AL001", "error", "document is nested too deeply to read", path, 1, 1)]
     except (ValueError, OverflowError) as exc:  # e.g. a float literal the constructor cannot represent

@@ -61,7 +61,8 @@ class PositionResolver:
                     try:
                         value = node[step]
                         # Keys for intermediate steps, unknown fields and nested blocks; the value for scalars.
-                        use_key = not last or at_key or isinstance(value, (dict, list))
+                        # An empty (null) value has no position of its own: ruamel gives the next token's.
+                        use_key = not last or at_key or value is None or isinstance(value, (dict, list))
                         pos = lc.key(step) if use_key else lc.value(step)
                         best = (pos[0] + 1, pos[1] + 1)
                     except (KeyError, TypeError):

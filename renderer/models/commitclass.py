@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from renderer.models.common import NodeSelectorTerm, ObjectMeta, Strict
 
@@ -18,11 +19,16 @@ class CommitResource(Strict):
 
 
 def _unique_resources(resources: list[CommitResource]) -> list[CommitResource]:
-    seen: set[str] = set()
-    for r in resources:
+    seen: dict[str, int] = {}
+    for i, r in enumerate(resources):
         if r.name in seen:
-            raise ValueError(f'resource "{r.name}" is listed more than once; keep one entry per resource')
-        seen.add(r.name)
+            # Reported at the second entry's name (a ValueError would point at the whole list).
+            message = f'resource "{r.name}" is listed more than once (also entry {seen[r.name] + 1}); keep one entry'
+            error = PydanticCustomError("value_error", message)
+            raise ValidationError.from_exception_data(
+                "CommitClass", [InitErrorDetails(type=error, loc=(i, "name"), input=r.name)]
+            )
+        seen[r.name] = i
     return resources
 
 

@@ -13,13 +13,20 @@ Platform = Literal["generic", "openshift", "gke", "aks", "eks"]
 _CAPACITY_KEY = re.compile(r"^(cpu|memory|ephemeral-storage|pods|hugepages-[0-9]+(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPE])?)$")
 
 
+def _check_capacity_key(key: str) -> str:
+    if not _CAPACITY_KEY.match(key):
+        raise ValueError(
+            f'unknown capacity resource "{key}": use cpu, memory, ephemeral-storage, pods or hugepages-<size> '
+            '(e.g. "hugepages-2Mi")'
+        )
+    return key
+
+
+# Checked key by key, so that an error points at the offending key.
+CapacityKey = Annotated[str, AfterValidator(_check_capacity_key)]
+
+
 def _check_capacity(cap: dict[str, object]) -> dict[str, object]:
-    for key in cap:
-        if not _CAPACITY_KEY.match(key):
-            raise ValueError(
-                f'unknown capacity resource "{key}": use cpu, memory, ephemeral-storage, pods or hugepages-<size> '
-                '(e.g. "hugepages-2Mi")'
-            )
     missing = [k for k in ("cpu", "memory") if k not in cap]
     if missing:
         raise ValueError(f"capacity needs {' and '.join(missing)}")
@@ -28,7 +35,7 @@ def _check_capacity(cap: dict[str, object]) -> dict[str, object]:
 
 class NodePoolSpec(Strict):
     labels: Labels = Field(default_factory=dict)
-    capacity: Annotated[dict[str, NonNegativeQuantity], AfterValidator(_check_capacity)]
+    capacity: Annotated[dict[CapacityKey, NonNegativeQuantity], AfterValidator(_check_capacity)]
     count: int = Field(ge=0, le=1_000_000)
     platform: Platform = "generic"
     machineConfigPool: DNSLabel | None = None

@@ -21,12 +21,15 @@ class AutoSizing(Strict):
     )
 
 
-def _check_kubelet(fields: dict[str, Any]) -> dict[str, Any]:
-    for name in fields:
-        problem = kubelet_field_problem(name)
-        if problem:
-            raise ValueError(problem)
-    return fields
+def _check_kubelet_field(name: str) -> str:
+    problem = kubelet_field_problem(name)
+    if problem:
+        raise ValueError(problem)
+    return name
+
+
+# Checked key by key, so that an error points at the offending key.
+KubeletFieldName = Annotated[str, AfterValidator(_check_kubelet_field)]
 
 
 class ReservationPolicySpec(Strict):
@@ -46,7 +49,7 @@ class ReservationPolicySpec(Strict):
     maxPods: int | None = None
     podsPerCore: int | None = None
     podPidsLimit: int | None = None
-    kubelet: Annotated[dict[str, Any], AfterValidator(_check_kubelet)] | None = Field(
+    kubelet: dict[KubeletFieldName, Any] | None = Field(
         default=None, description="other KubeletConfiguration v1beta1 fields, passed through to the rendered config"
     )
 

@@ -86,16 +86,49 @@ def _where(loc: Loc) -> str:
     return out or "the document"
 
 
+def without_follow_ons(errors: list[Any]) -> list[Any]:
+    """Drop errors that only repeat another one.
+
+    A field written at the wrong indentation is reported where it is ("not allowed"); the same field then also
+    shows up as missing further down (the proposal's operator/values beside matchExpressions), or, for the
+    proposal's spec.nodes, spec.selector is missing. One problem, one line: the "missing" error is dropped.
+    """
+    misplaced = {
+        (tuple(e["loc"][:-1]), str(e["loc"][-1])) for e in errors if e["type"] == "extra_forbidden" and e["loc"]
+    }
+    if not misplaced:
+        return errors
+
+    def repeats(e: Any) -> bool:
+        if e["type"] != "missing" or not e["loc"]:
+            return False
+        loc, name = tuple(e["loc"]), str(e["loc"][-1])
+        for parent, extra in misplaced:
+            if loc[: len(parent)] == parent and (extra == name or (extra, name) == ("nodes", "selector")):
+                return True
+        return False
+
+    return [e for e in errors if not repeats(e)]
+
+
 def translate(root: type[BaseModel], error: Any) -> tuple[Loc, str, str | None, bool]:
     """(field path, message, hint, point-at-key) for one pydantic error dict."""
     etype: str = error["type"]
     loc: Loc = tuple(error["loc"])
-    # pydantic appends "[key]" to dict-key validation locations; drop it.
-    if loc and loc[-1] == "[key]":
-        loc = loc[:-1]
     value = error.get("input")
     ctx = error.get("ctx") or {}
     hint: str | None = None
+    # pydantic appends "[key]" to dict-key validation locations: the error is about the key itself.
+    if loc and loc[-1] == "[key]":
+        loc = loc[:-1]
+        if etype == "string_type":
+            hint = (
+                "YAML reads unquoted yes/no/on/off/true/false, numbers and dates as non-strings; put the key in quotes"
+            )
+            return loc, f"{_where(loc[:-1])}: expected a string as key, got {describe_value(value)}", hint, True
+        if etype == "value_error":
+            err = ctx.get("error")
+            return loc, f"{_where(loc[:-1])}: {err if err is not None else error.get('msg', '')}", None, True
 
     if etype == "extra_forbidden":
         name = str(loc[-1])

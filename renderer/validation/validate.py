@@ -18,7 +18,7 @@ from renderer.models.nodepool import NodePool
 from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
-from renderer.validation.messages import translate
+from renderer.validation.messages import describe_value, translate, without_follow_ons
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -80,7 +80,7 @@ def _object_ref(data: Any) -> str | None:
 
 def model_findings(model: type[BaseModel], exc: ValidationError, source: SourceRef, ref: str | None) -> list[Finding]:
     out: list[Finding] = []
-    for err in exc.errors(include_url=False):
+    for err in without_follow_ons(exc.errors(include_url=False)):
         loc, message, hint, at_key = translate(model, err)
         out.append(
             Finding(
@@ -138,8 +138,7 @@ class Validator:
         if not isinstance(data, dict):
             self._error(
                 source,
-                f"expected a Kubernetes object (a mapping with apiVersion and kind), got "
-                f"{'a list' if isinstance(data, list) else type(data).__name__}",
+                f"expected a Kubernetes object (a mapping with apiVersion and kind), got {describe_value(data)}",
             )
             return
         if data.get("kind") == "List" and data.get("apiVersion") == "v1":
@@ -155,7 +154,12 @@ class Validator:
     def _add_object(self, data: Any, source: SourceRef) -> None:
         ref = _object_ref(data)
         if not isinstance(data, dict):
-            self._error(source, "expected a Kubernetes object (a mapping with apiVersion and kind)", field_path=())
+            where = "" if source.item is None else f"List item {source.item + 1}: "
+            self._error(
+                source,
+                f"{where}expected a Kubernetes object (a mapping with apiVersion and kind), got {describe_value(data)}",
+                field_path=(),
+            )
             return
         kind = data.get("kind")
         api_version = data.get("apiVersion")
@@ -163,6 +167,16 @@ class Validator:
             missing = " and ".join(k for k in ("apiVersion", "kind") if data.get(k) is None)
             self._error(source, f"document has no {missing}; supported kinds: {SUPPORTED}", ref=ref, field_path=())
             return
+        for key, value in (("apiVersion", api_version), ("kind", kind)):
+            if not isinstance(value, str):
+                self._error(
+                    source,
+                    f'{key}: expected a string such as "{"v1" if key == "apiVersion" else "NodePool"}", '
+                    f"got {describe_value(value)}",
+                    ref=ref,
+                    field_path=(key,),
+                )
+                return
         if kind == "Settings":
             self._error(
                 source,

@@ -1,0 +1,405 @@
+"""Bad-input corpus: every case runs ``allocatable validate`` as a subprocess and must fail cleanly.
+
+Committed cases live in ``tests/corpus/cases`` (see ``tests/corpus/README.md`` for the format). Cases that are
+too big, binary or file-system specific to commit (50 MB files, UTF-16, symlinks, deep nesting, alias bombs) are
+built here in ``tmp_path``.
+
+For every case: the exit code is 2 (0 for the few valid-on-purpose cases), each expected ``path:line:col`` line
+is on stdout with its code and message fragments, there is no other finding line (one line per problem), stderr
+is empty, nothing says "Traceback", and the repo directory is byte-for-byte unchanged afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+CASES_DIR = Path(__file__).resolve().parent / "corpus" / "cases"
+REPO = "repo"  # the policy repo is copied to tmp_path / REPO; reported paths start with it
+
+_EXPECT_RE = re.compile(r"^(?:(?P<path>[^\s:]+):)?(?P<line>\d+):(?P<col>\d+) (?P<code>AL\d{3}) (?P<text>.+)$")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    path: str  # relative to the repo
+    line: int
+    column: int
+    code: str
+    fragments: tuple[str, ...]  # must appear in the finding line, in this order
+
+    @property
+    def prefix(self) -> str:
+        return f"{REPO}/{self.path}:{self.line}:{self.column}: error: "
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    expectations: tuple[Expectation, ...]  # empty: the repo is valid on purpose
+    args: tuple[str, ...] = field(default=())
+
+
+def parse_expectation(spec: str, default_path: str) -> Expectation:
+    m = _EXPECT_RE.match(spec.strip())
+    if m is None:
+        raise ValueError(f"bad expectation {spec!r}: want [PATH:]LINE:COL CODE text [... more text]")
+    return Expectation(
+        path=m["path"] or default_path,
+        line=int(m["line"]),
+        column=int(m["col"]),
+        code=m["code"],
+        fragments=tuple(part.strip() for part in m["text"].split(" ... ")),
+    )
+
+
+def load_case(entry: Path) -> Case:
+    """A case file carries ``# expect:`` header lines; a case directory carries an EXPECT file."""
+    if entry.is_dir():
+        specs = [ln for ln in (entry / "EXPECT").read_text(encoding="utf-8").splitlines() if ln.strip()]
+        default_path = ""
+    else:
+        specs = []
+        for ln in entry.read_text(encoding="utf-8").splitlines():
+            if not ln.startswith("# expect: "):
+                break
+            specs.append(ln.removeprefix("# expect: "))
+        default_path = entry.name
+    if not specs:
+        raise ValueError(f"{entry.name}: no expectation (add '# expect: LINE:COL CODE text' or '# expect: ok')")
+    if specs == ["ok"]:
+        return Case(entry.name, ())
+    return Case(entry.name, tuple(parse_expectation(s, default_path) for s in specs))
+
+
+def committed_cases() -> list[Path]:
+    return sorted(p for p in CASES_DIR.iterdir() if p.is_dir() or p.suffix in (".yaml", ".yml", ".json"))
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, ...]]:
+    """Everything under ``root`` (not following symlinks): type, content hash, size and mtime of files."""
+    out: dict[str, tuple[str, ...]] = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in [*dirnames, *filenames]:
+            p = Path(dirpath) / name
+            rel = p.relative_to(root).as_posix()
+            st = p.lstat()
+            if p.is_symlink():
+                out[rel] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[rel] = ("dir",)
+            else:
+                digest = hashlib.sha256(p.read_bytes()).hexdigest()
+                out[rel] = ("file", digest, str(st.st_size), str(st.st_mtime_ns))
+    return out
+
+
+def run_validate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "renderer", "validate", REPO, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
+    """Run validate on tmp_path/repo and check every promise the corpus makes."""
+    before = snapshot(tmp_path)
+    res = run_validate(tmp_path, *case.args)
+    after = snapshot(tmp_path)
+    shown = f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
+
+    assert "Traceback" not in res.stdout + res.stderr, shown
+    assert res.stderr == "", shown
+    assert after == before, "validate changed files under the working directory"
+
+    lines = res.stdout.splitlines()
+    assert lines and lines[-1].startswith("validate: "), shown
+    findings = [ln for ln in lines[:-1] if ln.strip()]
+    if not case.expectations:
+        assert res.returncode == 0, shown
+        assert findings == [], shown
+        return res
+
+    assert res.returncode == 2, shown
+    assert len(findings) == len(case.expectations), f"want one line per problem\n{shown}"
+    for exp in case.expectations:
+        matching = [ln for ln in findings if ln.startswith(exp.prefix)]
+        assert len(matching) == 1, f"want exactly one line starting {exp.prefix!r}\n{shown}"
+        line = matching[0]
+        assert f"[{exp.code}]" in line, f"want code {exp.code}\n{shown}"
+        pos = 0
+        for fragment in exp.fragments:
+            found = line.find(fragment, pos)
+            assert found >= 0, f"want {fragment!r} in\n{line}"
+            pos = found + len(fragment)
+    return res
+
+
+def test_corpus_is_big_enough() -> None:
+    assert len(committed_cases()) + len(GENERATED) >= 60
+
+
+@pytest.mark.parametrize("entry", committed_cases(), ids=lambda p: p.name)
+def test_committed_case(entry: Path, tmp_path: Path) -> None:
+    case = load_case(entry)
+    repo = tmp_path / REPO
+    if entry.is_dir():
+        shutil.copytree(entry, repo, symlinks=True, ignore=shutil.ignore_patterns("EXPECT"))
+    else:
+        repo.mkdir()
+        shutil.copy2(entry, repo / entry.name)
+    check(tmp_path, case)
+
+
+# --- generated cases ---------------------------------------------------------------------------------------------
+
+POOL = """\
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: web
+spec:
+  labels:
+    example.com/tier: general
+  capacity:
+    cpu: "8"
+    memory: 32Gi
+  count: 3
+"""
+
+Builder = Callable[[Path], None]  # fills the (existing, empty) repo directory
+
+
+def _write(path: Path, data: str | bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data, encoding="utf-8")
+
+
+def _padded_pool(size: int) -> bytes:
+    """A valid pool followed by comment lines up to ``size`` bytes."""
+    line = b"# " + b"x" * 97 + b"\n"
+    head = POOL.encode()
+    return head + line * ((size - len(head)) // len(line))
+
+
+def _outside(repo: Path) -> Path:
+    """A directory next to the repo (inside tmp_path), i.e. outside the policy repo."""
+    out = repo.parent / "outside"
+    out.mkdir(exist_ok=True)
+    _write(out / "shared.yaml", POOL.replace("name: web", "name: shared"))
+    return out
+
+
+def _billion_laughs() -> str:
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for i in range(1, 9):
+        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def _symlink(link: Path, target: Path | str) -> None:
+    try:
+        link.symlink_to(target)
+    except OSError as exc:  # pragma: no cover - e.g. Windows without the privilege
+        pytest.skip(f"cannot create symlinks here: {exc}")
+
+
+@dataclass(frozen=True)
+class Generated:
+    build: Builder
+    case: Case
+
+
+def _gen(*specs: str, args: tuple[str, ...] = ()) -> Callable[[Builder], Builder]:
+    """Register a builder with its expectations (``PATH:LINE:COL CODE text``, or none for a valid repo)."""
+
+    def deco(fn: Builder) -> Builder:
+        name = fn.__name__.removeprefix("gen_").replace("_", "-")
+        GENERATED[name] = Generated(fn, Case(name, tuple(parse_expectation(s, "") for s in specs), args))
+        return fn
+
+    return deco
+
+
+GENERATED: dict[str, Generated] = {}
+
+
+@_gen("x.yaml:1:1 AL003 file holds no policy documents")
+def gen_empty_file(repo: Path) -> None:
+    _write(repo / "x.yaml", b"")
+
+
+@_gen("big.yaml:1:1 AL006 file is larger than the 8388608 byte limit ... --max-file-size")
+def gen_file_50_mb(repo: Path) -> None:
+    _write(repo / "big.yaml", _padded_pool(50 * 1024 * 1024))
+
+
+@_gen(args=("--max-file-size", str(60 * 1024 * 1024)))
+def gen_file_50_mb_with_raised_limit(repo: Path) -> None:
+    _write(repo / "big.yaml", _padded_pool(50 * 1024 * 1024))
+
+
+@_gen("pool.yaml:1:1 AL006 file is larger than the 1000 byte limit", args=("--max-file-size", "1000"))
+def gen_file_over_lowered_limit(repo: Path) -> None:
+    _write(repo / "pool.yaml", _padded_pool(5000))
+
+
+@_gen("x.yaml:8:26 AL001 file is not valid UTF-8 (byte 0xe9) ... save it as UTF-8")
+def gen_latin1_byte(repo: Path) -> None:
+    text = POOL.replace(
+        "    example.com/tier: general\n", "    example.com/tier: general\n    example.com/team: caf\xe9\n"
+    )
+    _write(repo / "x.yaml", text.encode("latin-1"))
+
+
+@_gen("x.yaml:1:1 AL001 file is UTF-16 encoded; save it as UTF-8")
+def gen_utf16_le_with_bom(repo: Path) -> None:
+    _write(repo / "x.yaml", POOL.encode("utf-16"))  # native order with BOM
+
+
+@_gen("x.yaml:1:1 AL001 file is UTF-16 encoded; save it as UTF-8")
+def gen_utf16_be_with_bom(repo: Path) -> None:
+    _write(repo / "x.yaml", b"\xfe\xff" + POOL.encode("utf-16-be"))
+
+
+@_gen("x.yaml:1:1 AL001 looks UTF-16 encoded (without a byte order mark)")
+def gen_utf16_without_bom(repo: Path) -> None:
+    _write(repo / "x.yaml", POOL.encode("utf-16-le"))
+
+
+@_gen()  # a UTF-8 byte order mark is accepted on purpose (Windows editors write one)
+def gen_utf8_with_bom(repo: Path) -> None:
+    _write(repo / "x.yaml", b"\xef\xbb\xbf" + POOL.encode())
+
+
+@_gen("x.yaml:10:17 AL001 file contains a NUL character")
+def gen_nul_byte(repo: Path) -> None:
+    _write(repo / "x.yaml", POOL.replace("memory: 32Gi", "memory: 32Gi\x00").encode())
+
+
+@_gen('x.yaml:4:9 AL004 "Bad_Name" is not a valid name')
+def gen_crlf_line_endings(repo: Path) -> None:
+    _write(repo / "x.yaml", POOL.replace("name: web", "name: Bad_Name").replace("\n", "\r\n").encode())
+
+
+@_gen("link.yaml:1:1 AL006 symlink points outside the policy repo")
+def gen_symlink_outside_repo(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _symlink(repo / "link.yaml", _outside(repo) / "shared.yaml")
+
+
+@_gen("shared:1:1 AL006 symlinked directory points outside the policy repo")
+def gen_symlinked_directory_outside_repo(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _symlink(repo / "shared", _outside(repo))
+
+
+@_gen("gone.yaml:1:1 AL006 broken symlink")
+def gen_broken_symlink(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _symlink(repo / "gone.yaml", "does-not-exist.yaml")
+
+
+@_gen()  # a symlink to a file inside the repo is read once, not twice (no duplicate-name error)
+def gen_symlink_inside_repo(repo: Path) -> None:
+    _write(repo / "pools" / "web.yaml", POOL)
+    _symlink(repo / "alias.yaml", Path("pools") / "web.yaml")
+
+
+@_gen("x.yaml:1:1 AL006 is a directory, but its name says it is a policy file")
+def gen_directory_named_like_a_policy_file(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    (repo / "x.yaml").mkdir()
+    _write(repo / "x.yaml" / "inner.txt", "not a policy")
+
+
+@_gen(".allocatable.yaml:1:1 AL006 is a directory, expected a policy file")
+def gen_settings_file_is_a_directory(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    (repo / ".allocatable.yaml").mkdir()
+
+
+@_gen("x.yaml:1:66 AL001 document is nested more than 64 levels deep")
+def gen_nested_lists_10_000(repo: Path) -> None:
+    _write(repo / "x.yaml", "[" * 10_000 + "]" * 10_000 + "\n")
+
+
+@_gen("x.yaml:1:66 AL001 document is nested more than 64 levels deep")
+def gen_nested_lists_1_000_000(repo: Path) -> None:
+    # 2 MB: below the size limit. libyaml alone slows down quadratically and then crashes on this.
+    _write(repo / "x.yaml", "[" * 1_000_000 + "]" * 1_000_000 + "\n")
+
+
+@_gen("x.yaml:1:131 AL001 document is nested more than 64 levels deep")
+def gen_nested_block_sequences_100_000(repo: Path) -> None:
+    _write(repo / "x.yaml", "- " * 100_000 + "x\n")
+
+
+@_gen("x.yaml:65:65 AL001 document is nested more than 64 levels deep")
+def gen_nested_block_mappings_3_000(repo: Path) -> None:
+    # 4.5 MB: one more space of indentation per level
+    _write(repo / "x.yaml", "".join(" " * i + "k:\n" for i in range(3_000)))
+
+
+@_gen("x.yaml:7:85 AL001 document is nested more than 64 levels deep")
+def gen_nested_flow_in_label_value(repo: Path) -> None:
+    _write(repo / "x.yaml", POOL.replace("tier: general", "tier: " + "[" * 100 + "]" * 100))
+
+
+@_gen("lol.yaml:6:4 AL001 aliases expand to more than 100000 nodes ... billion-laughs")
+def gen_billion_laughs(repo: Path) -> None:
+    _write(repo / "lol.yaml", _billion_laughs())
+
+
+@_gen(
+    "a.yaml:11:10 AL004 spec.capacity.cpu: invalid quantity",
+    "b/c.yaml:7:1 AL001 YAML does not allow tabs",
+    "b/d.json:1:15 AL001 invalid JSON",
+)
+def gen_one_line_per_problem_across_files(repo: Path) -> None:
+    _write(repo / "a.yaml", "# first\n---\n" + POOL.replace('cpu: "8"', "cpu: lots"))
+    _write(repo / "b" / "c.yaml", POOL.replace("    example.com/tier", "\texample.com/tier"))
+    _write(repo / "b" / "d.json", '{"apiVersion" "v1"}\n')
+
+
+@pytest.mark.parametrize("name", sorted(GENERATED))
+def test_generated_case(name: str, tmp_path: Path) -> None:
+    gen = GENERATED[name]
+    repo = tmp_path / REPO
+    repo.mkdir()
+    gen.build(repo)
+    check(tmp_path, gen.case)
+
+
+def test_symlink_inside_repo_is_read_once(tmp_path: Path) -> None:
+    repo = tmp_path / REPO
+    repo.mkdir()
+    gen_symlink_inside_repo(repo)
+    res = check(tmp_path, GENERATED["symlink-inside-repo"].case)
+    assert "1 object in 1 file" in res.stdout
+
+
+def test_expectation_format() -> None:
+    exp = parse_expectation("b/c.yaml:8:1 AL001 one ... two", "x.yaml")
+    assert exp == Expectation("b/c.yaml", 8, 1, "AL001", ("one", "two"))
+    assert parse_expectation("5:3 AL002 duplicate key", "x.yaml").path == "x.yaml"
+    with pytest.raises(ValueError, match="bad expectation"):
+        parse_expectation("5 AL002 x", "x.yaml")
