@@ -52,6 +52,12 @@ class SelectorMatchesNoPool(Rule):
         if not ctx.model.pools:
             return
         p = ctx.load.policies
+        pools = ctx.model.pools
+        matched = (
+            f"does not match the only pool in the inventory ({pools[0].pool.ref})"
+            if len(pools) == 1
+            else f"matches none of the {len(pools)} pools in the inventory"
+        )
         policies: list[Selecting] = [*p.commit_classes, *p.reservation_policies]
         for loaded in policies:
             if ctx.model.pools_selected_by(loaded):
@@ -60,8 +66,7 @@ class SelectorMatchesNoPool(Rule):
             if terms and all(unsatisfiable_reason(t) is not None for t in terms):
                 continue  # AL106 says why
             yield self.finding(
-                f"the selector of {loaded.kind} {loaded.name} matches none of the {len(ctx.model.pools)} pools in the "
-                "inventory, so it applies to no node",
+                f"the selector of {loaded.kind} {loaded.name} {matched}, so it applies to no node",
                 source=loaded.source,
                 obj=loaded.ref,
                 field_path=("spec", "selector"),

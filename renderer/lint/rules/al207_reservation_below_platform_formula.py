@@ -136,4 +136,4 @@ class ReservationBelowPlatformFormula(Rule):
 
 
 def _fmt_cpus(cpus: Decimal) -> str:
-    return str(cpus.normalize()) if cpus == cpus.to_integral_value() else str(cpus)
+    return str(int(cpus)) if cpus == cpus.to_integral_value() else format(cpus.normalize(), "f")
