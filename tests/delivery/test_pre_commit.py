@@ -210,3 +210,36 @@ def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     git(top, "add", "-A")
     r = run_cli("hook", "validate", cwd=top)  # no files: every policy repo of the git repository
     assert "== team-a" in r.stdout and "== team-b" in r.stdout
+
+
+def test_project_pre_commit_config() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-config", str(REPO_ROOT / ".pre-commit-config.yaml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    config = yaml.safe_load((REPO_ROOT / ".pre-commit-config.yaml").read_text())
+    repos = {r["repo"]: r for r in config["repos"]}
+    assert [h["id"] for h in repos["https://github.com/astral-sh/ruff-pre-commit"]["hooks"]] == ["ruff"]
+    hygiene = {h["id"]: h for h in repos["https://github.com/pre-commit/pre-commit-hooks"]["hooks"]}
+    assert set(hygiene) == {
+        "trailing-whitespace",
+        "end-of-file-fixer",
+        "check-yaml",
+        "check-json",
+        "check-merge-conflict",
+    }
+    assert hygiene["check-yaml"]["args"] == ["--allow-multiple-documents"]
+    local = {h["id"]: h for h in repos["local"]["hooks"]}
+    assert {h["entry"] for h in local.values()} == {
+        "allocatable validate policies",
+        "allocatable lint policies",
+        "allocatable render --check policies",
+        "allocatable schema --check",
+    }
+    for hook in local.values():
+        assert hook["language"] == "system" and hook["pass_filenames"] is False
+        assert re.match(hook["files"], "policies/pools/eks.yaml") or re.match(hook["files"], "schemas/x.json")
+    assert re.match(local["allocatable-render-check"]["files"], "rendered/kustomization.yaml")
