@@ -97,6 +97,18 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
                 where,
                 hint=f"remove {'.'.join(where[1:])} from the policy, or select only non-OpenShift pools with it",
             )
+    fallback = (spec.autoSizing.fallback or {}) if spec.autoSizing is not None else {}
+    for key in sorted(set(fallback) - set(ENV_KEYS)):
+        ctx.report(
+            NOT_RENDERABLE,
+            "error",
+            f"auto-sizing fallback {key!r} cannot be rendered: the node-sizing env file has SYSTEM_RESERVED_CPU, "
+            "_MEMORY and _ES only (keys cpu, memory, ephemeral-storage)",
+            policy.source,
+            policy.ref,
+            ("spec", "autoSizing", "fallback", key),
+            hint="remove it, or reserve it with systemReserved on a policy without auto sizing",
+        )
     if plan.auto_sizing_reserved and any(k in sr for k in ENV_KEYS):
         ctx.report(
             AUTO_SIZING_WITH_SYSTEM_RESERVED,

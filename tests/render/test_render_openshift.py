@@ -157,3 +157,10 @@ def test_negative_fallback_is_refused(repo: Path) -> None:
     (finding,) = [f for f in out["findings"] if f.code == "AL805"]
     assert "negative" in finding.message
     assert "openshift/worker/machineconfig.yaml" not in out
+
+
+def test_unknown_fallback_key_is_refused(repo: Path) -> None:
+    out = _render(repo, "worker", "  autoSizing: {formula: openshift, fallback: {memory: 4Gi, pid: '1000'}}")
+    (finding,) = [f for f in out["findings"] if f.code == "AL805"]
+    assert finding.severity == "error" and "'pid'" in finding.message
+    assert finding.field_path == ("spec", "autoSizing", "fallback", "pid")
