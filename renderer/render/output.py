@@ -226,7 +226,9 @@ def _short_diff(path: str, old: bytes, new: bytes) -> list[str]:
 
 
 def check(root: Path, files: dict[str, bytes]) -> list[Difference]:
-    """How ``root`` differs from ``files`` (plus the manifest); empty when a render would change nothing."""
+    """How ``root`` differs from ``files``; empty when a render would change nothing.
+
+    The manifest is reported only when nothing else differs (it was edited by hand or is missing)."""
     _check_root(root)
     expected = {**files, MANIFEST: manifest_bytes(files)}
     out: list[Difference] = []
@@ -242,4 +244,6 @@ def check(root: Path, files: dict[str, bytes]) -> list[Difference]:
     for rel in sorted(set(previous) - set(files)):
         if _removable(root, rel):
             out.append(Difference(rel, "stale"))
+    if any(d.path != MANIFEST for d in out):
+        out = [d for d in out if d.path != MANIFEST]  # the manifest only follows the files; its diff is noise then
     return out

@@ -154,12 +154,19 @@ def test_check_reports_changed_missing_and_stale(tmp_path: Path) -> None:
     assert any(line.startswith("+x: 1") for line in diffs["a.yaml"].diff)
     assert diffs["new.yaml"].status == "missing"
     assert diffs["gone.yaml"].status == "stale"
-    assert diffs[MANIFEST].status == "changed"
+    assert MANIFEST not in diffs, "the manifest follows the files; its diff would only repeat them"
+
+
+def test_check_reports_a_hand_edited_manifest_alone(tmp_path: Path) -> None:
+    files = _files(a="x: 1\n")
+    write(tmp_path, files)
+    (tmp_path / MANIFEST).write_text((tmp_path / MANIFEST).read_text().replace("allocatable", "allocatable "))
+    assert [(d.path, d.status) for d in check(tmp_path, files)] == [(MANIFEST, "changed")]
 
 
 def test_check_of_a_missing_directory_reports_everything_missing(tmp_path: Path) -> None:
     diffs = check(tmp_path / "nope", _files(a="x: 1\n"))
-    assert {d.path: d.status for d in diffs} == {"a.yaml": "missing", MANIFEST: "missing"}
+    assert {d.path: d.status for d in diffs} == {"a.yaml": "missing"}
 
 
 def test_long_diffs_are_shortened(tmp_path: Path) -> None:
