@@ -14,15 +14,16 @@ DESCRIPTION = (
     "Exit 0 when nothing is at error level (warnings too with --strict), 1 with error findings, 2 for invalid "
     "input or usage errors."
 )
-OUTPUTS = ("text", "json", "sarif", "github")
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from renderer import reporters  # light: the format modules import only the standard library
+
     add_paths(parser)
     parser.add_argument(
         "-o",
         "--output",
-        choices=OUTPUTS,
+        choices=reporters.names(),
         default="text",
         help="text (default), json, sarif (SARIF 2.1.0 for code scanning) or github (workflow annotations)",
     )

@@ -212,11 +212,13 @@ def parse_go_duration(text: str) -> tuple[Decimal | None, str | None]:
     return sign * total, None
 
 
-def parse_cpuset(text: str) -> tuple[list[int] | None, str | None]:
-    """A Linux cpuset list as ``k8s.io/utils/cpuset.Parse`` reads it: ``0-1,4``; empty means no CPUs."""
+def parse_cpuset(text: str) -> tuple[list[tuple[int, int]] | None, str | None]:
+    """A Linux cpuset list as ``k8s.io/utils/cpuset.Parse`` reads it (``0-1,4``): inclusive ranges, or why not.
+
+    An empty string is the empty set."""
     if text == "":
         return [], None
-    cpus: list[int] = []
+    ranges: list[tuple[int, int]] = []
     for part in text.split(","):
         m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
         if m is None:
@@ -225,8 +227,8 @@ def parse_cpuset(text: str) -> tuple[list[int] | None, str | None]:
         end = int(m.group(2)) if m.group(2) is not None else start
         if start > end:
             return None, f'invalid range "{part}" ({start} > {end})'
-        cpus.extend(range(start, min(end, start + 4096) + 1))
-    return cpus, None
+        ranges.append((start, end))
+    return ranges, None
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from renderer.findings import Finding
-from renderer.lint.helpers import KubeletView, parse_cpuset
+from renderer.lint.helpers import KubeletView, describe_pools, parse_cpuset, plural
 from renderer.lint.rule import LintContext, Rule, register
 
 
@@ -43,8 +43,8 @@ class ReservedCpusCpuset(Rule):
             got = KubeletView(rp.model).get("reservedSystemCPUs")
             if got is None or not isinstance(got.value, str):
                 continue
-            cpus, problem = parse_cpuset(got.value)
-            if cpus is None:
+            ranges, problem = parse_cpuset(got.value)
+            if ranges is None:
                 yield self.finding(
                     f'the kubelet refuses to start: unable to parse reservedSystemCPUs (--reserved-cpus) "{got.value}": '
                     f"{problem}",
@@ -54,9 +54,9 @@ class ReservedCpusCpuset(Rule):
                     hint='write CPU numbers and ranges separated by commas, without spaces, e.g. "0-1,4"',
                 )
                 continue
-            if not cpus:
+            if not ranges:
                 continue
-            highest = max(cpus)
+            highest = max(end for _, end in ranges)
             small = [
                 pc
                 for pc in ctx.model.pools_selected_by(rp)
@@ -64,10 +64,15 @@ class ReservedCpusCpuset(Rule):
             ]
             if small:
                 pc = min(small, key=lambda p: p.capacity["cpu"].value)
+                others = [p for p in small if p is not pc]
                 yield self.finding(
                     f"reservedSystemCPUs names CPU {highest}, but {pc.pool.ref} has only "
                     f"{pc.capacity['cpu']} CPUs (0-{int(pc.capacity['cpu'].value) - 1})"
-                    + (f" and {len(small) - 1} more selected pools are as small" if len(small) > 1 else "")
+                    + (
+                        f" (and {plural(len(others), 'more selected pool')}: {describe_pools(others)})"
+                        if others
+                        else ""
+                    )
                     + ": the CPU manager cannot reserve a CPU the node does not have",
                     source=rp.source,
                     obj=rp.ref,

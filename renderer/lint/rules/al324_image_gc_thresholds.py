@@ -13,8 +13,9 @@ DEFAULT_HIGH, DEFAULT_LOW = 85, 80
 class ImageGcThresholds(Rule):
     """
     ## What it does
-    Reports `kubelet.imageGCHighThresholdPercent` or `kubelet.imageGCLowThresholdPercent` outside 0–100, and a
-    low threshold that is not below the high one (the kubelet's defaults, 85 and 80, fill in the one not set).
+    Reports `kubelet.imageGCHighThresholdPercent` or `kubelet.imageGCLowThresholdPercent` that is not an integer
+    or lies outside 0–100, and a low threshold that is not below the high one (the kubelet's defaults, 85 and
+    80, fill in the one not set).
 
     ## Why is this bad?
     Image garbage collection starts at the high threshold and frees images until disk use is below the low one.
@@ -42,7 +43,7 @@ class ImageGcThresholds(Rule):
     code = "AL324"
     name = "image-gc-thresholds"
     severity = "error"
-    summary = "image GC thresholds are outside 0-100, or low is not below high"
+    summary = "image GC thresholds are not integers in 0-100, or low is not below high"
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
@@ -62,6 +63,13 @@ class ImageGcThresholds(Rule):
                     continue
                 if not isinstance(got.value, int) or isinstance(got.value, bool):
                     bad_range = True
+                    yield self.finding(
+                        f"the kubelet cannot read {name}: expected an integer percentage, got {got.value!r}",
+                        source=rp.source,
+                        obj=rp.ref,
+                        field_path=got.path,
+                        hint="write a whole number between 0 and 100, without quotes",
+                    )
                     continue
                 values[name] = got.value
                 if not 0 <= got.value <= 100:
