@@ -403,3 +403,13 @@ def test_expectation_format() -> None:
     assert parse_expectation("5:3 AL002 duplicate key", "x.yaml").path == "x.yaml"
     with pytest.raises(ValueError, match="bad expectation"):
         parse_expectation("5 AL002 x", "x.yaml")
+
+
+def test_negative_max_file_size_is_a_usage_error(tmp_path: Path) -> None:
+    repo = tmp_path / REPO
+    repo.mkdir()
+    _write(repo / "pool.yaml", POOL)
+    res = run_validate(tmp_path, "--max-file-size", "-5")
+    assert res.returncode == 2
+    assert res.stdout == ""
+    assert res.stderr == "allocatable: error: --max-file-size must be a positive number of bytes, got -5\n"

@@ -22,6 +22,7 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 
 from renderer.findings import Finding
+from renderer.loading.files import UsageError
 
 try:  # pragma: no cover - depends on the wheel
     _BaseLoader: Any = yaml.CSafeLoader
@@ -403,6 +404,8 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
 def read_file(
     abspath: str, display: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> tuple[list[RawDocument], list[Finding]]:
+    if max_bytes < 1:  # only --max-file-size can get here: the settings value is validated as > 0
+        raise UsageError(f"--max-file-size must be a positive number of bytes, got {max_bytes}")
     try:
         with open(abspath, "rb") as fh:
             raw = fh.read(max_bytes + 1)
