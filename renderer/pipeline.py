@@ -83,3 +83,41 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
 
 def object_source(path: str, doc: int = 0) -> SourceRef:
     return SourceRef(path=path, doc=doc)
+
+
+@dataclass
+class LintResult:
+    """``load`` plus the lint stage: every finding (validation first if any), positions resolved, sorted."""
+
+    load: LoadResult
+    findings: list[Finding]
+
+    @property
+    def valid(self) -> bool:
+        """False when validation failed (no rule ran then)."""
+        return self.load.ok
+
+
+def lint(
+    paths: list[Path],
+    *,
+    max_file_bytes: int | None = None,
+    base: str | None = None,
+) -> LintResult:
+    """Validate, build the capacity model and apply the lint rules; ``base``: also compare with that git revision.
+
+    Validation errors stop here (their findings are returned, no rule runs). A ``base`` git cannot resolve raises
+    ``UsageError``."""
+    from renderer.capacity.model import build
+    from renderer.lint.engine import run_rules
+
+    result = load(paths, max_file_bytes=max_file_bytes)
+    if not result.ok:
+        return LintResult(result, result.finish(result.findings))
+    base_model = None
+    if base is not None:
+        from renderer.loading.git import load_revision
+
+        base_model = build(load_revision(paths or [Path("policies")], base, max_file_bytes=max_file_bytes).policies)
+    findings = run_rules(result, build(result.policies), base_model=base_model, base_ref=base)
+    return LintResult(result, result.finish([*result.findings, *findings]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands._common import add_paths, emit, load, paths_of
+from renderer.commands._common import add_paths, emit, paths_of
 
 NAME = "lint"
 ORDER = 20
@@ -37,32 +37,17 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.capacity.model import build
-    from renderer.lint.engine import run_rules
+    from renderer.pipeline import lint
     from renderer.reporters import Report
 
-    result = load(args)
-    files, objects = len(result.files), result.policies.object_count()
-    if not result.ok:
-        findings = result.finish(result.findings)
-        emit(Report("lint", findings, files=files, objects=objects), args.output)
+    done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base)
+    policies = done.load.policies
+    report = Report("lint", done.findings, files=len(done.load.files), objects=policies.object_count())
+    emit(report, args.output)
+    if not done.valid:
         return 2
-
-    base_model = None
-    base_ref = None
-    if args.base is not None:
-        from renderer.loading.git import load_revision
-
-        base = load_revision(paths_of(args), args.base, max_file_bytes=args.max_file_size)
-        base_model = build(base.policies)
-        base_ref = args.base
-
-    model = build(result.policies)
-    findings = run_rules(result, model, base_model=base_model, base_ref=base_ref)
-    findings = result.finish([*result.findings, *findings])
-    emit(Report("lint", findings, files=files, objects=objects), args.output)
-    if any(f.severity == "error" for f in findings):
+    if any(f.severity == "error" for f in done.findings):
         return 1
-    if args.strict and any(f.severity == "warning" for f in findings):
+    if args.strict and any(f.severity == "warning" for f in done.findings):
         return 1
     return 0
