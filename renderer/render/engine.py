@@ -235,7 +235,19 @@ def build(load: LoadResult, model: CapacityModel, targets: list[str] | None = No
         if out.path in files:
             raise RuntimeError(f"two render targets produce {out.path}")
         files[out.path] = w.file(out.documents, out.sources, out.notes)
-    return RenderResult(files=files, outputs=ctx.outputs, findings=ctx.findings, targets=names)
+    return RenderResult(files=files, outputs=ctx.outputs, findings=_unique(ctx.findings), targets=names)
+
+
+def _unique(findings: list[Finding]) -> list[Finding]:
+    """One finding per problem: a policy that selects several pools is reported once, not once per pool."""
+    seen: set[tuple[Any, ...]] = set()
+    out: list[Finding] = []
+    for f in findings:
+        key = (f.code, f.severity, f.message, f.path, f.object, f.source, f.field_path)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 def render(load: LoadResult, model: CapacityModel, targets: list[str] | None = None) -> dict[str, bytes]:

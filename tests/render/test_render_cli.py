@@ -142,8 +142,12 @@ def test_operator_owned_field_is_dropped_with_a_warning_when_lint_allows_it(repo
             "rules: {AL321: {enabled: false}}\n",
             "pools.yaml": pool("w", "w", "openshift", extra="  machineConfigPool: worker")
             + "---"
+            + pool("w2", "w2", "openshift", cpu="32", extra="  machineConfigPool: worker")
+            + "---"
             + policy(
-                "w", "w", "  kubeReserved: {cpu: 100m}\n  cgroupDriver: systemd\n  kubelet: {clusterDomain: x.local}"
+                "w",
+                "w, w2",
+                "  kubeReserved: {cpu: 100m}\n  cgroupDriver: systemd\n  kubelet: {clusterDomain: x.local}",
             ),
         },
     )
@@ -151,7 +155,7 @@ def test_operator_owned_field_is_dropped_with_a_warning_when_lint_allows_it(repo
     res = run_cli("render", str(repo), "-o", str(out))
     assert res.exit_code == 0, res.stderr
     warnings = [ln for ln in res.stderr.splitlines() if "[AL803]" in ln]
-    assert len(warnings) == 2 and all(": warning: " in w for w in warnings)
+    assert len(warnings) == 2 and all(": warning: " in w for w in warnings), "once per field, not once per pool"
     kc = yaml.safe_load((out / "openshift/worker/kubeletconfig.yaml").read_text())
     assert kc["spec"]["kubeletConfig"] == {"kubeReserved": {"cpu": "100m"}}
 
