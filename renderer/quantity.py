@@ -356,24 +356,33 @@ class Quantity:
         """Return the value in thousandths, rounded away from zero (upstream ``MilliValue()``)."""
         return _div_away_from_zero(self._nanos, 10**6)
 
+    def floor_milli_value(self) -> int:
+        """The value in thousandths, rounded toward minus infinity (never more than the quantity)."""
+        return self._nanos // 10**6
+
+    def floor_int_value(self) -> int:
+        """The value in whole units, rounded toward minus infinity (never more than the quantity)."""
+        return self._nanos // _NANO
+
     # -- arithmetic ----------------------------------------------------------------
 
-    def _result(self, nanos: int, fmt: Format, operation: str) -> Quantity:
+    def _result(self, nanos: int, fmt: Format, op: str, other: object) -> Quantity:
         if abs(nanos) > _MAX_NANOS:
-            raise QuantityError(f"the result of {operation} is out of range: {_RANGE_HELP}")
+            # The message is built only here: formatting both operands on every operation was the hot spot.
+            raise QuantityError(f"the result of {self} {op} {other} is out of range: {_RANGE_HELP}")
         return _new_quantity(nanos, fmt)
 
     def __add__(self, other: Quantity) -> Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
         fmt = self._format if self._nanos else other._format
-        return self._result(self._nanos + other._nanos, fmt, f"{self} + {other}")
+        return self._result(self._nanos + other._nanos, fmt, "+", other)
 
     def __sub__(self, other: Quantity) -> Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
         fmt = self._format if self._nanos else other._format
-        return self._result(self._nanos - other._nanos, fmt, f"{self} - {other}")
+        return self._result(self._nanos - other._nanos, fmt, "-", other)
 
     def scale(self, factor: Decimal | int) -> Quantity:
         """Multiply exactly by ``factor``, then round the magnitude up to nano precision.
@@ -387,7 +396,7 @@ class Quantity:
         else:
             _check_decimal(factor, "scale factor")
             nanos = _decimal_to_nanos(_EXACT.multiply(Decimal(self._nanos), factor), 0)
-        return self._result(nanos, self._format, f"{self} * {factor}")
+        return self._result(nanos, self._format, "*", factor)
 
     def clamp_min_zero(self) -> Quantity:
         """Return this quantity, or a zero in the same format if it is negative."""

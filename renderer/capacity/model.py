@@ -196,9 +196,9 @@ def _floor(q: Quantity, resource: str) -> Quantity:
     """Round down: cpu to whole millicores, other resources to whole units; never below 0."""
     if q.is_negative():
         return Quantity.from_value(0, q.format)
-    unit = Decimal("0.001") if resource == "cpu" else Decimal(1)
-    value = (q.value / unit).to_integral_value(rounding=ROUND_FLOOR) * unit
-    return Quantity.from_value(value, q.format)
+    if resource == "cpu":
+        return Quantity.from_value(Decimal(q.floor_milli_value()) / 1000, q.format)
+    return Quantity.from_value(q.floor_int_value(), q.format)
 
 
 def commit_value(
@@ -212,6 +212,8 @@ def commit_value(
     """Advertised allocatable for one resource at ``percent``; the only implementation of the commit rule."""
     if percent == 100 or scale_reserved:
         base = (capacity - reserved - hugepages).clamp_min_zero()
+        if percent == 100:
+            return _floor(base, resource)
         return _floor(base.scale(Decimal(percent) / _HUNDRED), resource)
     scaled_capacity = capacity.scale(Decimal(percent) / _HUNDRED)
     return _floor((scaled_capacity - reserved - hugepages).clamp_min_zero(), resource)
