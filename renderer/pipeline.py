@@ -121,3 +121,23 @@ def lint(
         base_model = build(load_revision(paths or [Path("policies")], base, max_file_bytes=max_file_bytes).policies)
     findings = run_rules(result, build(result.policies), base_model=base_model, base_ref=base)
     return LintResult(result, result.finish([*result.findings, *findings]))
+
+
+def render(
+    paths: list[Path], *, max_file_bytes: int | None = None, targets: list[str] | None = None
+) -> dict[str, bytes]:
+    """load → validate → capacity model → lint → render, in memory: relative path → file content.
+
+    Raises ``RenderError`` when validation or lint reports errors (nothing is rendered then)."""
+    from renderer.capacity.model import build
+    from renderer.lint.engine import run_rules
+    from renderer.render import engine
+
+    result = load(paths, max_file_bytes=max_file_bytes)
+    if not result.ok:
+        raise engine.RenderError(result.finish(result.findings))
+    model = build(result.policies)
+    lint_findings = run_rules(result, model)
+    if any(f.severity == "error" for f in lint_findings):
+        raise engine.RenderError(result.finish(lint_findings))
+    return engine.render(result, model, targets)

@@ -104,6 +104,7 @@ class Rule:
 
 
 _RULES: dict[str, type[Rule]] = {}
+_discovered = False
 
 
 def register(cls: type[Rule]) -> type[Rule]:
@@ -115,9 +116,11 @@ def register(cls: type[Rule]) -> type[Rule]:
 
 def all_rules() -> dict[str, type[Rule]]:
     """Every rule, by code, found by importing each module in renderer.lint.rules."""
-    if not _RULES:
+    global _discovered
+    if not _discovered:  # not "if not _RULES": one rule imported directly must not stop discovery
         import renderer.lint.rules as pkg
 
         for mod in pkgutil.iter_modules(pkg.__path__):
             importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        _discovered = True
     return dict(sorted(_RULES.items()))
