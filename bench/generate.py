@@ -10,7 +10,8 @@ given N and seed.
 The repo is lint-plausible: every pool carries a commit group, a reservation group and a runtime label, and
 each CommitClass / ReservationPolicy / RuntimeClass selects exactly one group, so each selector matches a few
 pools and each pool is matched once. About one class in a hundred also selects its neighbour's group: those
-are the deliberate conflicts (AL101/AL102) a real repo occasionally has.
+are the deliberate conflicts (AL101/AL102) a real repo occasionally has, each with a reasoned
+suppression so that render (which refuses on lint errors) can be timed on the same repo.
 """
 
 from __future__ import annotations
@@ -121,6 +122,11 @@ def _group_selector(key: str, values: list[str]) -> str:
     )
 
 
+def _suppress(code: str) -> str:
+    """The deliberate conflicts carry a reasoned suppression, so lint still finds them but render can run."""
+    return f'  annotations:\n    allocatable.dev/ignore: "{code}: deliberate conflict in the benchmark repo"\n'
+
+
 def commit_class(i: int, counts: Counts, rng: random.Random, conflict: bool) -> str:
     groups = [f"cg-{i}"] + ([f"cg-{(i + 1) % counts.commit_classes}"] if conflict else [])
     return (
@@ -128,6 +134,7 @@ def commit_class(i: int, counts: Counts, rng: random.Random, conflict: bool) -> 
         "kind: CommitClass\n"
         "metadata:\n"
         f"  name: commit-{i:06d}\n"
+        f"{_suppress('AL101') if conflict else ''}"
         "spec:\n"
         f"{_group_selector('commit-group', groups)}"
         "  resources:\n"
@@ -145,6 +152,7 @@ def reservation_policy(i: int, counts: Counts, rng: random.Random, conflict: boo
         "kind: ReservationPolicy\n"
         "metadata:\n"
         f"  name: reserve-{i:06d}\n"
+        f"{_suppress('AL102') if conflict else ''}"
         "spec:\n"
         f"{_group_selector('reservation-group', groups)}"
         "  systemReserved:\n"
