@@ -101,6 +101,7 @@ class PoolCapacity:
     formula: FormulaResult | None = None
     overhead: list[OverheadFigures] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    _reserved: dict[str, Quantity] = field(default_factory=dict, repr=False)
 
     @property
     def commit_class(self) -> Loaded[CommitClass] | None:
@@ -112,11 +113,17 @@ class PoolCapacity:
         return self.reservation_policies[0] if len(self.reservation_policies) == 1 else None
 
     def reserved_total(self, resource: str) -> Quantity:
+        """systemReserved + kubeReserved + hard eviction for one resource (computed once)."""
+        cached = self._reserved.get(resource)
+        if cached is not None:
+            return cached
         total = ZERO
         for part in (self.system_reserved, self.kube_reserved):
             if resource in part:
                 total = total + part[resource].quantity
-        return total + self.eviction_reserved.get(resource, ZERO)
+        total = total + self.eviction_reserved.get(resource, ZERO)
+        self._reserved[resource] = total
+        return total
 
     def as_dict(self) -> dict[str, Any]:
         def q(d: dict[str, Quantity]) -> dict[str, str]:
