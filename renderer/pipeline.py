@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import wraps
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from renderer.findings import Finding, SourceRef
 from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, display_path, policy_root
@@ -32,6 +37,36 @@ class LoadResult:
         return findings
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a stage builds many objects, then restore it.
+
+    Policy data has no reference cycles worth collecting mid-run, but the collector still scans every live object
+    each time a generation fills up; on 10,000-document repos that made load and lint grow faster than linearly.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _stage(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    @wraps(fn)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with _gc_paused():
+            return fn(*args, **kwargs)
+
+    return run
+
+
+@_stage
 def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
     """Read and validate every policy document under ``paths`` (default: ``policies/``)."""
     if not paths:
@@ -98,6 +133,7 @@ class LintResult:
         return self.load.ok
 
 
+@_stage
 def lint(
     paths: list[Path],
     *,
@@ -123,6 +159,7 @@ def lint(
     return LintResult(result, result.finish([*result.findings, *findings]))
 
 
+@_stage
 def render(
     paths: list[Path], *, max_file_bytes: int | None = None, targets: list[str] | None = None
 ) -> dict[str, bytes]:
