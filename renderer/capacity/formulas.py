@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from decimal import Decimal, Inexact, localcontext
 from typing import Final, Literal
 
+from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
+
 __all__ = [
     "AKS_CPU_TABLE",
     "DEFAULT_MAX_PODS",
@@ -43,12 +45,7 @@ GIB: Final = 1024**3
 DEFAULT_MAX_PODS: Final = 110
 
 # Kubelet's built-in Linux evictionHard defaults (used as-is by OpenShift, which does not set evictionHard).
-_KUBELET_DEFAULT_EVICTION: Final[dict[str, str]] = {
-    "memory.available": "100Mi",
-    "nodefs.available": "10%",
-    "nodefs.inodesFree": "5%",
-    "imagefs.available": "15%",
-}
+_KUBELET_DEFAULT_EVICTION: Final[dict[str, str]] = KUBELET_DEFAULT_EVICTION_HARD
 _GKE_EVICTION: Final[dict[str, str]] = {"memory.available": "100Mi"}
 _AKS_EVICTION: Final[dict[str, str]] = {"memory.available": "100Mi"}
 _AKS_LEGACY_EVICTION: Final[dict[str, str]] = {"memory.available": "750Mi"}

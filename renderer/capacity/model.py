@@ -27,6 +27,7 @@ from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape
 from renderer.capacity.matching import Matches, match_all
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
+from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
 from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.quantity import Quantity, QuantityError
@@ -34,13 +35,7 @@ from renderer.validation.validate import Loaded, PolicySet
 
 RESOURCES: tuple[str, ...] = ("cpu", "memory", "ephemeral-storage")
 DEFAULT_MAX_PODS = 110
-# The kubelet's Linux defaults, used when a pool's policy (or formula) sets no evictionHard.
-KUBELET_DEFAULT_EVICTION_HARD: dict[str, str] = {
-    "memory.available": "100Mi",
-    "nodefs.available": "10%",
-    "nodefs.inodesFree": "5%",
-    "imagefs.available": "15%",
-}
+
 # Only these hard-eviction signals reduce allocatable.
 EVICTION_RESOURCE: dict[str, str] = {"memory.available": "memory", "nodefs.available": "ephemeral-storage"}
 ZERO = Quantity.parse("0")

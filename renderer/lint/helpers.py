@@ -142,17 +142,6 @@ def reservation_contributions(
 # ---------------------------------------------------------------------------------------------------------
 # Kubelet syntax
 
-EVICTION_SIGNALS: tuple[str, ...] = (
-    "memory.available",
-    "nodefs.available",
-    "nodefs.inodesFree",
-    "imagefs.available",
-    "imagefs.inodesFree",
-    "containerfs.available",
-    "containerfs.inodesFree",
-    "allocatableMemory.available",
-    "pid.available",
-)
 DISABLED_THRESHOLDS = ("0%", "100%")
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
@@ -306,16 +295,6 @@ def reservation_breakdown(pc: PoolCapacity, resource: str, *, hugepages: bool = 
     if hugepages and resource == "memory" and not pc.hugepages.is_zero():
         parts.append(f"hugepages {pc.hugepages}")
     return " + ".join(parts) if parts else "nothing reserved"
-
-
-ENFORCEMENTS: tuple[str, ...] = (
-    "pods",
-    "system-reserved",
-    "system-reserved-compressible",
-    "kube-reserved",
-    "kube-reserved-compressible",
-    "none",
-)
 
 
 def enforcements(policy: ReservationPolicy) -> tuple[list[str], FieldPath] | None:

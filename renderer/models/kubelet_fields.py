@@ -164,3 +164,33 @@ def kubelet_field_problem(name: str) -> str | None:
         hint = f'; did you mean "{close[0]}"?' if close else ""
         return f'"{name}" is not a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) field{hint}'
     return None
+
+
+# The kubelet's vocabulary, used by the capacity model, lint rules and the rendered-config schema alike.
+RESERVABLE_RESOURCES: tuple[str, ...] = ("cpu", "memory", "ephemeral-storage", "pid")
+EVICTION_SIGNALS: tuple[str, ...] = (
+    "memory.available",
+    "nodefs.available",
+    "nodefs.inodesFree",
+    "imagefs.available",
+    "imagefs.inodesFree",
+    "containerfs.available",
+    "containerfs.inodesFree",
+    "allocatableMemory.available",
+    "pid.available",
+)
+ENFORCEMENTS: tuple[str, ...] = (
+    "pods",
+    "system-reserved",
+    "system-reserved-compressible",
+    "kube-reserved",
+    "kube-reserved-compressible",
+    "none",
+)
+# The kubelet's built-in Linux evictionHard defaults, in force when a config sets no evictionHard.
+KUBELET_DEFAULT_EVICTION_HARD: dict[str, str] = {
+    "memory.available": "100Mi",
+    "nodefs.available": "10%",
+    "nodefs.inodesFree": "5%",
+    "imagefs.available": "15%",
+}

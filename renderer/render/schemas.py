@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.models.kubelet_fields import KUBELET_CONFIGURATION_FIELDS
+from renderer.models.kubelet_fields import ENFORCEMENTS, KUBELET_CONFIGURATION_FIELDS, RESERVABLE_RESOURCES
+from renderer.models.kubelet_fields import EVICTION_SIGNALS as _SIGNALS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -20,26 +21,9 @@ NON_NEGATIVE_QUANTITY = rf"^\+?{_QUANTITY}$"
 PERCENT = r"^(100(\.0+)?|[0-9]{1,2}(\.[0-9]+)?)%$"
 DURATION = r"^([-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$|^[-+]?0$"
 CPUSET = r"^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$"
-RESERVED_KEYS = ["cpu", "memory", "ephemeral-storage", "pid"]
-EVICTION_SIGNALS = [
-    "memory.available",
-    "nodefs.available",
-    "nodefs.inodesFree",
-    "imagefs.available",
-    "imagefs.inodesFree",
-    "containerfs.available",
-    "containerfs.inodesFree",
-    "allocatableMemory.available",
-    "pid.available",
-]
-ENFORCE_VALUES = [
-    "pods",
-    "system-reserved",
-    "system-reserved-compressible",
-    "kube-reserved",
-    "kube-reserved-compressible",
-    "none",
-]
+RESERVED_KEYS = list(RESERVABLE_RESOURCES)
+EVICTION_SIGNALS = list(_SIGNALS)
+ENFORCE_VALUES = list(ENFORCEMENTS)
 
 _BOOL = {"type": "boolean"}
 _INT = {"type": "integer"}

@@ -3,8 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from renderer.findings import Finding
-from renderer.lint.helpers import ENFORCEMENTS, closest, enforcements
+from renderer.lint.helpers import closest, enforcements
 from renderer.lint.rule import LintContext, Rule, register
+from renderer.models.kubelet_fields import ENFORCEMENTS
 
 
 @register

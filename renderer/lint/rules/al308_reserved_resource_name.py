@@ -5,8 +5,7 @@ from collections.abc import Iterator
 from renderer.findings import Finding
 from renderer.lint.helpers import closest
 from renderer.lint.rule import LintContext, Rule, register
-
-RESERVABLE = ("cpu", "memory", "ephemeral-storage", "pid")
+from renderer.models.kubelet_fields import RESERVABLE_RESOURCES as RESERVABLE
 
 
 @register

@@ -3,8 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from renderer.findings import Finding
-from renderer.lint.helpers import DISABLED_THRESHOLDS, EVICTION_SIGNALS, parse_percent, threshold_maps
+from renderer.lint.helpers import DISABLED_THRESHOLDS, parse_percent, threshold_maps
 from renderer.lint.rule import LintContext, Rule, register
+from renderer.models.kubelet_fields import EVICTION_SIGNALS
 
 
 @register

@@ -3,8 +3,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from renderer.findings import Finding
-from renderer.lint.helpers import EVICTION_SIGNALS, threshold_maps
+from renderer.lint.helpers import threshold_maps
 from renderer.lint.rule import LintContext, Rule, register
+from renderer.models.kubelet_fields import EVICTION_SIGNALS
 from renderer.quantity import Quantity, QuantityError
 
 
