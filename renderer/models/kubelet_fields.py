@@ -132,25 +132,24 @@ KUBELET_CONFIGURATION_FIELDS: frozenset[str] = frozenset(
     ]
 )
 
-# Fields that ReservationPolicy.spec carries itself: set them there, not in spec.kubelet.
-FIRST_CLASS_FIELDS: frozenset[str] = frozenset(
-    [
-        "systemReserved",
-        "kubeReserved",
-        "evictionHard",
-        "evictionSoft",
-        "evictionSoftGracePeriod",
-        "enforceNodeAllocatable",
-        "systemReservedCgroup",
-        "kubeReservedCgroup",
-        "reservedSystemCPUs",
-        "cgroupDriver",
-        "cgroupsPerQOS",
-        "maxPods",
-        "podsPerCore",
-        "podPidsLimit",
-    ]
+# Fields that ReservationPolicy.spec carries itself (set them there, not in spec.kubelet), in rendering order.
+SPEC_FIELDS: tuple[str, ...] = (
+    "systemReserved",
+    "kubeReserved",
+    "evictionHard",
+    "evictionSoft",
+    "evictionSoftGracePeriod",
+    "enforceNodeAllocatable",
+    "systemReservedCgroup",
+    "kubeReservedCgroup",
+    "reservedSystemCPUs",
+    "cgroupDriver",
+    "cgroupsPerQOS",
+    "maxPods",
+    "podsPerCore",
+    "podPidsLimit",
 )
+FIRST_CLASS_FIELDS: frozenset[str] = frozenset(SPEC_FIELDS)
 
 
 def kubelet_field_problem(name: str) -> str | None:

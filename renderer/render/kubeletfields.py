@@ -12,26 +12,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from renderer.findings import FieldPath
+from renderer.models.kubelet_fields import SPEC_FIELDS
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity, Reserved
     from renderer.models.reservationpolicy import ReservationPolicySpec
 
 RESERVED_ORDER = ("cpu", "memory", "ephemeral-storage", "pid")
-# The fields ReservationPolicy.spec carries itself, in the order we copy them.
-SIMPLE_FIELDS = (
-    "evictionSoft",
-    "evictionSoftGracePeriod",
-    "enforceNodeAllocatable",
-    "systemReservedCgroup",
-    "kubeReservedCgroup",
-    "reservedSystemCPUs",
-    "cgroupDriver",
-    "cgroupsPerQOS",
-    "maxPods",
-    "podsPerCore",
-    "podPidsLimit",
-)
+# The fields ReservationPolicy.spec carries itself that are copied as they are (reserved values and evictionHard
+# come from the capacity model), in the order we copy them.
+SIMPLE_FIELDS = tuple(f for f in SPEC_FIELDS if f not in ("systemReserved", "kubeReserved", "evictionHard"))
 
 Problem = Callable[[str, FieldPath], None]
 

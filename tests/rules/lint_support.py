@@ -14,6 +14,18 @@ import yaml
 
 from conftest import CliResult, run_cli
 
+# A 16-cpu pool labelled example.com/tier=batch, which most command-level tests commit against.
+BATCH_POOL = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: batch
+spec:
+  labels: {example.com/tier: batch}
+  capacity: {cpu: "16", memory: 32Gi}
+  count: 2
+"""
+
 CASES = Path(__file__).parent / "cases"
 SHARED = CASES / "_shared.yaml"
 

@@ -4,20 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lint_support import BATCH_POOL as POOL
 from lint_support import git, lint_json
 
 from conftest import POLICIES, REPO_ROOT, run_cli, write_repo
-
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: batch
-spec:
-  labels: {example.com/tier: batch}
-  capacity: {cpu: "16", memory: 32Gi}
-  count: 2
-"""
 
 
 def _class(cpu: int, memory: int = 100) -> str:

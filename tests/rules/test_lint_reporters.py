@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lint_support import BATCH_POOL as POOL
 from lint_support import git
 
 from conftest import run_cli, write_repo
@@ -16,16 +17,6 @@ from renderer.reporters import Report
 from renderer.reporters.github import annotation, escape_data, escape_property, write_github
 from renderer.reporters.text import write_text
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: batch
-spec:
-  labels: {example.com/tier: batch}
-  capacity: {cpu: "16", memory: 32Gi}
-  count: 2
-"""
 CLASS = """
 apiVersion: node.k8s.io/v1alpha1
 kind: CommitClass

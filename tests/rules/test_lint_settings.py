@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lint_support import BATCH_POOL as POOL
 from lint_support import lint_json
 
 from conftest import write_repo
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: batch
-spec:
-  labels: {example.com/tier: batch}
-  capacity: {cpu: "16", memory: 32Gi}
-  count: 2
-"""
 CLASS = """
 apiVersion: node.k8s.io/v1alpha1
 kind: CommitClass
