@@ -12,7 +12,8 @@ class OpenShiftAutoSizingWithSystemReserved(Rule):
     """
     ## What it does
     Reports a ReservationPolicy that selects OpenShift pools and sets both an OpenShift auto-sizing formula
-    (`autoSizing.formula: openshift` or `openshift-4.20`, rendered as `autoSizingReserved: true`) and
+    (`autoSizing.formula: openshift` or `openshift-4.20`: auto node sizing, rendered as
+    `autoSizingReserved: true` or, for fallbacks and the control plane, as the node-sizing env file) and
     `systemReserved`.
 
     ## Why is this bad?
@@ -60,7 +61,7 @@ class OpenShiftAutoSizingWithSystemReserved(Rule):
             yield self.finding(
                 f"the Machine Config Operator rejects the KubeletConfig for {describe_pools(pools)}: "
                 '"autoSizingReserved and systemdReserved cannot be set together" (autoSizing.formula '
-                f"{spec.autoSizing.formula} is rendered as autoSizingReserved: true)",
+                f"{spec.autoSizing.formula} turns on auto node sizing, which computes systemReserved itself)",
                 source=rp.source,
                 obj=rp.ref,
                 field_path=("spec", "systemReserved"),
