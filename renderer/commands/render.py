@@ -24,6 +24,9 @@ DESCRIPTION = (
 )
 
 
+IGNITION_VERSIONS = ("3.2.0", "3.3.0", "3.4.0", "3.5.0")  # what the Settings model accepts
+
+
 def _target_names() -> str:
     from renderer.render.engine import target_names
 
@@ -48,6 +51,14 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--check",
         action="store_true",
         help="render in memory and compare with DIR; exit 1 and show a diff when it differs",
+    )
+    parser.add_argument(
+        "--ignition-version",
+        choices=IGNITION_VERSIONS,
+        default=None,
+        metavar="V",
+        help=f"Ignition spec of rendered MachineConfigs ({', '.join(IGNITION_VERSIONS)}; "
+        "default: render.ignitionVersion in .allocatable.yaml, else 3.2.0)",
     )
     parser.add_argument(
         "--target",
@@ -84,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         _report(result, list(result.findings))
         return 2
     settings = result.policies.settings.render
+    if args.ignition_version is not None:
+        settings.ignitionVersion = args.ignition_version
     try:
         targets = engine.select_targets(settings, args.target or None)
     except engine.UnknownTargetError as exc:

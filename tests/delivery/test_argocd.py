@@ -197,7 +197,7 @@ def test_ignition_version_parameter(tmp_path: Path) -> None:
     bad = generate(app, ARGOCD_ENV_IGNITION_VERSION="4; rm -rf /")
     assert bad.returncode == 2 and "is not an Ignition spec version" in bad.stderr
     unsupported = generate(app, ARGOCD_ENV_IGNITION_VERSION="3.1.0")
-    assert unsupported.returncode == 2 and "ignitionVersion" in unsupported.stderr
+    assert unsupported.returncode == 2 and "--ignition-version: invalid choice: '3.1.0'" in unsupported.stderr
     assert unsupported.stdout.strip() == ""
 
 
