@@ -9,8 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from renderer.cli import main
+
+# CI runs are a gate: the same examples every run (a new counterexample there would be a flaky failure).
+# Local runs keep exploring new examples.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 POLICIES = REPO_ROOT / "policies"

@@ -39,13 +39,12 @@ def _paint(text: str, style: str, colour: bool) -> str:
 
 def format_finding(f: Finding, *, colour: bool = False) -> str:
     message = f.message if not f.hint else f"{f.message}; {f.hint}"
-    # One finding, one line: a user's value quoted in a message (a key with a newline in it) must not break it.
-    message = message.replace("\r", "\\r").replace("\n", "\\n")
     where = _paint(f"{f.path}:{f.line}:{f.column}:", "path", colour)
     line = f"{where} {_paint(f.severity + ':', f.severity, colour)} {message} {_paint(f'[{f.code}]', 'code', colour)}"
     if f.object:
         line += f" ({f.object})"
-    return line
+    # One finding, one line: a user's value quoted in a message or an object name must not break it.
+    return line.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def summary(report: Report) -> str:
