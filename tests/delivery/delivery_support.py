@@ -72,6 +72,25 @@ def reservation(name: str = "static") -> str:
     return RESERVATION.format(name=name)
 
 
+def greedy_class(*, tier: str, percent: int) -> str:
+    """A CommitClass named greedy that over-commits memory (AL201) on the given tier."""
+    return f"""
+apiVersion: node.k8s.io/v1alpha1
+kind: CommitClass
+metadata:
+  name: greedy
+spec:
+  selector:
+  - matchExpressions:
+    - key: example.com/tier
+      operator: In
+      values: [{tier}]
+  resources:
+  - name: memory
+    percent: {percent}
+"""
+
+
 def write(root: Path, files: dict[str, str]) -> None:
     for name, text in files.items():
         target = root / name

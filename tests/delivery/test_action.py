@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from delivery_support import REPO_ROOT, clean_env, commit_all, git, init_repo, write
+from delivery_support import REPO_ROOT, clean_env, commit_all, git, greedy_class, init_repo, write
 
 from conftest import run_cli
 
@@ -24,21 +24,7 @@ WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
 INPUTS = {"path", "base-ref", "fail-on", "sarif-file", "render-check", "python-version"}
 OUTPUTS = {"errors", "warnings", "notices", "sarif-file", "capacity-changed"}
 
-GREEDY = """
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata:
-  name: greedy
-spec:
-  selector:
-  - matchExpressions:
-    - key: example.com/tier
-      operator: In
-      values: [batch]
-  resources:
-  - name: memory
-    percent: 130
-"""
+GREEDY = greedy_class(tier="batch", percent=130)
 
 
 def actionlint() -> str:

@@ -8,7 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, policy_repo, pool, reservation, write
+from delivery_support import (
+    SETTINGS,
+    commit_all,
+    commit_class,
+    git,
+    greedy_class,
+    init_repo,
+    policy_repo,
+    pool,
+    reservation,
+    write,
+)
 
 from conftest import run_cli
 from renderer.delivery.diff import Change, compare_findings
@@ -16,21 +27,7 @@ from renderer.delivery.diff_format import MARKER, amount
 from renderer.findings import Finding
 from renderer.quantity import Quantity
 
-MEMORY_OVER_COMMIT = """
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata:
-  name: greedy
-spec:
-  selector:
-  - matchExpressions:
-    - key: example.com/tier
-      operator: In
-      values: [batch]
-  resources:
-  - name: memory
-    percent: 120
-"""
+MEMORY_OVER_COMMIT = greedy_class(tier="batch", percent=120)
 
 
 def diff_json(repo: Path, *args: str, base: str = "main") -> dict[str, Any]:

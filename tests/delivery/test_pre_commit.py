@@ -16,28 +16,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from delivery_support import REPO_ROOT, clean_env, git, init_repo, snapshot_checkout, write
+from delivery_support import REPO_ROOT, clean_env, git, greedy_class, init_repo, snapshot_checkout, write
 
 from conftest import run_cli
 from renderer.delivery.hooks import all_roots, root_of, roots_for
 
 HOOK_IDS = ["allocatable-validate", "allocatable-lint", "allocatable-render-check"]
 
-MEMORY_OVER_COMMIT = """
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata:
-  name: greedy
-spec:
-  selector:
-  - matchExpressions:
-    - key: example.com/tier
-      operator: In
-      values: [general]
-  resources:
-  - name: memory
-    percent: 130
-"""
+MEMORY_OVER_COMMIT = greedy_class(tier="general", percent=130)
 
 
 @pytest.fixture(scope="session")
