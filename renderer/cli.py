@@ -14,14 +14,8 @@ import sys
 from types import ModuleType
 
 from renderer import __version__
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-        raise SystemExit(EXIT_USAGE)
+from renderer.commands._common import EXIT_OK, EXIT_USAGE
+from renderer.commands._common import Parser as _Parser
 
 
 def _commands() -> list[ModuleType]:

@@ -63,7 +63,9 @@ def test_schema_rejects_what_the_model_rejects() -> None:
         "apiVersion": "node.k8s.io/v1alpha1",
         "kind": "CommitClass",
         "metadata": {"name": "x"},
-        "spec": {"selector": [{"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}], "operator": "In"}]},
+        "spec": {
+            "selector": [{"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}], "operator": "In"}]
+        },
     }
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(bad))
     assert errors

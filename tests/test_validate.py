@@ -112,7 +112,7 @@ def test_unknown_kind_names_supported_kinds(repo: Path) -> None:
     write_repo(repo, {"a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"})
     res = run_cli("validate", str(repo), cwd=repo.parent)
     assert res.exit_code == 2
-    assert "policies/a.yaml:2:7: error: unsupported kind \"ConfigMap\"" in res.stdout
+    assert 'policies/a.yaml:2:7: error: unsupported kind "ConfigMap"' in res.stdout
     for kind in ("CommitClass", "RuntimeClass", "NodePool", "ReservationPolicy", "Node"):
         assert kind in res.stdout
 
@@ -133,7 +133,9 @@ def test_norway_problem_in_label_value(repo: Path) -> None:
 
 
 def test_selector_arity(repo: Path) -> None:
-    text = PROPOSAL_MISINDENTED.replace("    operator: In\n    values:\n    - compute-optimized\n", "      operator: Gt\n      values: ['4', '5']\n")
+    text = PROPOSAL_MISINDENTED.replace(
+        "    operator: In\n    values:\n    - compute-optimized\n", "      operator: Gt\n      values: ['4', '5']\n"
+    )
     write_repo(repo, {"cc.yaml": text})
     res = run_cli("validate", str(repo), cwd=repo.parent)
     assert "operator Gt needs exactly one integer" in res.stdout

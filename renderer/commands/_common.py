@@ -5,11 +5,34 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from renderer.pipeline import LoadResult
     from renderer.reporters import Report
+    from renderer.validation.load import LoadResult
+
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's usage-error convention: one line on stderr, exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        raise SystemExit(EXIT_USAGE)
+
+
+def invoke(command: ModuleType, argv: list[str]) -> int:
+    """Run another subcommand module in this process, as ``allocatable <NAME> argv...`` would."""
+    parser = Parser(prog=f"allocatable {command.NAME}")
+    command.register(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return int(command.run(args))
 
 
 def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:

@@ -13,7 +13,7 @@ from renderer.commands._common import add_paths, paths_of
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
     from renderer.findings import Finding
-    from renderer.pipeline import LoadResult
+    from renderer.validation.load import LoadResult
 
 NAME = "diff"
 ORDER = 35
@@ -51,8 +51,9 @@ def _validation_errors(result: LoadResult) -> int:
 def run(args: argparse.Namespace) -> int:
     from renderer.delivery import diff_format
     from renderer.delivery.diff import compare
-    from renderer.loading.git import Revision, load_revision
+    from renderer.loading.git import Revision
     from renderer.pipeline import load
+    from renderer.validation.revision import load_revision
 
     paths = paths_of(args)
     base = load_revision(paths, args.base, max_file_bytes=args.max_file_size)

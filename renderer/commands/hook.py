@@ -35,7 +35,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.cli import main
+    from renderer.commands import lint, render, validate
+    from renderer.commands._common import invoke
     from renderer.delivery.hooks import all_roots, roots_for
     from renderer.loading.files import display_path
 
@@ -56,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         if len(roots) > 1:
             sys.stdout.write(f"== {shown}\n")
             sys.stdout.flush()
-        code = main([*CHECKS[args.check], shown, *args.arg])
+        name, *options = CHECKS[args.check]
+        command = {"validate": validate, "lint": lint, "render": render}[name]
+        code = invoke(command, [*options, *args.arg, "--", shown])
         worst = max(worst, code)
     return worst

@@ -92,12 +92,13 @@ def _render(root: Path, policy_dir: str) -> int:
     """Render once, exactly as `allocatable render POLICY_DIR` from the repository root would."""
     import os
 
-    from renderer.cli import main
+    from renderer.commands import render
+    from renderer.commands._common import invoke
 
     old = os.getcwd()
     os.chdir(root)
     try:
-        code = main(["render", policy_dir])
+        code = invoke(render, [policy_dir])
     finally:
         os.chdir(old)
     if code != 0:

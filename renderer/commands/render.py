@@ -11,7 +11,7 @@ from renderer.commands._common import add_paths, load
 
 if TYPE_CHECKING:
     from renderer.findings import Finding
-    from renderer.pipeline import LoadResult
+    from renderer.validation.load import LoadResult
 
 NAME = "render"
 ORDER = 40

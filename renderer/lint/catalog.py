@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from renderer.findings import Severity
-from renderer.lint.rule import all_rules
+from renderer.lint.registry import all_rules
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from renderer.capacity.model import CapacityModel
 from renderer.findings import Finding
-from renderer.lint.rule import LintContext, Rule, all_rules
+from renderer.lint.registry import all_rules
+from renderer.lint.rule import LintContext, Rule
 from renderer.lint.suppression import build_index
-from renderer.pipeline import LoadResult
+from renderer.validation.load import LoadResult
 
 #: Codes an annotation cannot name: the meta rules about suppressions themselves.
 META_PREFIX = "AL9"
@@ -31,11 +32,11 @@ def run_rules(
     """Lint findings (not including validation findings), positions unresolved.
 
     ``base_model``/``base_ref``: the policy repo at ``--base`` and the revision as the user wrote it."""
-    ctx = LintContext(load=load, model=model, base_model=base_model)
+    rules = all_rules()
+    ctx = LintContext(load=load, model=model, base_model=base_model, known_codes=frozenset(rules))
     if base_ref is not None:
         ctx.extra["base_ref"] = base_ref
     settings = load.policies.settings
-    rules = all_rules()
     enabled: dict[str, Rule] = {}
     skipped: set[str] = set()
     for code, cls in rules.items():

@@ -14,9 +14,7 @@ that way.
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import pkgutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
@@ -27,7 +25,7 @@ if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
     from renderer.lint.suppression import SuppressionIndex
     from renderer.models.settings import Settings
-    from renderer.pipeline import LoadResult
+    from renderer.validation.load import LoadResult
 
 Phase = Literal["model", "after"]
 DOC_HEADINGS: tuple[str, ...] = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix")
@@ -46,6 +44,7 @@ class LintContext:
     model: CapacityModel
     base_model: CapacityModel | None = None  # the policy repo at --base, when given
     suppressions: SuppressionIndex | None = None  # set by the engine before the "after" phase
+    known_codes: frozenset[str] = frozenset()  # every rule code, set by the engine (rules cannot import the registry)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -112,15 +111,3 @@ def register(cls: type[Rule]) -> type[Rule]:
         raise RuntimeError(f"rule code {cls.code} registered twice")
     _RULES[cls.code] = cls
     return cls
-
-
-def all_rules() -> dict[str, type[Rule]]:
-    """Every rule, by code, found by importing each module in renderer.lint.rules."""
-    global _discovered
-    if not _discovered:  # not "if not _RULES": one rule imported directly must not stop discovery
-        import renderer.lint.rules as pkg
-
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
-        _discovered = True
-    return dict(sorted(_RULES.items()))

@@ -22,15 +22,13 @@ import tempfile
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from renderer.findings import Finding, SourceRef
 from renderer.loading.files import POLICY_SUFFIXES, SETTINGS_FILE, UsageError, policy_root
-from renderer.pipeline import LoadResult, load
 
-__all__ = ["Revision", "load_revision", "resolve_revision"]
+__all__ = ["MirroredRevision", "Revision", "mirror_revision", "resolve_revision"]
 
 
 @dataclass(frozen=True)
@@ -210,22 +208,34 @@ def _mirror(checkout: Path, p: Path) -> Path:
     return checkout.joinpath(*p.parts[1:]) if p.anchor else checkout / p
 
 
-@contextmanager
-def _working_directory(path: Path) -> Iterator[None]:
-    old = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(old)
-
-
 def _looks_like_file(p: Path) -> bool:
     return p.is_file() or (not p.exists() and p.name.endswith(POLICY_SUFFIXES))
 
 
-def load_revision(paths: list[Path], ref: str, *, max_file_bytes: int | None = None) -> LoadResult:
-    """Load ``paths`` (default ``policies/``) as they are at git revision ``ref``; see the module docstring."""
+@dataclass
+class MirroredRevision:
+    """``paths`` as they are at a revision, written into a private mirror of the work tree.
+
+    ``load_paths`` are the mirrored paths to load, ``cwd`` the mirrored working directory to load them from (so
+    display paths come out as a work-tree load prints them), ``checkout`` owns the directory."""
+
+    revision: Revision
+    checkout: _Checkout
+    load_paths: list[Path]
+    cwd: Path
+
+    @contextmanager
+    def working_directory(self) -> Iterator[None]:
+        old = os.getcwd()
+        os.chdir(self.cwd)
+        try:
+            yield
+        finally:
+            os.chdir(old)
+
+
+def mirror_revision(paths: list[Path], ref: str) -> MirroredRevision:
+    """Write ``paths`` (default ``policies/``) and the root's settings file as they are at ``ref`` into a mirror."""
     paths = list(paths) or [Path("policies")]
     rev = resolve_revision(paths[0], ref)
     cwd = Path.cwd()
@@ -264,54 +274,7 @@ def load_revision(paths: list[Path], ref: str, *, max_file_bytes: int | None = N
             load_paths = [mirrored_root]
         mirrored_cwd = _mirror(checkout.path, cwd)
         mirrored_cwd.mkdir(parents=True, exist_ok=True)
-        with _working_directory(mirrored_cwd):
-            result = load(load_paths, max_file_bytes=max_file_bytes)
     except BaseException:
         checkout.cleanup()
         raise
-    _unmirror(result, checkout.path)
-    result.extra["revision"] = rev
-    result.extra["checkout"] = checkout
-    # The resolver reads files lazily: keep the mirror alive as long as the resolver is.
-    setattr(result.resolver, "_checkout", checkout)  # noqa: B010
-    return result
-
-
-def _unmirror(result: LoadResult, checkout: Path) -> None:
-    """Display paths that left the mirror as absolute paths (a working directory far from the repo) lose the
-    mirror's prefix. Display paths relative to the working directory are already identical to the work tree's.
-    File-system paths (``files[].abspath``, ``policies.root``, ``settings_path``) keep pointing into the mirror,
-    where the files can be read while the result lives."""
-    prefix = checkout.as_posix()
-
-    def fix(s: str) -> str:
-        return s.replace(prefix + "/", "/") if prefix in s else s
-
-    def fix_source(src: SourceRef | None) -> SourceRef | None:
-        return replace(src, path=fix(src.path)) if src is not None and prefix in src.path else src
-
-    def fix_finding(f: Finding) -> None:
-        f.path = fix(f.path)
-        f.message = fix(f.message)
-        if f.hint:
-            f.hint = fix(f.hint)
-        f.source = fix_source(f.source)
-
-    for f in result.findings:
-        fix_finding(f)
-    pols = result.policies
-    for group in (pols.commit_classes, pols.reservation_policies, pols.runtime_classes):
-        for loaded in group:
-            src = fix_source(loaded.source)
-            if src is not None:
-                loaded.source = src
-    for i, pool in enumerate(pols.pools):
-        if prefix in pool.source.path:
-            pols.pools[i] = replace(pool, source=replace(pool.source, path=fix(pool.source.path)))
-    pols.settings_source = fix_source(pols.settings_source)
-    result.files[:] = [replace(pf, display=fix(pf.display)) for pf in result.files]
-    abspaths = getattr(result.resolver, "_abspaths", None)
-    if isinstance(abspaths, dict) and any(prefix in k for k in abspaths):
-        fixed = {fix(k): v for k, v in abspaths.items()}
-        abspaths.clear()
-        abspaths.update(fixed)
+    return MirroredRevision(rev, checkout, load_paths, mirrored_cwd)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from renderer.render.engine import MANAGED_BY
+from renderer.render.target import MANAGED_BY
 
 if TYPE_CHECKING:
     from renderer.models.common import NodeSelectorTerm, ObjectMeta, Toleration

@@ -10,14 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from renderer.render.engine import (
-    AUTO_SIZING_WITH_SYSTEM_RESERVED,
-    NO_MACHINE_CONFIG_POOL,
-    NOT_RENDERABLE,
-    PLATFORM_OWNED_FIELD,
-    POOLS_DISAGREE,
-    RenderContext,
-)
 from renderer.render.kubeletfields import kubelet_fields, reserved_map
 from renderer.render.openshift import (
     ENV_KEYS,
@@ -26,6 +18,14 @@ from renderer.render.openshift import (
     SizingPlan,
     pool_label,
     sizing_plan,
+)
+from renderer.render.target import (
+    AUTO_SIZING_WITH_SYSTEM_RESERVED,
+    NO_MACHINE_CONFIG_POOL,
+    NOT_RENDERABLE,
+    PLATFORM_OWNED_FIELD,
+    POOLS_DISAGREE,
+    RenderContext,
 )
 
 if TYPE_CHECKING:

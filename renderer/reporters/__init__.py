@@ -1,36 +1,14 @@
-"""Output formats. A format is one module here that registers itself with ``@reporter("name")``."""
+"""Output formats. A format is one module here that registers itself with ``@reporter("name")``
+(``renderer.reporters.report``); this package finds them."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, TextIO
 
-from renderer.findings import Finding
+from renderer.reporters.report import REGISTRY, Report, ReporterFn, reporter
 
-
-@dataclass
-class Report:
-    command: str
-    findings: list[Finding]
-    files: int = 0
-    objects: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-ReporterFn = Callable[[Report, TextIO], None]
-_REGISTRY: dict[str, ReporterFn] = {}
-
-
-def reporter(name: str) -> Callable[[ReporterFn], ReporterFn]:
-    def deco(fn: ReporterFn) -> ReporterFn:
-        _REGISTRY[name] = fn
-        return fn
-
-    return deco
-
+__all__ = ["Report", "ReporterFn", "get", "names", "reporter"]
 
 _discovered = False
 
@@ -41,15 +19,16 @@ def _discover() -> None:
     if _discovered:
         return
     for mod in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{mod.name}")
+        if mod.name != "report":
+            importlib.import_module(f"{__name__}.{mod.name}")
     _discovered = True
 
 
 def get(name: str) -> ReporterFn:
     _discover()
-    return _REGISTRY[name]
+    return REGISTRY[name]
 
 
 def names() -> list[str]:
     _discover()
-    return sorted(_REGISTRY)
+    return sorted(REGISTRY)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TextIO
 
 from renderer.findings import Finding
-from renderer.reporters import Report, reporter
 from renderer.reporters._paths import relative_to_root, repo_root
+from renderer.reporters.report import Report, reporter
 from renderer.reporters.text import summary
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}

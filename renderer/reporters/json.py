@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from renderer.reporters import Report, reporter
+from renderer.reporters.report import Report, reporter
 
 
 @reporter("json")

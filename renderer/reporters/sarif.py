@@ -18,8 +18,8 @@ from typing import Any, TextIO
 
 from renderer import __version__
 from renderer.findings import Finding
-from renderer.reporters import Report, reporter
 from renderer.reporters._paths import relative_to_root, repo_root
+from renderer.reporters.report import Report, reporter
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}

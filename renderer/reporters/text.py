@@ -11,7 +11,7 @@ import os
 from typing import TextIO
 
 from renderer.findings import Finding
-from renderer.reporters import Report, reporter
+from renderer.reporters.report import Report, reporter
 
 _RESET = "\033[0m"
 _STYLES = {

@@ -14,8 +14,9 @@ from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo,
 
 from conftest import chdir
 from renderer.loading.files import UsageError
-from renderer.loading.git import load_revision, resolve_revision
+from renderer.loading.git import resolve_revision
 from renderer.pipeline import load
+from renderer.validation.revision import load_revision
 
 
 def _pool_counts(result: Any) -> dict[str, int]:

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_repo
-from renderer.lint.rule import DOC_HEADINGS, all_rules
+from renderer.lint.registry import all_rules
+from renderer.lint.rule import DOC_HEADINGS
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

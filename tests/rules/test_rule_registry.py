@@ -13,7 +13,8 @@ from lint_support import load_cases
 
 import renderer.lint.rules as rules_pkg
 from conftest import REPO_ROOT, run_cli
-from renderer.lint.rule import DOC_HEADINGS, Rule, all_rules
+from renderer.lint.registry import all_rules
+from renderer.lint.rule import DOC_HEADINGS, Rule
 
 RULES = all_rules()
 CASES = load_cases()

@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from renderer.findings import Finding
-from renderer.lint.rule import LintContext, Rule, all_rules, register
+from renderer.lint.rule import LintContext, Rule, register
 from renderer.lint.suppression import ANNOTATION, ANNOTATION_PATH
 
 
@@ -43,7 +43,7 @@ class InvalidSuppression(Rule):
     def check_after(self, ctx: LintContext, findings: list[Finding]) -> Iterator[Finding]:
         if ctx.suppressions is None:
             return
-        known = all_rules()
+        known = sorted(ctx.known_codes)
         for p in ctx.suppressions.problems:
             if p.kind == "no-reason":
                 continue

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 from renderer.findings import Finding
 from renderer.lint.helpers import closest
-from renderer.lint.rule import LintContext, Rule, all_rules, register
+from renderer.lint.rule import LintContext, Rule, register
 
 
 @register
@@ -43,7 +43,7 @@ class UnknownRuleInSettings(Rule):
         source = ctx.load.policies.settings_source
         if source is None:
             return
-        known = all_rules()
+        known = sorted(ctx.known_codes)
         for code in ctx.settings.rules:
             if code in known:
                 continue

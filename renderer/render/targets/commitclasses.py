@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.render.engine import Output, RenderContext, Target, register
 from renderer.render.normalize import metadata, selector_terms
+from renderer.render.target import Output, RenderContext, Target, register
 
 RESOURCE_ORDER = ("cpu", "memory", "ephemeral-storage")
 

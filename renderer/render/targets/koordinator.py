@@ -23,7 +23,7 @@ import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from renderer.render.engine import SELECTOR_NOT_EXPRESSIBLE, Output, RenderContext, Target, register
+from renderer.render.target import SELECTOR_NOT_EXPRESSIBLE, Output, RenderContext, Target, register
 from renderer.render.yamlout import Literal
 
 if TYPE_CHECKING:

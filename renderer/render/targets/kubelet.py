@@ -12,8 +12,8 @@ the pool's size included, and leaves every other field to the platform.
 
 from __future__ import annotations
 
-from renderer.render.engine import NOT_RENDERABLE, Output, RenderContext, Target, register
 from renderer.render.kubeletfields import kubelet_fields
+from renderer.render.target import NOT_RENDERABLE, Output, RenderContext, Target, register
 
 API_VERSION = "kubelet.config.k8s.io/v1beta1"
 KIND = "KubeletConfiguration"

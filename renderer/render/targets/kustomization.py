@@ -5,7 +5,7 @@ node bootstrap files, not cluster objects, and are not listed.
 
 from __future__ import annotations
 
-from renderer.render.engine import Output, RenderContext, Target, register
+from renderer.render.target import Output, RenderContext, Target, register
 
 
 @register

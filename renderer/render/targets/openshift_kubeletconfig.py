@@ -9,8 +9,8 @@ Operator owns. Eviction, kubeReserved, enforcement and the other policy fields g
 
 from __future__ import annotations
 
-from renderer.render.engine import MANAGED_BY, Output, RenderContext, Target, register
 from renderer.render.openshift_pools import openshift_pools
+from renderer.render.target import MANAGED_BY, Output, RenderContext, Target, register
 
 API_VERSION = "machineconfiguration.openshift.io/v1"
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from renderer.render.engine import MANAGED_BY, NOT_RENDERABLE, Output, RenderContext, Target, register
 from renderer.render.openshift import ENV_FILE, EnvValues, machineconfig_name
 from renderer.render.openshift_pools import McpRender, openshift_pools
+from renderer.render.target import MANAGED_BY, NOT_RENDERABLE, Output, RenderContext, Target, register
 from renderer.render.templating import TemplateValueError, render_text
 
 API_VERSION = "machineconfiguration.openshift.io/v1"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from renderer.render.engine import Output, RenderContext, Target, register
 from renderer.render.normalize import metadata, quantities, tolerations
+from renderer.render.target import Output, RenderContext, Target, register
 
 
 @register

@@ -1,0 +1,147 @@
+"""What a render target is: the :class:`Target` base, its :class:`RenderContext`, the :class:`Output` it returns,
+``@register`` and the codes of the findings the render stage reports itself. Targets import this module; the engine
+(``renderer.render.engine``) finds the targets and runs them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from renderer.findings import FieldPath, Finding, Severity, SourceRef
+
+if TYPE_CHECKING:
+    from renderer.capacity.model import CapacityModel, PoolCapacity
+    from renderer.models.settings import RenderSettings
+    from renderer.validation.load import LoadResult
+
+MANAGED_BY = {"app.kubernetes.io/managed-by": "allocatable"}
+
+
+class RenderError(Exception):
+    """Rendering refused: at least one finding is at error level. ``findings`` holds all of them."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        errors = [f for f in findings if f.severity == "error"]
+        super().__init__(f"{len(errors)} error{'s' if len(errors) != 1 else ''} prevent rendering")
+        self.findings = findings
+
+
+class UnknownTargetError(ValueError):
+    """A target name that no module in renderer/render/targets provides."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """One rendered file: its path below the output directory and the documents in it."""
+
+    path: str
+    documents: tuple[Any, ...]
+    sources: tuple[str, ...] = ()
+    cluster: bool = True  # Kubernetes objects for the cluster (kustomization, --stdout); False for node files
+    notes: tuple[str, ...] = ()  # extra header comment lines
+
+
+@dataclass
+class RenderContext:
+    load: LoadResult
+    model: CapacityModel
+    findings: list[Finding] = field(default_factory=list)
+    outputs: list[Output] = field(default_factory=list)  # outputs of the targets run so far
+    memo: dict[str, Any] = field(default_factory=dict)  # results shared by several targets, computed once
+    _paths: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def settings(self) -> RenderSettings:
+        return self.load.policies.settings.render
+
+    def relpath(self, shown: str) -> str:
+        """A source file's path relative to the policy directory (stable across working directories)."""
+        if not self._paths:
+            root = self.load.policies.root.absolute()
+            for pf in self.load.files:
+                self._paths[pf.display] = Path(os.path.relpath(pf.abspath, root)).as_posix()
+            if self.load.settings_path is not None:
+                from renderer.loading.files import display_path
+
+                settings_abs = self.load.settings_path.absolute()
+                self._paths[display_path(settings_abs)] = Path(os.path.relpath(settings_abs, root)).as_posix()
+        found = self._paths.get(shown)
+        return found if found is not None else Path(shown).name
+
+    def source(self, src: SourceRef, ref: str) -> str:
+        return f"{self.relpath(src.path)} ({ref})"
+
+    def pool_source(self, pc: PoolCapacity) -> str:
+        return self.source(pc.pool.source, pc.pool.ref)
+
+    def settings_source(self) -> str | None:
+        src = self.load.policies.settings_source
+        return None if src is None else self.source(src, "Settings")
+
+    def report(
+        self,
+        code: str,
+        severity: Severity,
+        message: str,
+        source: SourceRef,
+        obj: str | None,
+        field_path: FieldPath = (),
+        hint: str | None = None,
+    ) -> None:
+        self.findings.append(
+            Finding(
+                code=code,
+                severity=severity,
+                message=message,
+                path=source.path,
+                object=obj,
+                hint=hint,
+                source=source,
+                field_path=field_path,
+            )
+        )
+
+    def reporter(
+        self, code: str, severity: Severity, source: SourceRef, obj: str | None
+    ) -> Callable[[str, FieldPath], None]:
+        """A callback reporting problems at field paths of one object (the message is prefixed with the path)."""
+
+        def problem(message: str, where: FieldPath) -> None:
+            self.report(code, severity, f"{'.'.join(str(p) for p in where)}: {message}", source, obj, where)
+
+        return problem
+
+
+class Target:
+    """One kind of rendered artefact. Subclasses set the class variables and implement :meth:`render`."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    default: ClassVar[bool] = True  # rendered when neither --target nor render.targets says otherwise
+    aggregate: ClassVar[bool] = False  # runs after the other targets and sees their outputs (kustomization)
+
+    def render(self, ctx: RenderContext) -> list[Output]:
+        raise NotImplementedError
+
+
+TARGETS: dict[str, type[Target]] = {}
+
+
+def register(cls: type[Target]) -> type[Target]:
+    if cls.name in TARGETS and TARGETS[cls.name] is not cls:
+        raise RuntimeError(f"render target {cls.name} registered twice")
+    TARGETS[cls.name] = cls
+    return cls
+
+
+# Codes of the findings the render stage reports itself (lint and validation have their own ranges).
+POOLS_DISAGREE = "AL801"  # NodePools in one MachineConfigPool would render different configurations
+SELECTOR_NOT_EXPRESSIBLE = "AL802"  # a CommitClass selector has no Koordinator label-selector equivalent
+PLATFORM_OWNED_FIELD = "AL803"  # a field the Machine Config Operator owns is left out of a KubeletConfig
+AUTO_SIZING_WITH_SYSTEM_RESERVED = "AL804"  # autoSizingReserved and systemReserved cannot be set together
+NOT_RENDERABLE = "AL805"  # a value cannot be rendered (type, key)
+NO_MACHINE_CONFIG_POOL = "AL806"  # an OpenShift pool names no MachineConfigPool; nothing is rendered for it
