@@ -92,7 +92,11 @@ class RenderSettings(Strict):
 
 
 class Limits(Strict):
-    maxFileBytes: int = Field(default=8 * 1024 * 1024, gt=0)
+    maxFileBytes: int = Field(
+        default=256 * 1024 * 1024,
+        gt=0,
+        description="larger files are refused (AL006); each document, or List item, is bounded at 8 MiB anyway",
+    )
 
 
 class Settings(Strict):
