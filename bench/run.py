@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import os
 import platform
 import pstats
@@ -33,7 +34,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -61,25 +61,41 @@ class Run:
     exit_code: int
 
 
+# The timed command is started by this small probe, not by the benchmark process: a child's peak RSS counts the
+# memory of the process it was forked from (ru_maxrss survives exec), and the benchmark holds the generated repos.
+_PROBE = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+deadline = start + float(sys.argv[1])
+while True:
+    pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+    if pid:
+        break
+    if time.perf_counter() > deadline:
+        proc.kill()
+        os.wait4(proc.pid, 0)
+        print(json.dumps(None))
+        sys.exit(0)
+    time.sleep(0.01)
+wall = time.perf_counter() - start
+proc.returncode = os.waitstatus_to_exitcode(status)
+print(json.dumps([wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode]))
+"""
+
+
 def run_once(cmd: list[str], cwd: Path = ROOT, timeout: float | None = None) -> Run:
     """One fresh process: wall time, user+sys time and peak RSS from the kernel's accounting of the child."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = None if timeout is None else start + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG if deadline else 0)
-        if pid:
-            break
-        if deadline is not None and time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            proc.returncode = -9
-            raise TimeoutError(f"{cmd[0]} took longer than {timeout:.0f} s")
-        time.sleep(0.05)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    rss = usage.ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else usage.ru_maxrss / 1024
-    return Run(wall, usage.ru_utime + usage.ru_stime, rss, proc.returncode)
+    bound = PEER_TIMEOUT * 4 if timeout is None else timeout
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(bound), *cmd], cwd=cwd, env=ENV, capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout)
+    if got is None:
+        raise TimeoutError(f"{cmd[0]} took longer than {bound:.0f} s")
+    wall, cpu, maxrss, code = got
+    rss = maxrss / (1024 * 1024) if sys.platform == "darwin" else maxrss / 1024
+    return Run(wall, cpu, rss, code)
 
 
 def paired(

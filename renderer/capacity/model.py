@@ -219,6 +219,10 @@ class CapacityModel:
     def pools_selected_by(self, loaded: object) -> list[PoolCapacity]:
         return [self.pools[i] for i in self.matches.pools_of.get(id(loaded), [])]
 
+    def selects_any(self, loaded: object) -> bool:
+        """Whether the policy or RuntimeClass selects at least one pool (O(1))."""
+        return bool(self.matches.pools_of.get(id(loaded)))
+
     def overhead_fits(self, rc: Loaded[RuntimeClass]) -> dict[str, OverheadFit]:
         """Per resource of ``rc``'s non-zero ``overhead.podFixed``: the pools it can land on where not one pod fits
         by that overhead alone, and where fewer than max pods fit (AL212, AL213).

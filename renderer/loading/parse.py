@@ -4,7 +4,9 @@ Only what every document needs is kept: the data and the line of its root node (
 ``v1 List``, each item's span in the text). Exact positions of fields are looked up lazily, for the few objects
 that have findings, by ``renderer.loading.positions``.
 
-Documents are built from libyaml's events by ``renderer.loading.stream`` (no node tree), which checks the bounds
+JSON files are read with the json module's C scanner (List items one at a time), falling back to the YAML reader
+for anything it would read differently or must report. Documents are built from libyaml's events by
+``renderer.loading.stream`` (no node tree), which checks the bounds
 per document while it reads: nesting depth (``MAX_DEPTH``), document size (``DEFAULT_MAX_DOCUMENT_CHARS``, each
 List item on its own) and duplicate keys. Node Lists are read item by item and pruned to the fields the model
 needs (``LIST_PRUNE``), so a 5,000-node ``kubectl get nodes -o yaml`` never exists as a whole in memory. A file
@@ -37,9 +39,11 @@ from renderer.loading.stream import (
     DuplicateKey,
     EventReader,
     NeedsFullConstructor,
+    NeedsYamlPath,
     NestedTooDeep,
     Prune,
     Span,
+    read_json_document,
 )
 
 try:  # pragma: no cover - depends on the wheel
@@ -398,6 +402,12 @@ def parse_text(
 ) -> tuple[list[RawDocument], list[Finding]]:
     """Parse a YAML/JSON stream into documents. On the first error the whole file is rejected."""
     kind = "JSON" if path.endswith(".json") else "YAML"
+    if kind == "JSON":
+        try:
+            doc = read_json_document(text, max_depth=MAX_DEPTH, max_document_chars=max_document_chars, prune=LIST_PRUNE)
+            return [RawDocument(path, 0, doc.span.line, doc.data, doc.item_spans)], []
+        except NeedsYamlPath:
+            pass  # the YAML reader decides: same values, its messages and positions
     loader = _StrictLoader(text)
     reader = EventReader(
         text,

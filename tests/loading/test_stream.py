@@ -124,3 +124,48 @@ def test_a_finding_on_one_item_is_located_from_that_item_alone(tmp_path: Path) -
     line = text.splitlines()[finding.line - 1]
     assert line.strip() == "cpu: lots" and finding.column == line.index("lots") + 1
     assert finding.line > span.line
+
+
+JSON_CASES = [
+    '{"a": 1, "b": [1.5, "x", null, true], "c": {"d": -0}}',
+    '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}]}',
+    '{"n": 1e5, "m": 1.5e3, "o": 1.5e+3}',  # YAML 1.1 reads the first two as strings
+    '{"a": 1, "a": 2}',  # duplicate key: the YAML reader reports it
+    '{"items": [1, 2,]}',  # a syntax error
+    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    "",
+    '{"items": [{"apiVersion": "v1", "kind": "Node", "status": {"images": [1]}, "metadata": {"name": "x"}}], "x": 1}',
+]
+
+
+@pytest.mark.parametrize("text", JSON_CASES)
+def test_json_reads_as_the_yaml_path_reads_it(text: str) -> None:
+    """The JSON path gives what the YAML reader gives, values and problems alike."""
+    got = parse_text(text, "x.json")
+    want = parse_text(text, "x.yaml")
+    assert [d.data for d in got[0]] == [d.data for d in want[0]]
+    assert [(f.code, f.line, f.column) for f in got[1]] == [(f.code, f.line, f.column) for f in want[1]]
+    assert [d.item_spans for d in got[0]] == [d.item_spans for d in want[0]]
+
+
+def test_json_items_have_spans_to_their_own_text() -> None:
+    text = _dump([_node("n1"), _node("n2")], as_json=True)
+    (doc,), problems = parse_text(text, "nodes.json")
+    assert problems == [] and doc.data["items"] == [_kept("n1"), _kept("n2")]
+    assert doc.item_spans is not None
+    for span, name in zip(doc.item_spans, ("n1", "n2"), strict=True):
+        assert json.loads(text[span.start : span.end]) == _node(name)
+        assert text.splitlines()[span.line - 1][span.column - 1] == "{"
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_the_bound_is_per_item_whatever_comes_after_the_items(as_json: bool) -> None:
+    """kubectl sorts keys, so kind and metadata come after items: they are bounded without the items."""
+    text = _dump([_node(f"n{i}") for i in range(40)], as_json)
+    assert text.index('"kind"' if as_json else "\nkind:") > text.index("items")
+    (doc,), problems = parse_text(text, "nodes.json" if as_json else "nodes.yaml", max_document_chars=2_000)
+    assert problems == [] and len(doc.data["items"]) == 40
+    big = _node("big")
+    big["metadata"]["annotations"]["x"] = "y" * 3_000  # type: ignore[index]
+    _, problems = parse_text(_dump([_node("a"), big], as_json), "n.yaml", max_document_chars=2_000)
+    assert [p.code for p in problems] == ["AL001"] and "larger than 2000" in problems[0].message

@@ -81,6 +81,7 @@ class ReservationBelowPlatformFormula(Rule):
     severity = "warning"
     summary = "reserved cpu or memory is below what the pool's platform formula recommends for its size"
 
+    # Complexity: O(pools × resources + findings): one platform formula per pool (formulas are O(1)).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         groups: dict[tuple[int, str, FieldPath], list[tuple[PoolCapacity, str]]] = {}
         owners: dict[int, Loaded[ReservationPolicy]] = {}
