@@ -80,7 +80,9 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         out.append(f"  source:              {p.source.path}")
         cc = ", ".join(c.name for c in pc.commit_classes) or "none (100% everywhere)"
         out.append(f"  commit class:        {cc}")
-        rp = ", ".join(r.name for r in pc.reservation_policies) or "none (nothing reserved)"
+        rp = ", ".join(r.name for r in pc.reservation_policies) or (
+            f"none ({pc.platform_default.source})" if pc.platform_default else "none (nothing reserved)"
+        )
         if pc.formula is not None:
             rp += f" (formula {pc.formula.formula} → {pc.formula.fills})"
         out.append(f"  reservation policy:  {rp}")

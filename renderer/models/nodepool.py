@@ -40,6 +40,18 @@ class NodePoolSpec(Strict):
     platform: Platform = "generic"
     machineConfigPool: DNSLabel | None = None
     maxPods: int | None = Field(default=None, ge=1, le=100_000)
+    machineMemory: NonNegativeQuantity | None = Field(
+        default=None,
+        description="the machine type's advertised memory (e.g. 32Gi for an n2-highmem-4), for platforms that size "
+        "their reservation from it (gke, aks, aks-legacy) rather than from the node's MemTotal "
+        "(capacity.memory); default: machineTypes in .allocatable.yaml or the built-in Compute Engine table, by the "
+        "node.kubernetes.io/instance-type label",
+    )
+    bootDiskSize: NonNegativeQuantity | None = Field(
+        default=None,
+        description="GKE: the boot disk size (e.g. 100Gi), which GKE's ephemeral-storage kube-reserved is computed "
+        "from; default: inferred from capacity.ephemeral-storage (the filesystem, a few GiB smaller than the disk)",
+    )
 
 
 class NodePool(Strict):

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 
-from renderer.models.common import DNSLabel, DNSSubdomain, Strict
+from renderer.models.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
 
 RuleSeverity = Literal["error", "warning", "info"]
 
@@ -91,6 +91,31 @@ class RenderSettings(Strict):
     )
 
 
+class MachineType(Strict):
+    """What the platform advertises for one instance type (matched on node.kubernetes.io/instance-type)."""
+
+    memory: NonNegativeQuantity = Field(
+        description="advertised memory of the instance type (e.g. 16Gi for a Standard_D4s_v5): GKE and AKS size "
+        "their reservations from it, not from the node's MemTotal"
+    )
+
+
+class PlatformDefaults(Strict):
+    """Which reservation a platform applies to pools no ReservationPolicy selects (see docs/verify.md)."""
+
+    aks: Literal["aks", "aks-legacy"] = Field(
+        default="aks",
+        description="AKS default for NodePools: aks (Kubernetes 1.29 and later) or aks-legacy (before 1.29); "
+        "Nodes are classified by their status.nodeInfo.kubeletVersion",
+    )
+    openshift: Literal["openshift", "openshift-static"] = Field(
+        default="openshift",
+        description="OpenShift default for worker NodePools: openshift (4.21 and later: auto node sizing on) or "
+        "openshift-static (4.20 and earlier: system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi); "
+        "control-plane and arbiter pools are always static; Nodes are classified by their kubelet version",
+    )
+
+
 class Limits(Strict):
     maxFileBytes: int = Field(default=8 * 1024 * 1024, gt=0)
 
@@ -108,3 +133,9 @@ class Settings(Strict):
     thresholds: Thresholds = Field(default_factory=Thresholds)
     render: RenderSettings = Field(default_factory=RenderSettings)
     limits: Limits = Field(default_factory=Limits)
+    machineTypes: dict[str, MachineType] = Field(
+        default_factory=dict,
+        description="advertised memory per instance type (node.kubernetes.io/instance-type), for the formulas "
+        "platforms compute from it (gke, aks, aks-legacy); Compute Engine predefined types are built in",
+    )
+    platformDefaults: PlatformDefaults = Field(default_factory=PlatformDefaults)
