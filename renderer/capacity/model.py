@@ -23,6 +23,7 @@ from decimal import ROUND_FLOOR, Decimal
 from functools import lru_cache
 from typing import Any
 
+from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
 from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
 from renderer.capacity.matching import Matches, match_all
@@ -98,6 +99,7 @@ class PoolCapacity:
     max_pods: int
     formula: FormulaResult | None = None
     platform_default: PlatformDefault | None = None
+    cpu_override: Quantity | None = None  # reservedSystemCPUs: the kubelet's cpu reservation replaces both maps'
     overhead: list[OverheadFigures] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _reserved: dict[str, Quantity] = field(default_factory=dict, repr=False)
@@ -117,9 +119,12 @@ class PoolCapacity:
         if cached is not None:
             return cached
         total = ZERO
-        for part in (self.system_reserved, self.kube_reserved):
-            if resource in part:
-                total = total + part[resource].quantity
+        if resource == "cpu" and self.cpu_override is not None:
+            total = self.cpu_override
+        else:
+            for part in (self.system_reserved, self.kube_reserved):
+                if resource in part:
+                    total = total + part[resource].quantity
         total = total + self.eviction_reserved.get(resource, ZERO)
         self._reserved[resource] = total
         return total
@@ -257,6 +262,13 @@ def _parse_map(values: dict[str, str]) -> dict[str, Quantity]:
     return out
 
 
+def _reserved_system_cpus(text: str | None) -> int:
+    if not text:
+        return 0
+    ranges, _ = parse_cpuset(text.strip())
+    return cpuset_size(ranges) if ranges else 0
+
+
 def effective_max_pods(pool: Pool, policy: ReservationPolicy | None) -> int:
     spec = policy.spec if policy else None
     if spec is not None and spec.maxPods is not None and spec.maxPods > 0:
@@ -342,6 +354,18 @@ def pool_capacity(
             system[k] = Reserved(q, "explicit")
         for k, q in (spec.kubeReserved or {}).items():
             kube[k] = Reserved(q, "explicit")
+    # The kubelet: "Option --reserved-cpus is specified, it will overwrite the cpu setting in KubeReserved and
+    # SystemReserved": systemReserved cpu becomes the set's size and kubeReserved cpu is dropped
+    # (kubernetes/kubernetes@293a53f2:cmd/kubelet/app/server.go). The policy's own values stay as written (they are
+    # what gets rendered); only the arithmetic uses the override.
+    cpu_override: Quantity | None = None
+    reserved_cpus = _reserved_system_cpus(spec.reservedSystemCPUs if spec is not None else None)
+    if reserved_cpus:
+        cpu_override = Quantity.from_value(reserved_cpus)
+        notes.append(
+            f"cpu: reservedSystemCPUs {spec.reservedSystemCPUs if spec else ''} ({reserved_cpus} CPUs) replaces the "
+            "cpu of systemReserved and kubeReserved, as the kubelet does"
+        )
 
     if spec is not None and spec.evictionHard is not None:
         eviction, eviction_source = dict(spec.evictionHard), "explicit"
@@ -384,6 +408,7 @@ def pool_capacity(
         max_pods=max_pods,
         formula=formula,
         platform_default=default,
+        cpu_override=cpu_override,
         notes=notes,
     )
     # Delivery-specific rounding (e.g. what Karpenter's kubelet configuration turns a reservation into) belongs

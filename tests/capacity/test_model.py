@@ -285,3 +285,25 @@ def test_eviction_reservation_percent_and_disabled() -> None:
     assert eviction_reservation("500Mi", cap) == Q("500Mi")
     assert eviction_reservation("lots", cap) is None
     assert eviction_reservation("120%", cap) is None
+
+
+def test_reserved_system_cpus_replace_the_cpu_reservations(repo: Path) -> None:
+    # kubernetes/kubernetes@293a53f2:cmd/kubelet/app/server.go: "Option --reserved-cpus is specified, it will
+    # overwrite the cpu setting in KubeReserved and SystemReserved": systemReserved cpu = the set's size, kubeReserved
+    # cpu deleted. 0-1,4 and an overlapping 1 are 3 distinct CPUs.
+    write_repo(
+        repo,
+        {
+            "pool.yaml": POOL.format(name="a", tier="x", cpu="16", memory="64Gi", extra="", count=1),
+            "rp.yaml": POLICY.format(
+                name="p",
+                tier="x",
+                body="  systemReserved: {cpu: 100m}\n  kubeReserved: {cpu: 110m}\n  reservedSystemCPUs: '0-1,4,1'",
+            ),
+        },
+    )
+    (pc,) = _model(repo).pools
+    assert pc.allocatable["cpu"] == Q("13")
+    # what the policy says is kept for rendering; only the arithmetic follows the kubelet's override
+    assert pc.system_reserved["cpu"].quantity == Q("100m")
+    assert pc.kube_reserved["cpu"].quantity == Q("110m")
