@@ -110,9 +110,7 @@ def platform_default(pool: Pool, settings: Settings) -> PlatformDefault | None:
     if platform == "openshift":
         role = _openshift_role(pool)
         if role in _OPENSHIFT_CONTROL_PLANE:
-            return PlatformDefault(
-                "openshift-static", None, dict(OPENSHIFT_STATIC), {}, f"auto node sizing is off on {role} nodes"
-            )
+            return _openshift_static(pool, f"auto node sizing is off on {role} nodes")
         if minor is not None:
             hypershift = _HYPERSHIFT_LABEL in pool.labels
             auto = minor >= 34 and not (hypershift and minor < 36)
@@ -129,8 +127,41 @@ def platform_default(pool: Pool, settings: Settings) -> PlatformDefault | None:
             why = "platformDefaults.openshift"
         if name == "openshift":
             return PlatformDefault("openshift", "openshift", reason=why)
-        return PlatformDefault("openshift-static", None, dict(OPENSHIFT_STATIC), {}, why)
+        return _openshift_static(pool, why)
     return None
+
+
+_RHCOS = re.compile(r"CoreOS (\d)(\d+)\.\d+\.(\d{8})")
+#: Release branches that got SYSTEM_RESERVED_ES into the kubelet's --system-reserved flag after 4.8 dropped it, and
+#: the day the backport merged (openshift/machine-config-operator: 8bf71f78 on release-4.11, d09be517 on 4.10,
+#: release-4.9's kubelet.service as of 2022-11-23; main (4.12) got 28f062ba on 2022-10-17).
+_ES_FLAG_BACKPORT = {9: "20221123", 10: "20221110", 11: "20221021"}
+
+
+def _openshift_static(pool: Pool, why: str) -> PlatformDefault:
+    """Static system-reserved, with ephemeral-storage as the release really reserves it.
+
+    Up to 4.7 kubelet.conf carried systemReserved {cpu 500m, memory 1Gi, ephemeral-storage 1Gi}. From 4.8 the
+    kubelet got ``--system-reserved=cpu=...,memory=...`` from /etc/node-sizing.env instead, and a command-line map
+    replaces the config file's whole map, so ephemeral-storage was not reserved until SYSTEM_RESERVED_ES was added to
+    the flag (4.12, backported to 4.9-4.11 z-streams). The node's RHCOS build (``osImage``: ``411.85.202206032330``
+    is 4.11 built 2022-06-03) tells which side of the backport it is on."""
+    values = dict(OPENSHIFT_STATIC)
+    m = _RHCOS.search(pool.node_info.get("osImage", ""))
+    if m is not None and m.group(1) == "4":
+        minor, built = int(m.group(2)), m.group(3)
+        backport = _ES_FLAG_BACKPORT.get(minor)
+        if minor == 8 or (backport is not None and built < backport):
+            del values["ephemeral-storage"]
+            why += (
+                f"; RHCOS {m.group(1)}.{minor} built {built}: the kubelet's --system-reserved has no ephemeral-storage"
+            )
+    else:
+        kubelet = kubelet_minor(pool)
+        if kubelet == 21:  # OpenShift 4.8
+            del values["ephemeral-storage"]
+            why += "; OpenShift 4.8: the kubelet's --system-reserved has no ephemeral-storage"
+    return PlatformDefault("openshift-static", None, values, {}, why)
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ __all__ = ["MAX_DEPTH", "Item", "Keep", "SnapshotError", "read_items", "read_tex
 #: the spec to each element.
 Keep = Any
 MAX_DEPTH = 64
+_MAX_ALIAS_USES = 10_000
 
 try:  # pragma: no cover - depends on the wheel
     _Loader: Any = yaml.CSafeLoader
@@ -196,6 +197,8 @@ class _Composer:
     def __init__(self, text: str, display: str) -> None:
         self.loader = _Loader(text)
         self.display = display
+        self.anchors: dict[str, Any] = {}
+        self.alias_uses = 0
 
     def fail(self, mark: Any, message: str) -> SnapshotError:
         return SnapshotError(f"{self.display}:{mark.line + 1}:{mark.column + 1}: {message}")
@@ -232,7 +235,18 @@ class _Composer:
         if depth > MAX_DEPTH:
             raise self.fail(ev.start_mark, f"the dump is nested more than {MAX_DEPTH} levels deep")
         if isinstance(ev, yaml.AliasEvent):
-            raise self.fail(ev.start_mark, "aliases (*name) are not expected in kubectl output")
+            if ev.anchor not in self.anchors:
+                raise self.fail(ev.start_mark, f"alias *{ev.anchor} refers to no anchor defined before it")
+            self.alias_uses += 1
+            if self.alias_uses > _MAX_ALIAS_USES:
+                raise self.fail(ev.start_mark, f"more than {_MAX_ALIAS_USES} aliases; refusing to expand them")
+            return None if keep is None else _prune(self.anchors[ev.anchor], keep)
+        anchor = getattr(ev, "anchor", None)
+        if anchor is not None:
+            # An anchored node may be used later under another spec: build it whole, keep it, prune this use.
+            whole = self._whole(ev, depth)
+            self.anchors[anchor] = whole
+            return None if keep is None else _prune(whole, keep)
         if isinstance(ev, yaml.ScalarEvent):
             return None if keep is None else self.scalar(ev)
         if isinstance(ev, yaml.SequenceStartEvent):
@@ -263,6 +277,27 @@ class _Composer:
             return mapping
         raise self.fail(ev.start_mark, f"unexpected YAML event {type(ev).__name__}")
 
+    def _whole(self, ev: Any, depth: int) -> Any:
+        """The complete value of a node whose start event ``ev`` was just read."""
+        if isinstance(ev, yaml.ScalarEvent):
+            return self.scalar(ev)
+        if isinstance(ev, yaml.SequenceStartEvent):
+            seq = []
+            while not isinstance(self.peek(), yaml.SequenceEndEvent):
+                seq.append(self.value(True, depth + 1))
+            self.event()
+            return seq
+        mapping: dict[Any, Any] = {}
+        while not isinstance(self.peek(), yaml.MappingEndEvent):
+            key_ev = self.peek()
+            key = self.value(True, depth + 1)
+            try:
+                mapping[key] = self.value(True, depth + 1)
+            except TypeError:
+                raise self.fail(key_ev.start_mark, "a mapping key must be a plain value") from None
+        self.event()
+        return mapping
+
 
 def _yaml_items(text: str, display: str, keep: dict[str, Keep]) -> Iterator[Item]:
     c = _Composer(text, display)
@@ -283,9 +318,11 @@ def _yaml_items(text: str, display: str, keep: dict[str, Keep]) -> Iterator[Item
                         c.event()
                         while not isinstance(c.peek(), yaml.SequenceEndEvent):
                             mark = c.peek().start_mark
-                            if not isinstance(c.peek(), yaml.MappingStartEvent):
+                            if not isinstance(c.peek(), (yaml.MappingStartEvent, yaml.AliasEvent)):
                                 raise c.fail(mark, f"List item {index + 1} is not an object")
                             item = c.value(keep, 2)
+                            if not isinstance(item, dict):
+                                raise c.fail(mark, f"List item {index + 1} is not an object")
                             yield Item(item, index, mark.line + 1, mark.column + 1)
                             index += 1
                         c.event()
