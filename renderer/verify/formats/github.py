@@ -7,6 +7,7 @@ from typing import TextIO
 
 from renderer.reporters.github import escape_data, escape_property
 from renderer.verify.formats import fmt
+from renderer.verify.formats._common import clean
 from renderer.verify.formats.text import pod_line, write_text
 from renderer.verify.result import NodeCheck, VerifyResult
 
@@ -27,9 +28,11 @@ def write_github(result: VerifyResult, out: TextIO) -> None:
     for n in result.drift:
         checks = [n.check.differences, n.raw.differences if n.raw is not None else []]
         text = "; ".join(f"{d.resource}: {d.explanation}" for ds in checks for d in ds)
-        out.write(f"::warning {_props(n, 'allocatable verify')}::{escape_data(f'Node/{n.name} differs: {text}')}\n")
+        message = clean(f"Node/{n.name} differs: {text}")
+        out.write(f"::warning {_props(n, 'allocatable verify')}::{escape_data(message)}\n")
     for p in result.not_fitting:
         node = by_name.get(p.node)
-        props = _props(node, "allocatable verify: pods") if node else "title=allocatable verify: pods"
+        title = "allocatable verify: pods"
+        props = _props(node, title) if node else f"title={escape_property(title)}"
         out.write(f"::error {props}::{escape_data(pod_line(p))}\n")
     write_text(result, out)

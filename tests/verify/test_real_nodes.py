@@ -1,0 +1,71 @@
+"""``allocatable verify`` on every published real node of tests/real-nodes/ must match exactly.
+
+Each file there is a Node (or a List of Nodes) transcribed from a public source named in its header, with its
+status.capacity and status.allocatable as published. Nodes whose kubelet settings were published alongside come with
+a ReservationPolicy in tests/real-nodes/policies/ that selects them by hostname; every other node is predicted from
+its platform's defaults alone. Settings the corpus needs (published machine sizes) live in
+tests/real-nodes/.allocatable.yaml. A node the model cannot reproduce is a failure of the model, never a skip.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, run_cli
+
+CORPUS = REPO_ROOT / "tests" / "real-nodes"
+NODE_FILES = (
+    sorted(
+        p for p in CORPUS.glob("*/*.yaml") if p.parent.name != "policies" and not p.name.startswith(("inventory", "."))
+    )
+    if CORPUS.is_dir()
+    else []
+)
+
+
+def _repo(tmp_path: Path) -> Path:
+    repo = tmp_path / "policies"
+    repo.mkdir()
+    for policy in sorted((CORPUS / "policies").glob("*.yaml")) if (CORPUS / "policies").is_dir() else []:
+        shutil.copy(policy, repo / policy.name)
+    settings = CORPUS / ".allocatable.yaml"
+    if settings.is_file():
+        shutil.copy(settings, repo / ".allocatable.yaml")
+    return repo
+
+
+def _verify(tmp_path: Path, *dumps: Path) -> dict[str, object]:
+    repo = _repo(tmp_path)
+    if len(dumps) == 1:
+        nodes = dumps[0]
+    else:
+        nodes = tmp_path / "all.yaml"
+        nodes.write_text("\n---\n".join(p.read_text(encoding="utf-8") for p in dumps), encoding="utf-8")
+    res = run_cli("verify", str(repo), "--nodes", str(nodes), "-o", "json")
+    assert res.exit_code in (0, 1), res.stderr
+    return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("path", NODE_FILES, ids=[f"{p.parent.name}/{p.stem}" for p in NODE_FILES])
+def test_real_node_matches_exactly(path: Path, tmp_path: Path) -> None:
+    out = _verify(tmp_path, path)
+    nodes = out["nodes"]
+    assert isinstance(nodes, list) and nodes
+    for node in nodes:
+        assert node["match"], json.dumps(node["differences"], indent=2)
+        assert node["predicted"] == node["reported"]
+
+
+def test_the_whole_corpus_in_one_dump(tmp_path: Path) -> None:
+    if not NODE_FILES:
+        pytest.fail("tests/real-nodes/ holds no nodes")
+    out = _verify(tmp_path, *NODE_FILES)
+    nodes = out["nodes"]
+    assert isinstance(nodes, list)
+    assert {n["name"] for n in nodes if not n["match"]} == set()
+    platforms = {n["platform"] for n in nodes}
+    assert len(nodes) >= len(NODE_FILES) and platforms
