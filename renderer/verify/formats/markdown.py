@@ -18,7 +18,10 @@ def _cell(text: str) -> str:
 def write_markdown(result: VerifyResult, out: TextIO) -> None:
     drift = result.drift
     lines = ["## Nodes against the policy repo", ""]
-    lines.append(f"{len(result.nodes)} nodes: {len(result.nodes) - len(drift)} match, {len(drift)} differ.")
+    n = len(result.nodes)
+    lines.append(
+        f"{n} node{'s' if n != 1 else ''}: {n - len(drift)} match, {len(drift)} differ{'s' if len(drift) == 1 else ''}."
+    )
     lines.append("")
     if drift:
         lines.append("| node | resource | predicted | reported | Δ | why |")
@@ -34,7 +37,7 @@ def write_markdown(result: VerifyResult, out: TextIO) -> None:
         lines.append("")
     if result.pods is not None:
         bad = result.not_fitting
-        lines.append(f"**Pods**: {len(result.pods)} nodes checked, {len(bad)} do not fit.")
+        lines.append(f"**Pods**: {len(result.pods)} node(s) checked, {len(bad)} where they do not fit.")
         lines.append("")
         for p in bad:
             lines.append(f"- {_cell(pod_line(p))}")
