@@ -204,9 +204,10 @@ def boot_disk(pool: Pool) -> tuple[int | None, int | None, str | None]:
         image = pool.node_info.get("osImage", "").lower()
         distribution = "ubuntu" if "ubuntu" in image else "cos"
     arm64 = pool.labels.get("kubernetes.io/arch") == "arm64"
-    guess = max(10, round(cap / GIB / 0.984))
+    # the OS keeps roughly 4.3 GiB + 1.7% of the disk: start near that inverse and compare whole sizes around it
+    guess = max(10, round((cap / GIB + 4.3) / 0.983))
     best = min(
-        range(max(10, guess - 3), guess + 4),
+        range(max(10, guess - 6), guess + 7),
         key=lambda g: abs(g * GIB - _os_reserved(g * GIB, distribution, arm64) - cap),
     )
     disk = best * GIB
