@@ -204,10 +204,13 @@ def boot_disk(pool: Pool) -> tuple[int | None, int | None, str | None]:
         image = pool.node_info.get("osImage", "").lower()
         distribution = "ubuntu" if "ubuntu" in image else "cos"
     arm64 = pool.labels.get("kubernetes.io/arch") == "arm64"
-    # the OS keeps roughly 4.3 GiB + 1.7% of the disk: start near that inverse and compare whole sizes around it
-    guess = max(10, round((cap / GIB + 4.3) / 0.983))
+    # invert the estimate (its 0.1% buffer is at most 100 MiB), then compare the whole sizes around that
+    rate, fixed = (
+        (Decimal("0.03083"), Decimal("0.171")) if distribution == "ubuntu" else (Decimal("0.015635"), Decimal("4.148"))
+    )
+    guess = max(10, round((Decimal(cap) / GIB + fixed + Decimal("0.1")) / (1 - rate)))
     best = min(
-        range(max(10, guess - 6), guess + 7),
+        range(max(10, guess - 3), guess + 4),
         key=lambda g: abs(g * GIB - _os_reserved(g * GIB, distribution, arm64) - cap),
     )
     disk = best * GIB

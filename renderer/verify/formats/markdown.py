@@ -18,9 +18,10 @@ def _cell(text: str) -> str:
 def write_markdown(result: VerifyResult, out: TextIO) -> None:
     drift = result.drift
     lines = ["## Nodes against the policy repo", ""]
-    n = len(result.nodes)
+    total = len(result.nodes)
     lines.append(
-        f"{n} node{'s' if n != 1 else ''}: {n - len(drift)} match, {len(drift)} differ{'s' if len(drift) == 1 else ''}."
+        f"{total} node{'s' if total != 1 else ''}: {total - len(drift)} match, "
+        f"{len(drift)} differ{'s' if len(drift) == 1 else ''}."
     )
     lines.append("")
     if drift:
