@@ -11,7 +11,7 @@ The table below is Google's published predefined machine types (cloud.google.com
 per vCPU has G x 1024 MiB per vCPU. Where G x 1024 is not whole (n1-highcpu, 0.9 GB per vCPU) the API's memoryMb is
 the nearest MiB (n1-highcpu-2 1843, n1-highcpu-16 14746, n1-highcpu-32 29491 as listed by the machineTypes API,
 gist.github.com/jeffgodwyll/01149892acbb4d7d9f4ec64533b6a0f1); the shared-core f1-micro and g1-small are 614 and
-1740 MiB there. Custom types carry their memory in the name (``n2-custom-8-16384``: 16384 MiB; an ``-ext`` suffix is
+1740 MiB there. AKS nodes carry the VM size's memory in the label ``kubernetes.azure.com/sku-memory`` (MiB). Custom types carry their memory in the name (``n2-custom-8-16384``: 16384 MiB; an ``-ext`` suffix is
 extended memory, same reading). Types not in the table (and not custom) are left to ``machineTypes`` in
 .allocatable.yaml or ``NodePool.spec.machineMemory``.
 
@@ -68,6 +68,9 @@ _GCE_SHARED_CORE_MIB: dict[str, int] = {
 #: machine types, GKE reserves a total of 1060 millicores"), so they allocate 940m of their 2 vCPUs.
 GKE_SHARED_CORE_E2 = frozenset({"e2-micro", "e2-small", "e2-medium"})
 
+#: AKS nodes label the VM size's memory in MiB (e.g. 8192 on a Standard_D2as_v4).
+AKS_SKU_MEMORY_LABEL = "kubernetes.azure.com/sku-memory"
+
 _PREDEFINED = re.compile(r"^([a-z][a-z0-9]*-(?:standard|highmem|highcpu))-([0-9]+)(-lssd)?$")
 _CUSTOM = re.compile(r"^(?:([a-z][a-z0-9]*)-)?custom-([0-9]+)-([0-9]+)(-ext)?$")
 
@@ -114,6 +117,10 @@ def machine_memory(pool: Pool, settings: Settings) -> MachineMemory | None:
         configured = settings.machineTypes.get(itype)
         if configured is not None:
             return MachineMemory(configured.memory.int_value(), f"machineTypes[{itype}] in .allocatable.yaml")
+    sku = pool.labels.get(AKS_SKU_MEMORY_LABEL, "")
+    if sku.isdigit() and int(sku) > 0:
+        return MachineMemory(int(sku) * 1024 * 1024, f"{AKS_SKU_MEMORY_LABEL}={sku} (MiB)")
+    if itype:
         mib = gce_machine_memory_mib(itype)
         if mib is not None:
             return MachineMemory(mib * 1024 * 1024, f"Compute Engine machine type {itype}")

@@ -371,6 +371,8 @@ def pool_capacity(
         eviction, eviction_source = dict(spec.evictionHard), "explicit"
     elif default is not None and default.eviction_hard is None and formula is not None:
         eviction, eviction_source = dict(formula.eviction_hard), default.source
+    elif default is not None and default.eviction_hard:
+        eviction, eviction_source = dict(default.eviction_hard), default.source
     elif formula is not None and default is None:
         eviction, eviction_source = dict(formula.eviction_hard), f"formula:{formula.formula}"
     else:

@@ -19,6 +19,8 @@ ReservationPolicy selects a pool, the capacity model applies the default below, 
   system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi. OpenShift sets no evictionHard, so the
   kubelet's defaults apply. A Node's kubelet version tells 4.21+ (Kubernetes 1.34+) from older releases;
   NodePools follow ``platformDefaults.openshift``.
+- ``aks-engine`` (self-managed AKS Engine clusters): no reservation, evictionHard memory.available 750Mi,
+  nodefs.available 10%, nodefs.inodesFree 5%.
 - ``generic``: nothing (the kubelet's defaults: no reservation, evictionHard memory.available 100Mi,
   nodefs.available 10%, ...).
 
@@ -56,6 +58,7 @@ MEMORY_FORMULAS = frozenset({"gke", "aks", "aks-legacy"})
 #: The static system-reserved values OpenShift's script writes when auto sizing is off (the unit's defaults).
 OPENSHIFT_STATIC: dict[str, str] = {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi"}
 
+_AKS_ENGINE_EVICTION = {"memory.available": "750Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"}
 _OPENSHIFT_CONTROL_PLANE = frozenset({"master", "control-plane", "arbiter"})
 _HYPERSHIFT_LABEL = "hypershift.openshift.io/nodePool"
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)")
@@ -107,6 +110,11 @@ def platform_default(pool: Pool, settings: Settings) -> PlatformDefault | None:
             name = settings.platformDefaults.aks
             why = "platformDefaults.aks"
         return PlatformDefault(name, name, reason=why)
+    if platform == "aks-engine":
+        # Self-managed AKS Engine clusters: no --kube-reserved/--system-reserved among the Linux kubelet defaults,
+        # --eviction-hard=memory.available<750Mi,nodefs.available<10%,nodefs.inodesFree<5%
+        # (Azure/aks-engine@01171b04:pkg/api/defaults-kubelet.go, DefaultKubernetesHardEvictionThreshold).
+        return PlatformDefault("aks-engine", None, {}, dict(_AKS_ENGINE_EVICTION), "AKS Engine kubelet defaults")
     if platform == "openshift":
         role = _openshift_role(pool)
         if role in _OPENSHIFT_CONTROL_PLANE:

@@ -40,6 +40,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base", metavar="REF", default=None, help="git revision to compare pod fit with (read from git objects)"
     )
+    parser.add_argument(
+        "--platform",
+        choices=["eks", "gke", "aks", "aks-engine", "openshift", "generic"],
+        default=None,
+        help="platform of the --nodes nodes whose labels name none (a dump trimmed of its labels)",
+    )
     parser.add_argument("-o", "--output", choices=formats.names(), default="text", help="output format")
 
 
@@ -93,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         emit(Report("verify", findings, files=len(result.files), objects=result.policies.object_count()), "text")
         return EXIT_USAGE
     try:
-        snapshot = read_nodes(args.nodes) if args.nodes else []
+        snapshot = read_nodes(args.nodes, args.platform) if args.nodes else []
         pods = read_pods(args.pods) if args.pods is not None else None
     except SnapshotError as exc:
         return _fail(f"{exc}")

@@ -55,7 +55,9 @@ class Node(_Lenient):
     status: NodeStatus = Field(default_factory=NodeStatus)
 
 
-# Label-based platform detection for Nodes (NodePool objects say it themselves).
+# Label-based platform detection for Nodes (NodePool objects say it themselves), first match wins. AKS nodes carry
+# kubernetes.azure.com/agentpool, /mode or /node-image-version; self-managed AKS Engine clusters only
+# kubernetes.azure.com/cluster and /role, and their kubelets run with other defaults.
 PLATFORM_LABELS: tuple[tuple[str, str], ...] = (
     ("node.openshift.io/os_id", "openshift"),
     ("machineconfiguration.openshift.io/role", "openshift"),
@@ -63,8 +65,11 @@ PLATFORM_LABELS: tuple[tuple[str, str], ...] = (
     ("eks.amazonaws.com/compute-type", "eks"),
     ("karpenter.k8s.aws/instance-family", "eks"),
     ("cloud.google.com/gke-nodepool", "gke"),
-    ("kubernetes.azure.com/cluster", "aks"),
     ("kubernetes.azure.com/agentpool", "aks"),
+    ("kubernetes.azure.com/mode", "aks"),
+    ("kubernetes.azure.com/node-image-version", "aks"),
+    ("kubernetes.azure.com/cluster", "aks-engine"),
+    ("kubernetes.azure.com/role", "aks-engine"),
 )
 
 

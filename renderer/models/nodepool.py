@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field
 
 from renderer.models.common import DNSLabel, Labels, NonNegativeQuantity, ObjectMeta, Strict
 
-Platform = Literal["generic", "openshift", "gke", "aks", "eks"]
+Platform = Literal["generic", "openshift", "gke", "aks", "aks-engine", "eks"]
 _CAPACITY_KEY = re.compile(r"^(cpu|memory|ephemeral-storage|pods|hugepages-[0-9]+(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPE])?)$")
 
 

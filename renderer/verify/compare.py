@@ -114,7 +114,13 @@ def check_node(pc: PoolCapacity, model: CapacityModel) -> NodeCheck:
     settings = model.policies.settings
     kubelet = _kubelet_prediction(pc)
     reported = dict(pool.reported)
-    keys = sorted(set(kubelet) | {k for k in reported if k in RESOURCES or k == "pods" or k.startswith("hugepages-")})
+    # Resources the node has (capacity) or reports; a dump trimmed of pods compares no pods.
+    known = set(pc.capacity) | set(reported)
+    keys = sorted(
+        k
+        for k in set(kubelet) | set(reported)
+        if k in known and (k in kubelet or k in RESOURCES or k == "pods" or k.startswith("hugepages-"))
+    )
     ratios = delivered_ratios(pc, settings)
     node_ratios = _annotation_map(pool, AMPLIFICATION_RATIO_ANNOTATION)
     raw_text = _annotation_map(pool, RAW_ALLOCATABLE_ANNOTATION)
@@ -156,7 +162,11 @@ def check_node(pc: PoolCapacity, model: CapacityModel) -> NodeCheck:
         name=pool.name,
         platform=pool.platform,
         source=pool.source,
-        check=Check(predicted, {k: reported[k] for k in keys if k in reported}, differences),
+        check=Check(
+            {k: predicted[k] for k in keys if k in predicted},
+            {k: reported[k] for k in keys if k in reported},
+            differences,
+        ),
         raw=raw_check,
         notes=notes,
     )

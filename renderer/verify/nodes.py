@@ -5,13 +5,14 @@ Cost: O(size of the dump); only the fields listed in ``NODE_KEEP`` / ``POD_KEEP`
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from renderer.findings import SourceRef
 from renderer.models.inventory import Pool, pool_from_node
-from renderer.models.node import KEPT_ANNOTATIONS, Node
+from renderer.models.node import KEPT_ANNOTATIONS, Node, node_machine_config_pool
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
 from renderer.verify.snapshot import Item, SnapshotError, read_items, read_text
 
@@ -39,8 +40,9 @@ def _expect_kind(display: str, item: Item, kind: str, option: str, command: str)
         )
 
 
-def read_nodes(path: str) -> list[Pool]:
-    """Every Node of a dump (``-``: standard input) as a pool of one. Raises ``SnapshotError``."""
+def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
+    """Every Node of a dump (``-``: standard input) as a pool of one; ``platform`` for the nodes whose labels name
+    none (a dump trimmed of its labels). Raises ``SnapshotError``."""
     text, display = read_text(path)
     pools: list[Pool] = []
     seen: dict[str, Item] = {}
@@ -65,7 +67,10 @@ def read_nodes(path: str) -> list[Pool]:
             )
         seen[node.metadata.name] = item
         source = SourceRef(path=display, doc=0, item=item.index, line=item.line, column=item.column)
-        pools.append(pool_from_node(node, source))
+        pool = pool_from_node(node, source)
+        if platform is not None and pool.platform == "generic":
+            pool = replace(pool, platform=platform, machine_config_pool=node_machine_config_pool(pool.labels))
+        pools.append(pool)
     return pools
 
 
