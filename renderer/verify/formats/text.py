@@ -16,7 +16,8 @@ def _where(n: NodeCheck) -> str:
 
 def node_lines(n: NodeCheck) -> list[str]:
     state = "matches" if n.match else "differs"
-    out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(n.check.reported)}"]
+    shown = {k: v for k, v in n.check.reported.items() if not (k.startswith("hugepages-") and v.is_zero())}
+    out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(shown)}"]
     for d in n.check.differences:
         out.append(f"  {d.resource}: predicted {d.predicted}, reported {d.reported}: {clean(d.explanation)}")
     if n.raw is not None:
