@@ -137,3 +137,37 @@ def test_boot_disk_inference_inverts_the_autoscaler_estimate(distribution: str) 
         cap = disk * gib - _os_reserved(disk * gib, distribution, False)
         got, ssd, _ = boot_disk(replace(base, capacity={"ephemeral-storage": Quantity.from_value(cap)}))
         assert (got, ssd) == (disk * gib, None)
+
+
+def test_openshift_auto_sizing_passes_the_es_fallback_through(repo: Path) -> None:
+    # openshift/machine-config-operator@7ff337a4:templates/common/_base/files/kubelet-auto-sizing.yaml: with
+    # NODE_SIZING_ENABLED=true, dynamic_node_sizing computes cpu and memory and calls `set_es $2` with
+    # SYSTEM_RESERVED_ES: a fallback of 10Gi is the reservation; the cpu and memory fallbacks are not used.
+    pool = """
+    apiVersion: policy.allocatable.dev/v1alpha1
+    kind: NodePool
+    metadata: {name: w}
+    spec:
+      labels: {node.openshift.io/os_id: rhcos}
+      capacity: {cpu: "8", memory: 32Gi, ephemeral-storage: 100Gi}
+      count: 1
+      platform: openshift
+      machineConfigPool: worker
+    """
+    policy = """
+    apiVersion: policy.allocatable.dev/v1alpha1
+    kind: ReservationPolicy
+    metadata: {name: p}
+    spec:
+      selector:
+      - matchExpressions: [{key: node.openshift.io/os_id, operator: Exists}]
+      autoSizing:
+        formula: openshift
+        fallback: {cpu: 1, memory: 4Gi, ephemeral-storage: 10Gi}
+    """
+    write_repo(repo, {"pool.yaml": pool, "rp.yaml": policy})
+    (pc,) = build(load([repo]).policies).pools
+    assert pc.system_reserved["ephemeral-storage"].quantity == Q("10Gi")
+    assert pc.system_reserved["memory"].quantity == Q("2Gi")  # the formula's, not the 4Gi fallback
+    assert pc.system_reserved["cpu"].quantity == Q("0.5")
+    assert any("fallback cpu, memory not used" in n for n in pc.notes)
