@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from renderer.capacity.karpenter import NotExpressible, cel_form
+from renderer.capacity.karpenter import NOT_EXPRESSIBLE, NotExpressible, cel_form
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
 from renderer.render.kubeletfields import RESERVED_ORDER, eviction_hard, plain
 from renderer.render.nodeadm_defaults import report_kept_defaults
@@ -228,9 +228,7 @@ class KarpenterTarget(Target):
                 ctx,
                 shared,
                 configs,
-                sized_hint="turn on render.karpenter.expressions in .allocatable.yaml (Karpenter then evaluates the "
-                "formula per instance type; needs its NodeClassCEL feature gate), or give the pools separate "
-                "EC2NodeClasses",
+                sized_hint=_sized_hint(configs),
                 hint="select the pools of one EC2NodeClass with the same ReservationPolicy, or point them at separate "
                 "EC2NodeClasses",
             ):
@@ -279,3 +277,18 @@ def _class_name(pc: PoolCapacity) -> str:
     delivery = pc.pool.delivery
     assert delivery is not None and delivery.karpenter is not None
     return delivery.karpenter.ec2NodeClass
+
+
+def _sized_hint(configs: list[PoolConfig]) -> str:
+    """How to deliver a formula whose values differ between the pools of one class."""
+    formulas = sorted({f for c in configs for f in c.sized.values()})
+    for formula in formulas:
+        if formula in NOT_EXPRESSIBLE:
+            return (
+                f"formula {formula} has no CEL form: {NOT_EXPRESSIBLE[formula]}; give the pools separate EC2NodeClasses "
+                "(one per instance size) or use explicit values"
+            )
+    return (
+        "turn on render.karpenter.expressions in .allocatable.yaml (Karpenter then evaluates the formula per instance "
+        "type; needs its NodeClassCEL feature gate), or give the pools separate EC2NodeClasses"
+    )
