@@ -320,13 +320,13 @@ def pool_capacity(
         if formula is not None:
             source = f"formula:{formula.formula}"
             formula_system, formula_kube = _parse_map(formula.system_reserved), _parse_map(formula.kube_reserved)
+            notes.extend(formula.notes)
             if karpenter_expressions and karpenter_evaluates(pool, formula.formula):
                 notes.extend(round_as_karpenter(formula_system) + round_as_karpenter(formula_kube))
             for k, q in formula_system.items():
                 system[k] = Reserved(q, source)
             for k, q in formula_kube.items():
                 kube[k] = Reserved(q, source)
-            notes.extend(formula.notes)
     if spec is not None:
         for k, q in (spec.systemReserved or {}).items():
             system[k] = Reserved(q, "explicit")

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import crd_facts
-from delivery_support import kustomize, npm_ec2nodeclass_errors, write_files
+from external_tools import kustomize, npm_ec2nodeclass_errors, write_files
 from render_support import CASES, documents, render_dir
 
 from conftest import POLICIES, write_repo
