@@ -5,6 +5,7 @@ with sources) and against Karpenter's published npm model, and the refusals (AL8
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import crd_facts
 from external_tools import kustomize, npm_ec2nodeclass_errors, write_files
 from render_support import CASES, documents, render_dir
 
-from conftest import POLICIES, write_repo
+from conftest import POLICIES, REPO_ROOT, run_cli, write_repo
 from renderer.capacity.model import build as build_model
 from renderer.pipeline import load
 from renderer.render.targets.cluster_api import content_hash
@@ -363,3 +364,18 @@ def test_model_rounds_formula_values_as_karpenter_does(tmp_path: Path) -> None:
     # nodeadm: an m5.large with 29 pods reserves 574Mi and 70m; through Karpenter's CEL: 576Mi, 70m, 1Gi.
     m5 = '{cpu: "2", memory: 8Gi, pods: "29"}'
     assert _model(tmp_path, True, "eks", m5) == {"cpu": "70m", "memory": "576Mi", "ephemeral-storage": "1Gi"}
+
+
+def test_explain_shows_the_delivery_and_the_rounded_values() -> None:
+    res = run_cli("explain", "--pool", "karpenter-general-r5-4xlarge", "-o", "json", cwd=REPO_ROOT)
+    assert res.exit_code == 0, res.stderr
+    (pool,) = json.loads(res.stdout)["pools"]
+    assert pool["delivery"] == {"karpenter": {"ec2NodeClass": "general", "expressions": True}}
+    memory = pool["kubeReserved"]["memory"]
+    assert memory.endswith("Mi") and int(memory[:-2]) % 16 == 0, "Karpenter rounds memory up to 16Mi"
+    assert any("Karpenter rounds" in n for n in pool["notes"])
+    text = run_cli("explain", "--pool", "capi-prod-workers", cwd=REPO_ROOT).stdout
+    assert (
+        "  delivery:            Cluster API KubeadmConfigTemplate fleet-prod/md-workers "
+        "(md-workers-zone-a, md-workers-zone-b; cluster-api/)" in text
+    )
