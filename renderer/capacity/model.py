@@ -26,6 +26,7 @@ from typing import Any
 from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
 from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
+from renderer.capacity.karpenter import karpenter_evaluates, round_as_karpenter
 from renderer.capacity.matching import Matches, match_all
 from renderer.capacity.platform import PlatformDefault, formula_inputs, platform_default
 from renderer.models.commitclass import CommitClass
@@ -341,11 +342,14 @@ def pool_capacity(
                 notes.append(f"formula {formula_name} not applied: {exc}")
         if formula is not None:
             source = default.source if default is not None else f"formula:{formula.formula}"
-            for k, q in _parse_map(formula.system_reserved).items():
-                system[k] = Reserved(q, source)
-            for k, q in _parse_map(formula.kube_reserved).items():
-                kube[k] = Reserved(q, source)
+            formula_system, formula_kube = _parse_map(formula.system_reserved), _parse_map(formula.kube_reserved)
             notes.extend(formula.notes)
+            if default is None and settings.render.karpenter.expressions and karpenter_evaluates(pool, formula.formula):
+                notes.extend(round_as_karpenter(formula_system) + round_as_karpenter(formula_kube))
+            for k, q in formula_system.items():
+                system[k] = Reserved(q, source)
+            for k, q in formula_kube.items():
+                kube[k] = Reserved(q, source)
     if default is not None:
         for k, q in _parse_map(default.system_reserved).items():
             system[k] = Reserved(q, default.source)
