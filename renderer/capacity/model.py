@@ -417,8 +417,6 @@ def pool_capacity(
         cpu_override=cpu_override,
         notes=notes,
     )
-    # Delivery-specific rounding (e.g. what Karpenter's kubelet configuration turns a reservation into) belongs
-    # here, between the reserved totals and the allocatable they give: one hook per delivery, owned by its target.
     for resource in RESOURCES:
         if resource not in capacity:
             continue

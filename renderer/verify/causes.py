@@ -19,6 +19,7 @@ from decimal import Decimal
 
 from renderer.capacity.eviction import threshold_bytes
 from renderer.capacity.formulas import FORMULAS, GIB, MIB, FormulaError, compute
+from renderer.capacity.karpenter import expressible, rounded_up
 from renderer.capacity.model import EVICTION_RESOURCE, PoolCapacity, commit_value, pool_capacity
 from renderer.capacity.platform import MEMORY_FORMULAS, formula_inputs
 from renderer.models.inventory import Pool
@@ -368,5 +369,30 @@ def exact_percentage(s: Situation) -> str | None:
         return (
             f"it is what exact arithmetic gives for {signal}<{value}; a kubelet holds the percentage as a float32 "
             f"and reserves {pc.eviction_reserved.get(r)}: this number was computed, not reported by a kubelet"
+        )
+    return None
+
+
+@register
+def karpenter_rounding(s: Situation) -> str | None:
+    """Karpenter evaluates a CEL reservation itself and rounds the result up (cpu to 10m, memory to 16Mi)."""
+    pc = s.pc
+    if pc.formula is None or s.resource not in ("cpu", "memory") or not expressible(pc.formula.formula):
+        return None
+    if not any(k.startswith(("karpenter.sh/", "karpenter.k8s.aws/")) for k in pc.pool.labels):
+        return None
+    exact = [m[s.resource].quantity for m in (pc.system_reserved, pc.kube_reserved) if s.resource in m]
+    if not exact:
+        return None
+    rounded = _ZERO
+    for q in exact:
+        rounded = rounded + rounded_up(s.resource, q)
+    unrounded = pc.reserved_total(s.resource) - pc.eviction_reserved.get(s.resource, _ZERO)
+    total = pc.reserved_total(s.resource) - unrounded + rounded
+    hp = pc.hugepages if s.resource == "memory" else _ZERO
+    if commit_value(s.resource, pc.capacity[s.resource], total, hp, 100, True) == s.reported:
+        return (
+            f"the node reserves the {pc.formula.formula} formula rounded up as Karpenter rounds a CEL expression's "
+            "result (cpu to 10m, memory to 16Mi): its EC2NodeClass computes the reservation itself"
         )
     return None
