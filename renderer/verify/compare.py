@@ -115,12 +115,7 @@ def check_node(pc: PoolCapacity, model: CapacityModel) -> NodeCheck:
     kubelet = _kubelet_prediction(pc)
     reported = dict(pool.reported)
     # Resources the node has (capacity) or reports; a dump trimmed of pods compares no pods.
-    known = set(pc.capacity) | set(reported)
-    keys = sorted(
-        k
-        for k in set(kubelet) | set(reported)
-        if k in known and (k in kubelet or k in RESOURCES or k == "pods" or k.startswith("hugepages-"))
-    )
+    keys = sorted((set(kubelet) | set(reported)) & (set(pc.capacity) | set(reported)))
     ratios = delivered_ratios(pc, settings)
     node_ratios = _annotation_map(pool, AMPLIFICATION_RATIO_ANNOTATION)
     raw_text = _annotation_map(pool, RAW_ALLOCATABLE_ANNOTATION)
