@@ -50,6 +50,39 @@ def rule_text(pc: PoolCapacity, resource: str) -> str:
     return f"{resource}: {pct}%, reserved slices do not scale: committed = capacity × {pct}% − reserved − eviction{hp}"
 
 
+def delivery(pc: PoolCapacity, expressions: bool) -> dict[str, Any] | None:
+    """How the pool's kubelet settings reach its nodes (NodePool.spec.delivery), for explain's views."""
+    d = pc.pool.delivery
+    if d is None:
+        return None
+    if d.karpenter is not None:
+        return {"karpenter": {"ec2NodeClass": d.karpenter.ec2NodeClass, "expressions": expressions}}
+    if d.clusterAPI is not None:
+        c = d.clusterAPI
+        return {
+            "clusterAPI": {
+                "kubeadmConfigTemplate": c.kubeadmConfigTemplate,
+                "namespace": c.namespace,
+                "machineDeployments": list(c.machineDeployments),
+            }
+        }
+    return {"nodeadm": True}
+
+
+def delivery_text(pc: PoolCapacity, expressions: bool) -> str | None:
+    d = delivery(pc, expressions)
+    if d is None:
+        return None
+    if "karpenter" in d:
+        how = "formulas as CEL, rounded by Karpenter" if expressions else "static values"
+        return f"Karpenter EC2NodeClass {d['karpenter']['ec2NodeClass']} ({how}; karpenter/)"
+    if "clusterAPI" in d:
+        c = d["clusterAPI"]
+        mds = ", ".join(c["machineDeployments"]) or "no MachineDeployment named"
+        return f"Cluster API KubeadmConfigTemplate {c['namespace']}/{c['kubeadmConfigTemplate']} ({mds}; cluster-api/)"
+    return f"nodeadm NodeConfig (nodeadm/{pc.pool.name}.yaml)"
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
@@ -80,12 +113,17 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         out.append(f"  source:              {p.source.path}")
         cc = ", ".join(c.name for c in pc.commit_classes) or "none (100% everywhere)"
         out.append(f"  commit class:        {cc}")
-        rp = ", ".join(r.name for r in pc.reservation_policies) or "none (nothing reserved)"
+        rp = ", ".join(r.name for r in pc.reservation_policies) or (
+            f"none ({pc.platform_default.source})" if pc.platform_default else "none (nothing reserved)"
+        )
         if pc.formula is not None:
             rp += f" (formula {pc.formula.formula} → {pc.formula.fills})"
         out.append(f"  reservation policy:  {rp}")
         out.append(f"  hard eviction:       {_signals(pc.eviction_hard)} ({pc.eviction_source})")
         out.append(f"  max pods:            {pc.max_pods}")
+        how = delivery_text(pc, model.policies.settings.render.karpenter.expressions)
+        if how is not None:
+            out.append(f"  delivery:            {how}")
         out.extend(_table(pool_rows(pc)))
         out.append("  commit rule:")
         out.extend(f"    {rule_text(pc, r)}" for r in RESOURCES if r in pc.capacity)
@@ -162,6 +200,9 @@ def as_json(model: CapacityModel, pools: list[PoolCapacity]) -> dict[str, Any]:
     return {
         "version": 1,
         "underCommitScalesReserved": model.under_commit_scales_reserved,
-        "pools": [pc.as_dict() for pc in pools],
+        "pools": [
+            {**pc.as_dict(), "delivery": delivery(pc, model.policies.settings.render.karpenter.expressions)}
+            for pc in pools
+        ],
         "totals": model.totals(pools),
     }

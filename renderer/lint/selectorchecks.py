@@ -58,13 +58,23 @@ def conflicts(ctx: LintContext, kind: Kind) -> Iterator[Conflict]:
 
 
 def conflicting_pairs(ctx: LintContext, kind: Kind) -> set[tuple[int, int]]:
-    """Pairs (by id of the Loaded objects, smaller first) that already select a common pool."""
+    """Pairs (by id of the Loaded objects, smaller first) that already select a common pool.
+
+    Cost: O(pools + Σ k² over the distinct sets of k > 1 policies that select one pool): pools selected by the
+    same policies are counted once."""
     out: set[tuple[int, int]] = set()
+    seen: set[tuple[int, ...]] = set()
     for pc in ctx.model.pools:
         chosen = selected_by(pc, kind)
-        for i, a in enumerate(chosen):
-            for b in chosen[i + 1 :]:
-                out.add((min(id(a), id(b)), max(id(a), id(b))))
+        if len(chosen) < 2:
+            continue
+        ids = tuple(sorted(id(p) for p in chosen))
+        if ids in seen:
+            continue
+        seen.add(ids)
+        for i, a in enumerate(ids):
+            for b in ids[i + 1 :]:
+                out.add((a, b))
     return out
 
 
