@@ -408,15 +408,15 @@ class EventReader:
             if seen:
                 raise DuplicateKey(key, kev.start_mark)
             vev: Any = get_event()
+            vstart: Any = vev.start_mark
             if key == "items" and vev.__class__ is SequenceStartEvent and vev.anchor is None and vev.tag is None:
-                items_start: int = vev.start_mark.index
                 kept: list[Any] = []
                 for item in self._items(vev, 1):
                     kept.append(item.data)
                     items.append(item.span)
                 out[key] = kept
                 # Items are bounded one by one; the rest of the document is bounded without them.
-                self._doc_start += self._end.index - items_start
+                self._doc_start += self._end.index - vstart.index
                 continue
             out[key] = self._scalar(vev) if vev.__class__ is ScalarEvent else self._value(vev, 1)
 
