@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from renderer.findings import Finding, SourceRef
 from renderer.loading.parse import parse_text
 from renderer.loading.positions import PositionResolver
-from renderer.loading.stream import NODE_FIELDS, NeedsFullConstructor, iter_list_items
+from renderer.loading.stream import NODE_FIELDS, NeedsFullConstructor, iter_json_list_items, iter_list_items
 
 NODE = {
     "apiVersion": "v1",
@@ -66,7 +66,8 @@ def _dump(nodes: list[dict[str, object]], as_json: bool) -> str:
 @pytest.mark.parametrize("as_json", [False, True])
 def test_list_items_come_one_at_a_time_pruned_to_what_the_model_needs(as_json: bool) -> None:
     text = _dump([_node("n1"), _node("n2"), {"apiVersion": "v1", "kind": "Pod", "spec": {"x": [1]}}], as_json)
-    items = iter_list_items(text, prune={("v1", "Node"): NODE_FIELDS})
+    reader = iter_json_list_items if as_json else iter_list_items
+    items = reader(text, prune={("v1", "Node"): NODE_FIELDS})
     first = next(items)  # a generator: the first item is there before the rest is read
     assert first.index == 0 and first.data == _kept("n1")
     rest = list(items)
@@ -141,9 +142,9 @@ JSON_CASES = [
 @pytest.mark.parametrize("text", JSON_CASES)
 def test_json_reads_as_the_yaml_path_reads_it(text: str) -> None:
     """The JSON path gives what the YAML reader gives, values and problems alike."""
-    got = parse_text(text, "x.json")
-    want = parse_text(text, "x.yaml")
-    assert [d.data for d in got[0]] == [d.data for d in want[0]]
+    got = parse_text("\n\n" + text, "x.json")
+    want = parse_text("\n\n" + text, "x.yaml")
+    assert [(d.data, d.line) for d in got[0]] == [(d.data, d.line) for d in want[0]]
     assert [(f.code, f.line, f.column) for f in got[1]] == [(f.code, f.line, f.column) for f in want[1]]
     assert [d.item_spans for d in got[0]] == [d.item_spans for d in want[0]]
 
