@@ -43,7 +43,23 @@ def _mark(node: yaml.Node, line_offset: int = 0) -> tuple[int, int]:
 
 
 def _is_empty(node: yaml.Node) -> bool:
-    return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null" and node.value in ("", "~")
+    """A null written as nothing or ``~`` (plain style): it has no position of its own."""
+    return isinstance(node, yaml.ScalarNode) and not node.style and node.value in ("", "~")
+
+
+_TAG_OF_KIND: dict[type, str] = {
+    yaml.ScalarNode: "tag:yaml.org,2002:str",
+    yaml.SequenceNode: "tag:yaml.org,2002:seq",
+    yaml.MappingNode: "tag:yaml.org,2002:map",
+}
+
+
+class _PositionLoader(_Loader):  # type: ignore[misc]
+    """Composes nodes only for their marks: no implicit tag resolution (a regex per scalar), which positions do not
+    need (empty values are recognised by their text)."""
+
+    def resolve(self, kind: type, value: object, implicit: object) -> str:
+        return _TAG_OF_KIND[kind]
 
 
 def walk(node: yaml.Node, full: FieldPath, at_key: bool = False, line_offset: int = 0) -> tuple[int, int]:
@@ -76,7 +92,7 @@ def walk(node: yaml.Node, full: FieldPath, at_key: bool = False, line_offset: in
 def _compose_documents(text: str, wanted: set[int]) -> dict[int, yaml.Node | None]:
     """The node trees of the documents numbered in ``wanted`` (each other document is dropped once composed)."""
     out: dict[int, yaml.Node | None] = {}
-    loader = _Loader(text)
+    loader = _PositionLoader(text)
     try:
         index = 0
         last = max(wanted, default=-1)
@@ -98,7 +114,7 @@ def _compose_item(text: str, source: SourceRef) -> tuple[yaml.Node | None, int]:
     start, end = source.span
     chunk = " " * (source.column - 1) + text[start:end]
     try:
-        loader = _Loader(chunk)
+        loader = _PositionLoader(chunk)
         try:
             return loader.get_single_node(), source.line - 1
         finally:
