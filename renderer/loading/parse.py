@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
@@ -401,16 +402,26 @@ def parse_text(
     text: str, path: str, *, max_document_chars: int = DEFAULT_MAX_DOCUMENT_CHARS
 ) -> tuple[list[RawDocument], list[Finding]]:
     """Parse a YAML/JSON stream into documents. On the first error the whole file is rejected."""
+    return _parse(text, path, max_document_chars, lambda: text)
+
+
+def _parse(
+    source: str | bytes, path: str, max_document_chars: int, text_of: Callable[[], str]
+) -> tuple[list[RawDocument], list[Finding]]:
+    """``source``: the text, or its UTF-8 bytes (already checked by ``decode``; libyaml reads them in place, so a
+    large file is held once, not as bytes, text and libyaml's own UTF-8 copy). ``text_of`` gives the text when an
+    error message or the full constructor needs it."""
     kind = "JSON" if path.endswith(".json") else "YAML"
     if kind == "JSON":
+        text = text_of()
         try:
             doc = read_json_document(text, max_depth=MAX_DEPTH, max_document_chars=max_document_chars, prune=LIST_PRUNE)
             return [RawDocument(path, 0, doc.span.line, doc.data, doc.item_spans)], []
         except NeedsYamlPath:
             pass  # the YAML reader decides: same values, its messages and positions
-    loader = _StrictLoader(text)
+    loader = _StrictLoader(source)
     reader = EventReader(
-        text,
+        source,
         loader=loader,
         max_depth=MAX_DEPTH,
         max_document_chars=max_document_chars,
@@ -421,7 +432,7 @@ def parse_text(
         docs = [RawDocument(path, d.index, d.span.line, d.data, d.item_spans) for d in reader.documents()]
     except NeedsFullConstructor:
         loader.dispose()
-        return _parse_full(text, path, kind, max_document_chars)
+        return _parse_full(text_of(), path, kind, max_document_chars)
     except NestedTooDeep as exc:
         return [], [_at(path, exc.mark, "AL001", f"document is nested more than {MAX_DEPTH} levels deep")]
     except DocumentTooLarge as exc:
@@ -435,15 +446,15 @@ def parse_text(
         ]
     except DuplicateKey as exc:
         loader.dispose()
-        if len(text) <= max_document_chars:  # PyYAML's constructor names the first occurrence too
-            _, findings = _parse_full(text, path, kind, max_document_chars)
+        if len(source) <= max_document_chars:  # PyYAML's constructor names the first occurrence too
+            _, findings = _parse_full(text_of(), path, kind, max_document_chars)
             if findings and findings[0].code == "AL002":
                 return [], findings[:1]
         return [], [_at(path, exc.mark, "AL002", f'duplicate key "{exc.key}"; each key may appear once in a mapping')]
     except _ParseProblem as p:
         return [], [Finding(p.code, "error", p.message, path, p.line, p.column, hint=p.hint)]
     except yaml.MarkedYAMLError as exc:
-        msg, hint, mark = _yaml_error_message(exc, text, kind, _StrictLoader)
+        msg, hint, mark = _yaml_error_message(exc, text_of(), kind, _StrictLoader)
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
         return [], [Finding("AL001", "error", msg, path, line, col, hint=hint)]
@@ -523,6 +534,9 @@ def _largest_document(text: str, limit: int) -> yaml.Mark | None:
     return None
 
 
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def _read_bounded(fh: BinaryIO, limit: int) -> bytes:
     """At most ``limit + 1`` bytes, allocating only what the file holds (``read(limit + 1)`` reserves the whole
     limit, 256 MiB, up front). A regular file is read in one call of its own size."""
@@ -569,4 +583,8 @@ def read_file(
     text, problem = decode(raw, display)
     if problem is not None or text is None:
         return [], [problem] if problem else []
-    return parse_text(text, display)
+    if display.endswith(".json") or raw.startswith(_UTF8_BOM):
+        del raw
+        return parse_text(text, display)
+    del text  # libyaml reads the checked bytes; the text is decoded again only for an error message
+    return _parse(raw, display, DEFAULT_MAX_DOCUMENT_CHARS, lambda: raw.decode("utf-8"))
