@@ -41,17 +41,21 @@ def test_init_validates_lints_clean_and_renders(tmp_path: Path) -> None:
     root = tmp_path / "new-repo"
     assert _tree(root) == EXPECTED
     for name in EXPECTED:
-        assert f"created new-repo/{name}\n" in r.stdout
-    assert "Next steps:" in r.stdout
+        assert f"created new-repo/{name}\n" in r.stderr
+    assert "Next steps:" in r.stderr
     for name in EXPECTED:
         text = (root / name).read_text()
         assert "@@" not in text, name
         assert list(yaml.safe_load_all(text)), name
     validate = run_cli("validate", "policies", cwd=root)
     assert validate.exit_code == 0, validate.stdout
-    assert "validate: 4 objects in 4 files: no problems found" in validate.stdout
+    assert "validate: 4 objects in 4 files: no problems found" in validate.stderr
     lint = run_cli("lint", "policies", "--strict", cwd=root)
-    assert (lint.exit_code, lint.stdout.strip()) == (0, "lint: 4 objects in 4 files: no problems found")
+    assert (lint.exit_code, lint.stdout, lint.stderr.strip()) == (
+        0,
+        "",
+        "lint: 4 objects in 4 files: no problems found",
+    )
     # init rendered once, so the render-check hook and the action pass from the first commit.
     assert (root / "rendered").is_dir() and any((root / "rendered").rglob("*.yaml"))
     check = run_cli("render", "policies", "--check", cwd=root)
@@ -97,13 +101,13 @@ def test_refuses_to_overwrite_unless_forced(tmp_path: Path) -> None:
     assert r.stdout == ""
     assert r.stderr.strip() == (
         f"allocatable: error: refusing to overwrite existing files in {tmp_path.as_posix()}: "
-        "policies/pools/general.yaml, .pre-commit-config.yaml (use --force to overwrite)"
+        "policies/pools/general.yaml, .pre-commit-config.yaml; use --force to overwrite them"
     )
     assert mine.read_text() == "# mine\n"
     assert not (tmp_path / "policies" / ".allocatable.yaml").exists()  # nothing written at all
     r = run_cli("init", str(tmp_path), "--no-render", "--force")
     assert r.exit_code == 0
-    assert "overwrote" in r.stdout and "kind: NodePool" in mine.read_text()
+    assert "overwrote" in r.stderr and "kind: NodePool" in mine.read_text()
 
 
 def test_policy_dir_and_repo_options(tmp_path: Path) -> None:
@@ -133,7 +137,7 @@ def test_bad_options(tmp_path: Path, args: list[str], message: str) -> None:
 def test_dir_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     r = run_cli("init", "f", cwd=tmp_path)
-    assert r.exit_code == 2 and r.stderr == "allocatable: error: f exists and is not a directory\n"
+    assert r.exit_code == 2 and r.stderr == "allocatable: error: f exists and is not a directory; choose a directory\n"
 
 
 def test_templates_are_package_data() -> None:

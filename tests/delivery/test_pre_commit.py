@@ -183,7 +183,9 @@ def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     write(top, {"team-b/cc.yaml": MEMORY_OVER_COMMIT})
     r = run_cli("hook", "lint", "team-a/pools/general.yaml", "team-b/cc.yaml", "README.md", cwd=top)
     assert r.exit_code == 1
-    assert "== team-a\nlint: 4 objects in 4 files: no problems found\n== team-b\n" in r.stdout
+    assert r.stderr == (  # headings and summaries on stderr, findings on stdout
+        "== team-a\nlint: 4 objects in 4 files: no problems found\n== team-b\nlint: 1 object in 1 file: 1 error, 1 warning\n"
+    )
     assert "team-b/cc.yaml:13:14: error: memory is over-committed" in r.stdout
     r = run_cli("hook", "validate", "--arg=-o", "--arg=json", "team-a/pools/general.yaml", cwd=top)
     assert r.exit_code == 0 and r.stdout.lstrip().startswith("{")
@@ -195,7 +197,7 @@ def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "invalid choice: 'nope'" in r.stderr
     git(top, "add", "-A")
     r = run_cli("hook", "validate", cwd=top)  # no files: every policy repo of the git repository
-    assert "== team-a" in r.stdout and "== team-b" in r.stdout
+    assert "== team-a" in r.stderr and "== team-b" in r.stderr
 
 
 def test_project_pre_commit_config() -> None:
