@@ -55,6 +55,10 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "json":
         json.dump(explain.as_json(model, pools), sys.stdout, indent=2)
         sys.stdout.write("\n")
+    elif args.output == "html":
+        from renderer.capacity.explain_html import html
+
+        sys.stdout.write(html(model, pools))
     elif args.output == "markdown":
         sys.stdout.write(explain.markdown(model, pools))
     else:
