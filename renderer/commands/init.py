@@ -44,7 +44,8 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.delivery.scaffold import check_policy_dir, check_repo, files
+    from renderer import __version__
+    from renderer.delivery.scaffold import check_policy_dir, check_repo, files, is_released
     from renderer.loading.files import display_path
 
     for problem in (check_repo(args.repo), check_policy_dir(args.policy_dir)):
@@ -86,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         f"  1. describe your nodes in {shown}/pools/ (or drop `kubectl get nodes -o yaml` output there)\n"
         f"  2. allocatable lint {shown} && allocatable explain {shown}\n"
         f"  3. allocatable render {shown} after each change, and commit the result (CI checks it is current)\n"
-        "  4. pre-commit install            (the hooks in .pre-commit-config.yaml)\n"
+        "  4. pre-commit install            (the hooks in .pre-commit-config.yaml"
+        + (")\n" if is_released(__version__) else "; they run the allocatable on your PATH)\n")
     )
     return code
 

@@ -20,6 +20,7 @@ from delivery_support import REPO_ROOT, clean_env, git, greedy_class, init_repo,
 
 from conftest import run_cli
 from renderer.delivery.hooks import all_roots, root_of, roots_for
+from renderer.delivery.scaffold import files as scaffold_files
 
 HOOK_IDS = ["allocatable-validate", "allocatable-lint", "allocatable-render-check"]
 
@@ -42,8 +43,9 @@ def new_policy_repo(path: Path, hook_repo: Path | None = None) -> Path:
     init_repo(path)
     r = run_cli("init", str(path))
     assert r.exit_code == 0, r.stderr
-    if hook_repo is not None:
-        config = yaml.safe_load((path / ".pre-commit-config.yaml").read_text())
+    if hook_repo is not None:  # the config init writes for a published release, pointed at the snapshot
+        (pinned,) = [f for f in scaffold_files(released=True) if f.path == ".pre-commit-config.yaml"]
+        config = yaml.safe_load(pinned.text)
         config["repos"][0]["repo"] = str(hook_repo)
         config["repos"][0]["rev"] = git(hook_repo, "rev-parse", "HEAD").strip()
         (path / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
