@@ -63,6 +63,12 @@ def run(args: argparse.Namespace) -> int:
     from renderer.validation.revision import load_revision
 
     paths = paths_of(args)
+    from renderer.loading.files import is_stdin
+
+    if any(is_stdin(p) for p in paths):
+        from renderer.commands._common import error
+
+        return error("diff reads the policy repo from git revisions; stdin (-) has none, give the policy directory")
     base = load_revision(paths, args.base, max_file_bytes=args.max_file_size)
     head = (
         load_revision(paths, args.head, max_file_bytes=args.max_file_size)

@@ -74,3 +74,11 @@ def test_render_stdout_from_stdin(tmp_path: Path) -> None:
     res = run("render", "-", "--stdout", stdin=pool, cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert not any(tmp_path.iterdir()), "--stdout writes nothing"
+
+
+def test_diff_refuses_stdin() -> None:
+    res = run("diff", "--base", "HEAD", "-", stdin="")
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.startswith(
+        "allocatable: error: diff reads the policy repo from git revisions; stdin (-) has none"
+    )
