@@ -41,9 +41,14 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from renderer.loading.files import is_stdin
     from renderer.pipeline import lint
     from renderer.reporters import Report
 
+    if args.base is not None and any(is_stdin(p) for p in paths_of(args)):
+        from renderer.commands._common import error
+
+        return error("--base reads the policy repo from a git revision; stdin (-) has none, give the policy directory")
     done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base)
     policies = done.load.policies
     report = Report("lint", done.findings, files=len(done.load.files), objects=policies.object_count())
