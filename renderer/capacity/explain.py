@@ -96,6 +96,39 @@ def under_commits(pools: list[PoolCapacity]) -> bool:
     return any(pc.percent[r] < 100 for pc in pools for r in _POOL_RESOURCES if r in pc.capacity)
 
 
+def delivery(pc: PoolCapacity, expressions: bool) -> dict[str, Any] | None:
+    """How the pool's kubelet settings reach its nodes (NodePool.spec.delivery), for explain's views."""
+    d = pc.pool.delivery
+    if d is None:
+        return None
+    if d.karpenter is not None:
+        return {"karpenter": {"ec2NodeClass": d.karpenter.ec2NodeClass, "expressions": expressions}}
+    if d.clusterAPI is not None:
+        c = d.clusterAPI
+        return {
+            "clusterAPI": {
+                "kubeadmConfigTemplate": c.kubeadmConfigTemplate,
+                "namespace": c.namespace,
+                "machineDeployments": list(c.machineDeployments),
+            }
+        }
+    return {"nodeadm": True}
+
+
+def delivery_text(pc: PoolCapacity, expressions: bool) -> str | None:
+    d = delivery(pc, expressions)
+    if d is None:
+        return None
+    if "karpenter" in d:
+        how = "formulas as CEL, rounded by Karpenter" if expressions else "static values"
+        return f"Karpenter EC2NodeClass {d['karpenter']['ec2NodeClass']} ({how}; karpenter/)"
+    if "clusterAPI" in d:
+        c = d["clusterAPI"]
+        mds = ", ".join(c["machineDeployments"]) or "no MachineDeployment named"
+        return f"Cluster API KubeadmConfigTemplate {c['namespace']}/{c['kubeadmConfigTemplate']} ({mds}; cluster-api/)"
+    return f"nodeadm NodeConfig (nodeadm/{pc.pool.name}.yaml)"
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
@@ -153,6 +186,9 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
             out.append(f"  reserved from:       {'; '.join(reserved)}")
         out.append(f"  hard eviction:       {_signals(pc.eviction_hard)} ({pc.eviction_source})")
         out.append(f"  max pods:            {pc.max_pods}")
+        how = delivery_text(pc, model.policies.settings.render.karpenter.expressions)
+        if how is not None:
+            out.append(f"  delivery:            {how}")
         out.extend(_table(pool_rows(pc)))
         rules = committed_resources(pc)
         if rules:
@@ -246,6 +282,9 @@ def as_json(model: CapacityModel, pools: list[PoolCapacity]) -> dict[str, Any]:
     return {
         "version": 1,
         "underCommitScalesReserved": model.under_commit_scales_reserved,
-        "pools": [_reorder(pc.as_dict()) for pc in pools],
+        "pools": [
+            _reorder({**pc.as_dict(), "delivery": delivery(pc, model.policies.settings.render.karpenter.expressions)})
+            for pc in pools
+        ],
         "totals": _reorder(model.totals(pools)),
     }

@@ -24,6 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
+from renderer.capacity.karpenter import karpenter_evaluates, round_as_karpenter
 from renderer.capacity.matching import Matches, match_all
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
@@ -287,6 +288,7 @@ def pool_capacity(
     policies: list[Loaded[ReservationPolicy]],
     runtime_classes: list[Loaded[RuntimeClass]],
     under_commit_scales_reserved: bool,
+    karpenter_expressions: bool = False,
 ) -> PoolCapacity:
     notes: list[str] = []
     cc = commit_classes[0].model if len(commit_classes) == 1 else None
@@ -317,11 +319,14 @@ def pool_capacity(
             notes.append(f"formula {spec.autoSizing.formula} not applied: {exc}")
         if formula is not None:
             source = f"formula:{formula.formula}"
-            for k, q in _parse_map(formula.system_reserved).items():
-                system[k] = Reserved(q, source)
-            for k, q in _parse_map(formula.kube_reserved).items():
-                kube[k] = Reserved(q, source)
+            formula_system, formula_kube = _parse_map(formula.system_reserved), _parse_map(formula.kube_reserved)
             notes.extend(formula.notes)
+            if karpenter_expressions and karpenter_evaluates(pool, formula.formula):
+                notes.extend(round_as_karpenter(formula_system) + round_as_karpenter(formula_kube))
+            for k, q in formula_system.items():
+                system[k] = Reserved(q, source)
+            for k, q in formula_kube.items():
+                kube[k] = Reserved(q, source)
     if spec is not None:
         for k, q in (spec.systemReserved or {}).items():
             system[k] = Reserved(q, "explicit")
@@ -416,6 +421,7 @@ def build(policies: PolicySet) -> CapacityModel:
             matches.reservation_policies[i],
             matches.runtime_classes[i],
             scales,
+            policies.settings.render.karpenter.expressions,
         )
         for i, pool in enumerate(policies.pools)
     ]

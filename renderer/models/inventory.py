@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from renderer.findings import SourceRef
 from renderer.models.node import Node, node_machine_config_pool, node_platform
-from renderer.models.nodepool import NodePool
+from renderer.models.nodepool import Delivery, NodePool
 from renderer.quantity import Quantity
 
 _POOL_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
@@ -24,6 +24,7 @@ class Pool:
     max_pods: int | None
     source: SourceRef
     annotations: dict[str, str] = field(default_factory=dict)
+    delivery: Delivery | None = None  # how a NodePool's kubelet settings reach its nodes (None for Nodes)
 
     @property
     def ref(self) -> str:
@@ -43,6 +44,7 @@ def pool_from_nodepool(obj: NodePool, source: SourceRef) -> Pool:
         max_pods=spec.maxPods,
         source=source,
         annotations=dict(obj.metadata.annotations or {}),
+        delivery=spec.delivery,
     )
 
 

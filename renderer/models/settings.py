@@ -59,6 +59,22 @@ class Thresholds(Strict):
     )
 
 
+class KarpenterSettings(Strict):
+    """How pools delivered through a Karpenter EC2NodeClass are rendered (see docs/karpenter.md)."""
+
+    expressions: bool = Field(
+        default=False,
+        description="render auto-sizing formulas as CEL expressions Karpenter evaluates per instance type; needs "
+        "Karpenter's alpha AWS feature gate NodeClassCEL (off by default, like this setting)",
+    )
+    kubeletPassthrough: bool = Field(
+        default=False,
+        description="also render kubelet fields outside Karpenter v1's typed kubelet block (podPidsLimit, "
+        "enforceNodeAllocatable, ...); needs a Karpenter release that passes any KubeletConfiguration field "
+        "through, and the AL2023 AMI family",
+    )
+
+
 class RenderSettings(Strict):
     """What `allocatable render` produces (see docs/render.md)."""
 
@@ -79,6 +95,7 @@ class RenderSettings(Strict):
         default="3.2.0",
         description="Ignition spec version of rendered MachineConfigs: 3.2.0 works from OpenShift 4.8, 3.4.0 from 4.14",
     )
+    karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
     targets: list[DNSLabel] | None = Field(
         default=None,
         description="targets rendered when --target is not given (default: every target that is on by default)",

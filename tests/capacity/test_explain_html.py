@@ -7,6 +7,7 @@ proves the check can fail.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -97,7 +98,8 @@ def test_bars_are_accessible_and_the_numbers_are_text() -> None:
     html = _html(str(POLICIES))
     page = _page(html)
     charts = [a for t, a in page.tags if t == "svg" and a.get("role") == "img"]
-    assert len(charts) == 8 + 1  # one per pool, one for the cluster totals
+    pools = json.loads(run_cli("explain", str(POLICIES), "-o", "json").stdout)["pools"]
+    assert len(charts) == len(pools) + 1  # one per pool, one for the cluster totals
     for chart in charts:
         for ref in str(chart["aria-labelledby"]).split():
             assert ref in page.ids
