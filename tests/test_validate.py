@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -48,13 +49,13 @@ def test_bundled_policies_are_valid() -> None:
     res = run_cli("validate", str(POLICIES))
     assert res.exit_code == 0, res.stdout
     assert res.stdout == ""  # no finding; the summary is on stderr
-    assert res.stderr == "validate: 16 objects in 11 files: no problems found\n"
+    assert re.fullmatch(r"validate: \d+ objects in \d+ files: no problems found\n", res.stderr), res.stderr
 
 
 def test_default_path_is_policies() -> None:
     res = run_cli("validate", cwd=REPO_ROOT)
     assert res.exit_code == 0
-    assert "16 objects in 11 files" in res.stderr
+    assert re.fullmatch(r"validate: \d+ objects in \d+ files: no problems found\n", res.stderr), res.stderr
 
 
 def test_proposal_example_points_at_operator_line(repo: Path) -> None:
