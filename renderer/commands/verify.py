@@ -22,9 +22,12 @@ DESCRIPTION = (
     "allocatable exactly with status.allocatable (cpu, memory, ephemeral-storage, pods, hugepages-*) and explain "
     "each difference. With --pods (a `kubectl get pods -A -o json` dump), check per node that the requests of "
     "its pods that are not Succeeded/Failed fit the committed allocatable the repo gives it, and their count its "
-    "maxPods; with --base, say which nodes the change pushes over. Exit codes: 0 every node matches and its pods "
-    "fit, 1 a node differs or its pods do not fit, 2 input or usage error."
+    "maxPods; with --base, say which nodes the change pushes over."
 )
+EXIT_CODES = {
+    0: "every node matches its prediction and its pods fit",
+    1: "a node differs from its prediction, or its pods do not fit",
+}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
