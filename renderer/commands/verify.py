@@ -49,7 +49,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="platform of the --nodes nodes whose labels name none (a dump trimmed of its labels)",
     )
-    parser.add_argument("-o", "--output", choices=formats.names(), default="text", help="output format")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="text output: list every node and every node's pods, not only the nodes that differ or whose pods do not "
+        "fit (JSON always holds every node)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=formats.names(),
+        default="text",
+        help="text (default; problems only unless --all), json (every node), markdown (for a PR comment or job "
+        "summary) or github (workflow annotations)",
+    )
 
 
 def _fail(message: str) -> int:
@@ -120,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"the policy repo at {args.base} is not valid; run `allocatable validate` on that revision")
         base = base_load.policies
     verified = verify(result.policies, snapshot, pods, base, args.base)
+    verified.show_all = args.all
     _locate(result, verified)
     formats.get(args.output)(verified, sys.stdout)
     sys.stdout.flush()
