@@ -210,11 +210,12 @@ class CapacityModel:
     _fits: dict[tuple[Any, ...], OverheadFit] = field(default_factory=dict, repr=False)
     _refs: list[str] | None = field(default=None, repr=False)
 
-    def totals(self, pools: list[PoolCapacity] | None = None) -> dict[str, Any]:
-        """Cluster totals (per-node values × count) over ``pools`` (default: every pool)."""
+    def total_quantities(self, pools: list[PoolCapacity] | None = None) -> dict[str, dict[str, Quantity]]:
+        """Cluster totals (per-node values × count) over ``pools`` (default: every pool), as quantities.
+
+        Keys ``capacity``, ``allocatable`` and ``committedAllocatable``; cost O(pools × resources)."""
         pools = self.pools if pools is None else pools
-        nodes = sum(p.pool.count for p in pools)
-        out: dict[str, Any] = {"pools": len(pools), "nodes": nodes}
+        out: dict[str, dict[str, Quantity]] = {}
         for key, attr in (
             ("capacity", "capacity"),
             ("allocatable", "allocatable"),
@@ -224,7 +225,15 @@ class CapacityModel:
             for p in pools:
                 for res, val in _times(getattr(p, attr), p.pool.count).items():
                     acc[res] = acc[res] + val if res in acc else val
-            out[key] = {k: str(v) for k, v in sorted(acc.items())}
+            out[key] = dict(sorted(acc.items()))
+        return out
+
+    def totals(self, pools: list[PoolCapacity] | None = None) -> dict[str, Any]:
+        """Cluster totals over ``pools`` as canonical strings, with the pool and node counts (for JSON)."""
+        pools = self.pools if pools is None else pools
+        out: dict[str, Any] = {"pools": len(pools), "nodes": sum(p.pool.count for p in pools)}
+        for key, values in self.total_quantities(pools).items():
+            out[key] = {k: str(v) for k, v in values.items()}
         return out
 
     def pools_selected_by(self, loaded: object) -> list[PoolCapacity]:

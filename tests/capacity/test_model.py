@@ -226,7 +226,10 @@ def test_explain_markdown_and_text() -> None:
     assert md.startswith("## Node capacity")
     assert "| allocatable |" in md
     txt = run_cli("explain", str(POLICIES), "--pool", "ocp-worker").stdout
-    assert "formula:openshift" in txt and "commit rule:" in txt
+    assert "  reserved from:       systemReserved formula:openshift\n" in txt
+    assert "commit rule:" not in txt  # 100% everywhere: no commit rule applies
+    txt = run_cli("explain", str(POLICIES), "--pool", "eks-general-purpose").stdout
+    assert "  commit rule:\n    cpu: 150%, reserved slices scale:" in txt
 
 
 def test_sizing_cli() -> None:
