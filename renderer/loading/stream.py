@@ -591,10 +591,65 @@ class NeedsYamlPath(Exception):
 _JSON_WS = " \t\r\n"
 
 
-def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise NeedsYamlPath  # a duplicate key: reported by the YAML reader with both lines
+def _plain(value: Any) -> Any:
+    """A decoded JSON value with its objects as tuples of (key, value) pairs (see ``_json_decoder``) as plain dicts
+    and lists; a key twice in an object sends the text to the YAML reader (which reports it with both lines)."""
+    cls = value.__class__
+    if cls is tuple:
+        out = dict(value)
+        if len(out) != len(value):
+            raise NeedsYamlPath
+        for key, v in out.items():
+            if v.__class__ is tuple or v.__class__ is list:
+                out[key] = _plain(v)
+        return out
+    if cls is list:
+        return [_plain(v) if v.__class__ is tuple or v.__class__ is list else v for v in value]
+    return value
+
+
+def _kept_json(value: Any, spec: KeepSpec) -> Any:
+    """``prune_value`` of a decoded JSON value whose objects are still pairs: only what ``spec`` keeps is built."""
+    cls = value.__class__
+    if cls is list:
+        return [_kept_json(v, spec) for v in value]
+    if cls is not tuple:
+        return value
+    fields = dict(value)
+    if len(fields) != len(value):
+        raise NeedsYamlPath
+    out: dict[str, Any] = {}
+    for key, sub in spec.items():
+        if key in fields:
+            if sub is True:
+                out[key] = _plain(fields[key])
+            elif sub:
+                out[key] = _kept_json(fields[key], sub)
+    return out
+
+
+def _json_item(value: Any, prune: Prune) -> Any:
+    """``prune_item`` of a decoded JSON value whose objects are still pairs (the same fields kept, in the same
+    order, the same duplicate keys noticed as the YAML reader's ``_item``)."""
+    if value.__class__ is not tuple or not prune:
+        return _plain(value)
+    spec: KeepSpec | None = None
+    out: dict[str, Any] = {}
+    for key, v in value:
+        if key in out:
+            raise NeedsYamlPath
+        if spec is None and key != "apiVersion" and key != "kind":
+            api, kind = out.get("apiVersion"), out.get("kind")
+            if isinstance(api, str) and isinstance(kind, str):
+                spec = prune.get((api, kind), {})
+        if not spec:
+            out[key] = _plain(v)
+            continue
+        sub = spec.get(key)
+        if sub is True:
+            out[key] = _plain(v)
+        elif sub:
+            out[key] = _kept_json(v, sub)
     return out
 
 
@@ -719,7 +774,7 @@ def _json_items(
         item, end = decoder.raw_decode(text, i)
         if end - i > max_chars:
             raise NeedsYamlPath
-        item = prune_item(item, prune)
+        item = _json_item(item, prune)
         if not _depth_ok(item, max_depth - 2):
             raise NeedsYamlPath
         line, column = lines.at(i)
@@ -779,6 +834,7 @@ def _json_object(
             root[key] = items if collect else None
         else:
             value, end = decoder.raw_decode(text, i)
+            value = _plain(value)
             if end - i > max_chars or not _depth_ok(value, max_depth - 1):
                 raise NeedsYamlPath
             root[key] = value
@@ -793,7 +849,10 @@ def _json_object(
 
 
 def _json_decoder() -> json.JSONDecoder:
-    return json.JSONDecoder(object_pairs_hook=_json_pairs, parse_float=_json_float, parse_constant=_json_constant)
+    """Objects come out as tuples of (key, value) pairs: the C scanner builds those as fast as dicts, where a Python
+    hook per object (to notice duplicate keys) cost half as much again as the whole scan. Only what is kept is made
+    a dict (``_plain``, ``_kept_json``, ``_json_item``), checking its keys then."""
+    return json.JSONDecoder(object_pairs_hook=tuple, parse_float=_json_float, parse_constant=_json_constant)
 
 
 def _json_end(text: str, i: int) -> None:
@@ -852,7 +911,10 @@ def read_json_document(
     try:
         if text[i : i + 1] != "{" or '"items"' not in text:
             data, end = decoder.raw_decode(text, i)
-            if end - i > max_document_chars or not _depth_ok(data, max_depth):
+            if end - i > max_document_chars:
+                raise NeedsYamlPath
+            data = _plain(data)
+            if not _depth_ok(data, max_depth):
                 raise NeedsYamlPath
             _json_end(text, end)
             line, column = lines.at(i)
