@@ -744,6 +744,13 @@ class _Lines:
         return self.line, offset - self.line_start + 1
 
 
+class _NoLines(_Lines):
+    """For ``positions=False``: every line and column is 0."""
+
+    def at(self, offset: int) -> tuple[int, int]:
+        return 0, 0
+
+
 def _skip_ws(text: str, i: int) -> int:
     n = len(text)
     while i < n and text[i] in _JSON_WS:
@@ -869,14 +876,17 @@ def iter_json_list_items(
     max_depth: int = 64,
     max_item_chars: int = 8 * 1024 * 1024,
     objects: bool = False,
+    positions: bool = True,
 ) -> Iterator[ListItem]:
     """Like :func:`iter_list_items` for a JSON text (``kubectl get ... -o json``), with the json module's scanner.
 
     The root must be an object: the items of its ``items`` array, one at a time; with ``objects``, a root without
     one is the single item (pruned by its kind). Raises NeedsYamlPath where the YAML reader must decide (see above;
-    ``syntax`` set when the text is not JSON): the caller then uses iter_list_items, skipping the items it has."""
+    ``syntax`` set when the text is not JSON): the caller then uses iter_list_items, skipping the items it has.
+    With ``positions=False`` the spans' line and column are 0, for a caller that needs them only for an item with
+    a problem (from ``start``): counting the lines of a whole dump is an eighth of reading it."""
     decoder = _json_decoder()
-    lines = _Lines(text)
+    lines = _Lines(text) if positions else _NoLines(text)
     prune = prune or {}
     try:
         i = _skip_ws(text, 0)

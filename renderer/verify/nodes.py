@@ -19,7 +19,7 @@ from renderer.models.inventory import Pool, pool_from_node
 from renderer.models.node import Node, node_machine_config_pool
 from renderer.validation.validate import model_findings
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
-from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, read_items, read_text
+from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_items, read_text
 
 __all__ = ["NODE_KIND", "POD_KIND", "read_nodes", "read_pods"]
 
@@ -27,17 +27,18 @@ NODE_KIND = ("v1", "Node")
 POD_KIND = ("v1", "Pod")
 
 
-def _where(display: str, item: Item) -> str:
-    return f"{display}:{item.line}:{item.column}"
+def _where(text: str, display: str, item: Item) -> str:
+    line, column = position(text, item)
+    return f"{display}:{line}:{column}"
 
 
-def _expect_kind(display: str, item: Item, kind: str, option: str, command: str) -> None:
+def _expect_kind(text: str, display: str, item: Item, kind: str, option: str, command: str) -> None:
     got = item.data.get("kind")
     if got != kind or item.data.get("apiVersion") != "v1":
         what = f"a {got}" if isinstance(got, str) else "not a Kubernetes object"
         raise SnapshotError(
-            f"{_where(display, item)}: item {item.index + 1} is {what}, not a v1 {kind}; {option} takes the output of "
-            f"`{command}`"
+            f"{_where(text, display, item)}: item {item.index + 1} is {what}, not a v1 {kind}; {option} takes the "
+            f"output of `{command}`"
         )
 
 
@@ -55,7 +56,7 @@ def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
     pools: list[Pool] = []
     seen: dict[str, Item] = {}
     for item in read_items(text, display, NODE_FIELDS, NODE_KIND):
-        _expect_kind(display, item, "Node", "--nodes", "kubectl get nodes -o json")
+        _expect_kind(text, display, item, "Node", "--nodes", "kubectl get nodes -o json")
         source = SourceRef(path=display, doc=0, item=item.index, line=item.line, column=item.column)
         try:
             node = Node.model_validate(item.data)
@@ -69,7 +70,7 @@ def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
         missing = [k for k in ("cpu", "memory") if k not in node.status.capacity]
         if missing:
             raise SnapshotError(
-                f"{_where(display, item)}: Node {node.metadata.name} has no status.capacity "
+                f"{_where(text, display, item)}: Node {node.metadata.name} has no status.capacity "
                 f"{' or '.join(missing)}; export the nodes with `kubectl get nodes -o json` so the status is included"
             )
         if node.metadata.name in seen:
@@ -94,8 +95,9 @@ def read_pods(path: str) -> list[PodRecord]:
     """Every Pod of a dump (``-``: standard input). Raises ``SnapshotError``."""
     text, display = read_text(path)
     pods: list[PodRecord] = []
-    for item in read_items(text, display, POD_KEEP, POD_KIND):
-        _expect_kind(display, item, "Pod", "--pods", "kubectl get pods -A -o json")
+    # Pods have no position in verify's output: lines are counted only for a Pod with a problem.
+    for item in read_items(text, display, POD_KEEP, POD_KIND, positions=False):
+        _expect_kind(text, display, item, "Pod", "--pods", "kubectl get pods -A -o json")
         try:
             pods.append(pod_record(item.data))
         except PodError as exc:

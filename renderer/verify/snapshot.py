@@ -57,7 +57,7 @@ from renderer.loading.stream import (
     prune_value,
 )
 
-__all__ = ["MAX_DEPTH", "Item", "SnapshotError", "locate", "read_items", "read_text"]
+__all__ = ["MAX_DEPTH", "Item", "SnapshotError", "error_line", "locate", "position", "read_items", "read_text"]
 
 
 class SnapshotError(Exception):
@@ -68,7 +68,7 @@ class SnapshotError(Exception):
 class Item:
     data: dict[str, Any]
     index: int  # position in the dump: List items and single objects counted across documents
-    line: int  # 1-based, where the object starts
+    line: int  # 1-based, where the object starts (0: not counted, see ``position``)
     column: int  # 1-based
     #: The object's character range in the text (None for a document read with anchors: located by its start).
     span: tuple[int, int] | None = None
@@ -94,9 +94,13 @@ def read_text(path: str) -> tuple[str, str]:
     return text, display
 
 
-def read_items(text: str, display: str, keep: KeepSpec, kind: tuple[str, str] | None = None) -> Iterator[Item]:
+def read_items(
+    text: str, display: str, keep: KeepSpec, kind: tuple[str, str] | None = None, positions: bool = True
+) -> Iterator[Item]:
     """Every object of the dump — the items of a List, or a single object — pruned to ``keep`` (while it is read
-    when it is of ``kind``, an (apiVersion, kind); objects of other kinds are pruned once read)."""
+    when it is of ``kind``, an (apiVersion, kind); objects of other kinds are pruned once read). With
+    ``positions=False`` the lines of a JSON dump are not counted (``line`` 0): ``position`` finds them for the
+    object that has a problem."""
     start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # (no copy of a big text, as lstrip)
     if start == len(text):
         raise SnapshotError(f"{display}:1:1: the dump is empty; pass the output of kubectl get ... -o json")
@@ -106,13 +110,15 @@ def read_items(text: str, display: str, keep: KeepSpec, kind: tuple[str, str] | 
             f"{display}:{line}:{column}: expected a Kubernetes object or List, got a JSON array; pass the output of "
             "kubectl get ... -o json"
         )
-    for got in _objects(text, display, {kind: keep} if kind is not None else {}, as_json=text[start] == "{"):
+    prune = {kind: keep} if kind is not None else {}
+    for got in _objects(text, display, prune, as_json=text[start] == "{", positions=positions):
         data = got.data
         span = got.span
         if not isinstance(data, dict):
             what = "the document" if got.whole_document else f"List item {got.index + 1}"
+            line, column = (span.line, span.column) if span.line else _line_column(text, span.start)
             raise SnapshotError(
-                error_line(display, span.line, span.column, f"{what} is not an object", "expected a Kubernetes object")
+                error_line(display, line, column, f"{what} is not an object", "expected a Kubernetes object")
             )
         if kind is None or (data.get("apiVersion"), data.get("kind")) != kind:
             data = prune_value(data, keep)  # another kind: not pruned while it was read
@@ -128,13 +134,21 @@ def read_items(text: str, display: str, keep: KeepSpec, kind: tuple[str, str] | 
 def locate(text: str, display: str, item: Item, field_path: FieldPath, at_key: bool = False) -> tuple[int, int]:
     """Line and column of ``field_path`` in one object of the dump, from that object's text alone (the deepest
     part of the path that exists; the object's start when it cannot be read again)."""
+    line, column = position(text, item)
     if item.span is None:
-        return item.line, item.column
-    source = SourceRef(display, 0, item.index, item.line, item.column, item.span)
+        return line, column
+    source = SourceRef(display, 0, item.index, line, column, item.span)
     node, offset = _compose_item(text, source)
     if node is None:
-        return item.line, item.column
+        return line, column
     return walk(node, field_path, at_key, offset)
+
+
+def position(text: str, item: Item) -> tuple[int, int]:
+    """Line and column where the object starts (counted now when they were not while reading: O(offset))."""
+    if item.line or item.span is None:
+        return item.line, item.column
+    return _line_column(text, item.span[0])
 
 
 def error_line(display: str, line: int, column: int, message: str, hint: str | None = None) -> str:
@@ -152,14 +166,21 @@ def _line_column(text: str, offset: int) -> tuple[int, int]:
 _LEADING_SPACE = re.compile(r"\s*")
 
 
-def _objects(text: str, display: str, prune: dict[tuple[str, str], KeepSpec], as_json: bool) -> Iterator[ListItem]:
+def _objects(
+    text: str, display: str, prune: dict[tuple[str, str], KeepSpec], as_json: bool, positions: bool
+) -> Iterator[ListItem]:
     """The objects of the dump as the stream reader gives them, falling back as the policy loader does: JSON → YAML
     events → the guarded constructor (each fallback resumes after the objects already given)."""
     done = 0
     if as_json:
         try:
             for item in iter_json_list_items(
-                text, prune=prune, max_depth=MAX_DEPTH, max_item_chars=DEFAULT_MAX_DOCUMENT_CHARS, objects=True
+                text,
+                prune=prune,
+                max_depth=MAX_DEPTH,
+                max_item_chars=DEFAULT_MAX_DOCUMENT_CHARS,
+                objects=True,
+                positions=positions,
             ):
                 yield item
                 done += 1

@@ -339,3 +339,18 @@ def test_a_dump_bigger_than_the_document_bound_is_read_item_by_item(tmp_path: Pa
     yaml_path.write_text(dump(nodes, as_json=False), encoding="utf-8")
     assert yaml_path.stat().st_size > DEFAULT_MAX_DOCUMENT_CHARS
     assert len(read_nodes(str(yaml_path))) == 10_000
+
+
+def test_pod_positions_are_counted_only_for_the_pod_with_a_problem(tmp_path: Path) -> None:
+    """Pods have no position in verify's output, so a JSON dump's lines are not counted while it is read; the item
+    that is not a Pod is still reported where it starts."""
+    text = pods_dump([POD, node("n1"), POD], as_json=True)
+    path = tmp_path / "pods.json"
+    path.write_text(text, encoding="utf-8")
+    items = list(read_items(text, "pods.json", POD_KEEP, POD_KIND, positions=False))
+    assert [i.line for i in items] == [0, 0, 0]
+    where = next(i for i in read_items(text, "pods.json", POD_KEEP, POD_KIND) if i.index == 1)
+    assert text.splitlines()[where.line - 1][where.column - 1] == "{"
+    with pytest.raises(SnapshotError) as err:
+        read_pods(str(path))
+    assert str(err.value).startswith(f"{path}:{where.line}:{where.column}: item 2 is a Node, not a v1 Pod; ")
