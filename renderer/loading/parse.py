@@ -87,32 +87,6 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc]
                 seen[k] = key_node
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        try:
-            return SafeConstructor.construct_yaml_int(self, node)
-        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-            m = node.start_mark
-            raise _ParseProblem(
-                "AL001",
-                f"the number {node.value[:20]}… has {len(node.value)} digits, too many to read; "
-                "put it in quotes if it is text",
-                m.line + 1,
-                m.column + 1,
-            ) from None
-
-    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
-        try:
-            return SafeConstructor.construct_yaml_timestamp(self, node)
-        except (ValueError, OverflowError) as exc:
-            m = node.start_mark
-            raise _ParseProblem(
-                "AL001",
-                f'"{node.value}" is read as a date, but it is not a valid one ({exc}); '
-                "put it in quotes if it is not meant as a date",
-                m.line + 1,
-                m.column + 1,
-            ) from None
-
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
@@ -171,8 +145,154 @@ def construct_plain(loader: _StrictLoader, node: yaml.Node) -> Any:
 
 _SCALAR_TAGS = frozenset("tag:yaml.org,2002:" + t for t in ("null", "bool", "int", "float", "timestamp", "binary"))
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+
+# --- tags and the scalars they construct --------------------------------------------------------------------------
+#
+# Kubernetes reads manifests as plain JSON data: mappings, lists, strings, numbers, booleans and null. Every other
+# tag, and every tag whose value does not read as its type, is one AL001 finding at the tag's own line and column
+# saying what to change -- never an exception from inside PyYAML's constructor, never a position of 1:1. Both the
+# fast constructor (``construct_plain``) and PyYAML's own (the guarded path, and documents with aliases) go through
+# the constructors installed here. Cost: O(1) per scalar on top of PyYAML's own conversion.
+
+_CORE_TAG = "tag:yaml.org,2002:"
+_NULL_WORDS = frozenset(("", "~", "null", "Null", "NULL"))
+#: What a scalar tagged ``!!<name>`` must read as, and how to write one, for messages.
+_TAG_MEANS = {
+    "bool": ("a boolean", "write true or false"),
+    "int": ("an integer", "write a whole number such as 3"),
+    "float": ("a number", "write a number such as 1.5"),
+    "null": ("null", "write null or ~"),
+    "timestamp": ("a date", "write a date such as 2024-01-31"),
+    "str": ("a string", "write a string"),
+}
+_SHOWN_VALUE_CHARS = 40
+
+
+def _tag_name(tag: str) -> str:
+    """``tag:yaml.org,2002:bool`` as written in YAML: ``!!bool``; local tags (``!foo``) unchanged."""
+    return "!!" + tag[len(_CORE_TAG) :] if tag.startswith(_CORE_TAG) else tag
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= _SHOWN_VALUE_CHARS else value[:_SHOWN_VALUE_CHARS] + "…"
+
+
+def _node_kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return "a single value"
+
+
+def _problem_at(node: yaml.Node, message: str) -> _ParseProblem:
+    m = node.start_mark
+    return _ParseProblem("AL001", message, m.line + 1, m.column + 1)
+
+
+def _is_implicit(loader: Any, node: yaml.ScalarNode) -> bool:
+    """True when a plain scalar reads as its tag by its spelling alone (libyaml gives plain scalars the style "", PyYAML None)."""
+    return not node.style and loader.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
+
+
+def _unsupported_tag(loader: Any, node: yaml.Node) -> Any:
+    tag = _tag_name(node.tag)
+    raise _problem_at(
+        node,
+        f"the tag {tag} is not supported: policy files hold plain mappings, lists, strings, numbers, booleans and "
+        f"null, as Kubernetes reads them; remove {tag}"
+        + (" and quote the value" if isinstance(node, yaml.ScalarNode) else ""),
+    )
+
+
+def _scalar(name: str, build: Any) -> Any:
+    """A constructor for the scalar tag ``!!name`` that turns every failure into a located finding."""
+
+    def construct(loader: Any, node: yaml.Node) -> Any:
+        tag = _tag_name(node.tag)
+        if not isinstance(node, yaml.ScalarNode):
+            raise _problem_at(
+                node, f"the tag {tag} needs a single value, but it is on {_node_kind(node)}; remove {tag}"
+            )
+        try:
+            return build(loader, node)
+        except _ParseProblem:
+            raise
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as exc:
+            value = node.value
+            if _is_implicit(loader, node):
+                if name == "int":  # more digits than Python converts (sys.get_int_max_str_digits)
+                    raise _problem_at(
+                        node,
+                        f"the number {value[:20]}… has {len(value)} digits, too many to read; "
+                        "put it in quotes if it is text",
+                    ) from None
+                if name == "timestamp":
+                    raise _problem_at(
+                        node,
+                        f'"{_shown(value)}" is read as a date, but it is not a valid one ({exc}); '
+                        "put it in quotes if it is not meant as a date",
+                    ) from None
+            noun, fix = _TAG_MEANS[name]
+            raise _problem_at(
+                node,
+                f'"{_shown(value)}" is tagged {tag} but is not {noun}: {fix}, or remove {tag} '
+                "(and quote the value if it is text)",
+            ) from None
+
+    return construct
+
+
+def _build_null(loader: Any, node: yaml.ScalarNode) -> None:
+    if node.value not in _NULL_WORDS:
+        raise ValueError(node.value)
+    return None
+
+
+def _collection(tag: str, kind: type[yaml.Node]) -> Any:
+    build = SafeConstructor.yaml_constructors[tag]
+
+    def construct(loader: Any, node: yaml.Node) -> Any:
+        if not isinstance(node, kind):
+            name = _tag_name(node.tag)
+            raise _problem_at(
+                node,
+                f"the tag {name} needs {'a mapping' if kind is yaml.MappingNode else 'a list'}, but it is on "
+                f"{_node_kind(node)}; remove {name}",
+            )
+        return build(loader, node)
+
+    return construct
+
+
+def _install_tag_constructors(loader_cls: Any) -> None:
+    """Replace PyYAML's constructors on ``loader_cls`` (its own table, not SafeLoader's) with checked ones."""
+    safe = SafeConstructor.yaml_constructors
+    for name in ("bool", "int", "float", "timestamp", "str"):
+        loader_cls.add_constructor(_CORE_TAG + name, _scalar(name, safe[_CORE_TAG + name]))
+    loader_cls.add_constructor(_CORE_TAG + "null", _scalar("null", _build_null))
+    loader_cls.add_constructor(_CORE_TAG + "map", _collection(_CORE_TAG + "map", yaml.MappingNode))
+    loader_cls.add_constructor(_CORE_TAG + "seq", _collection(_CORE_TAG + "seq", yaml.SequenceNode))
+    for name in ("binary", "set", "omap", "pairs"):  # YAML 1.1 types with no JSON equivalent
+        loader_cls.add_constructor(_CORE_TAG + name, _unsupported_tag)
+    loader_cls.add_constructor(None, _unsupported_tag)  # local tags (!foo), !!python/..., any other URI
+
+
+def _json_tag(text: str) -> tuple[int, int] | None:
+    """(line, column), 1-based, of the first YAML tag in a .json file: JSON has none (only scanned when a "!" is
+    there at all, so plain JSON pays one ``in``)."""
+    if "!" not in text:
+        return None
+    try:
+        for token in yaml.scan(text, Loader=_BaseLoader):
+            if isinstance(token, yaml.TagToken):
+                return token.start_mark.line + 1, token.start_mark.column + 1
+    except yaml.YAMLError:
+        return None  # the parser reports the syntax error itself
+    return None
+
+
+_install_tag_constructors(_StrictLoader)
 
 
 class _GuardedLoader(_StrictLoader):
@@ -409,6 +529,18 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
     """Parse a YAML/JSON stream into documents. On the first error the whole file is rejected."""
     docs: list[RawDocument] = []
     kind = "JSON" if path.endswith(".json") else "YAML"
+    if kind == "JSON":
+        tagged = _json_tag(text)
+        if tagged is not None:
+            return [], [
+                Finding(
+                    "AL001",
+                    "error",
+                    "invalid JSON: a YAML tag (!...) is not JSON; remove it, or rename the file to .yaml",
+                    path,
+                    *tagged,
+                )
+            ]
     check_aliases = _ALIAS_RE.search(text) is not None
     guarded = _nesting_bound(text) > SAFE_NESTING
     check_depth = not guarded and (
