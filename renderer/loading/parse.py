@@ -22,7 +22,7 @@ from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 
 from renderer.findings import Finding
-from renderer.loading.files import UsageError
+from renderer.loading.files import FileProblem, UsageError, read_regular
 
 try:  # pragma: no cover - depends on the wheel
     _BaseLoader: Any = yaml.CSafeLoader
@@ -168,8 +168,28 @@ _TAG_MEANS = {
 _SHOWN_VALUE_CHARS = 40
 
 
-def _tag_name(tag: str) -> str:
-    """``tag:yaml.org,2002:bool`` as written in YAML: ``!!bool``; local tags (``!foo``) unchanged."""
+_TAG_END = re.compile(r"[\s,\[\]{}]")
+
+
+def _source_line(loader: Any, node: yaml.Node) -> str | None:
+    """The source line a node starts on, when ``parse_text`` kept the text on the loader."""
+    text: str | None = getattr(loader, "source_text", None)
+    m = node.start_mark
+    if text is None or m.line > text.count("\n"):
+        return None
+    return text.split("\n", m.line + 1)[m.line]
+
+
+def _tag_name(loader: Any, node: yaml.Node) -> str:
+    """The node's tag as written in the file (``!!bool``, ``!<tag:...>``, ``!local``); else its short form."""
+    line = _source_line(loader, node)
+    col = node.start_mark.column
+    if line is not None and line[col : col + 1] == "!":
+        if line[col : col + 2] == "!<" and ">" in line[col:]:
+            return line[col : line.index(">", col) + 1]
+        end = _TAG_END.search(line, col)
+        return line[col : end.start() if end else len(line)]
+    tag = node.tag
     return "!!" + tag[len(_CORE_TAG) :] if tag.startswith(_CORE_TAG) else tag
 
 
@@ -191,12 +211,19 @@ def _problem_at(node: yaml.Node, message: str) -> _ParseProblem:
 
 
 def _is_implicit(loader: Any, node: yaml.ScalarNode) -> bool:
-    """True when a plain scalar reads as its tag by its spelling alone (libyaml gives plain scalars the style "", PyYAML None)."""
+    """True when the scalar's type comes from its spelling, not from a tag written in the file.
+
+    A tagged node starts at its tag, so the source character at the node's mark tells (the text is kept on the
+    loader by ``parse_text``); without it, a plain scalar that resolves to its own tag counts as implicit.
+    """
+    line = _source_line(loader, node)
+    if line is not None:
+        return line[node.start_mark.column : node.start_mark.column + 1] != "!"
     return not node.style and loader.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
 
 
 def _unsupported_tag(loader: Any, node: yaml.Node) -> Any:
-    tag = _tag_name(node.tag)
+    tag = _tag_name(loader, node)
     raise _problem_at(
         node,
         f"the tag {tag} is not supported: policy files hold plain mappings, lists, strings, numbers, booleans and "
@@ -209,7 +236,7 @@ def _scalar(name: str, build: Any) -> Any:
     """A constructor for the scalar tag ``!!name`` that turns every failure into a located finding."""
 
     def construct(loader: Any, node: yaml.Node) -> Any:
-        tag = _tag_name(node.tag)
+        tag = _tag_name(loader, node)
         if not isinstance(node, yaml.ScalarNode):
             raise _problem_at(
                 node, f"the tag {tag} needs a single value, but it is on {_node_kind(node)}; remove {tag}"
@@ -254,7 +281,7 @@ def _collection(tag: str, kind: type[yaml.Node]) -> Any:
 
     def construct(loader: Any, node: yaml.Node) -> Any:
         if not isinstance(node, kind):
-            name = _tag_name(node.tag)
+            name = _tag_name(loader, node)
             raise _problem_at(
                 node,
                 f"the tag {name} needs {'a mapping' if kind is yaml.MappingNode else 'a list'}, but it is on "
@@ -462,6 +489,18 @@ def _yaml_error_message(
                 "add the closing quote",
                 yaml.Mark(exc.problem_mark.name, 0, quote[0], quote[1], None, 0),
             )
+    if (exc.context or "").startswith("while scanning a tag") and exc.context_mark is not None:
+        # A tag runs up to the next space: "[a, !!str]" or "!!str,x" is a tag that never ended. Point at the tag.
+        start, end = exc.context_mark, exc.problem_mark
+        tag = "this tag"
+        if end is not None and end.line == start.line and end.column > start.column:
+            line = text.split("\n", start.line + 1)[start.line] if start.line <= text.count("\n") else ""
+            tag = f"the tag {line[start.column : end.column]}"
+        return (
+            f"invalid {kind}: {tag} is not followed by a space or a line break ({problem})",
+            'remove the tag, or quote the value if the "!" belongs to it',
+            exc.context_mark,
+        )
     if (exc.context or "").startswith("while scanning a quoted scalar") and exc.context_mark is not None:
         # The scanner notices only at the end of the file (or the next "---"); the culprit is the opening quote.
         where = f" at line {exc.problem_mark.line + 1}" if exc.problem_mark is not None else ""
@@ -547,6 +586,7 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
         text.count("[") + text.count("{") > MAX_DEPTH or _DEEP_INDENT_RE.search(text) is not None or check_aliases
     )
     loader = _GuardedLoader(text) if guarded else _StrictLoader(text)
+    loader.source_text = text  # for messages about tags (see _is_implicit); read only when a value fails
     try:
         index = 0
         while loader.check_node():
@@ -586,27 +626,18 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
 def read_file(
     abspath: str, display: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> tuple[list[RawDocument], list[Finding]]:
+    """Read (``renderer.loading.files.read_regular``: regular files only, never blocking, size-bounded) and parse."""
     if max_bytes < 1:  # only --max-file-size can get here: the settings value is validated as > 0
         raise UsageError(f"--max-file-size must be a positive number of bytes, got {max_bytes}")
     try:
-        with open(abspath, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
-    except IsADirectoryError:
-        return [], [Finding("AL006", "error", "is a directory, expected a policy file", display, 1, 1)]
-    except OSError as exc:
-        return [], [Finding("AL006", "error", f"cannot read file: {exc.strerror}", display, 1, 1)]
-    if len(raw) > max_bytes:
-        return [], [
-            Finding(
-                "AL006",
-                "error",
-                f"file is larger than the {max_bytes} byte limit; split it, or raise the limit with "
-                "--max-file-size or limits.maxFileBytes in .allocatable.yaml",
-                display,
-                1,
-                1,
-            )
-        ]
+        raw = read_regular(abspath, max_bytes)
+    except FileProblem as exc:
+        message = str(exc)
+        if message == "is a directory":
+            message = "is a directory, expected a policy file"
+        elif message.startswith("is "):
+            message += ", not a regular file; policy files must be regular files: replace it with one or remove it"
+        return [], [Finding("AL006", "error", message, display, 1, 1)]
     text, problem = decode(raw, display)
     if problem is not None or text is None:
         return [], [problem] if problem else []

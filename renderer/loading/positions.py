@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from renderer.findings import FieldPath, Finding, SourceRef
+from renderer.loading.files import MAX_FILE_BYTES_CEILING, read_regular
 
 try:  # pragma: no cover - depends on the wheel
     _Loader: type = yaml.CSafeLoader
@@ -55,7 +56,7 @@ class PositionResolver:
         abspath = self._abspaths.get(path)
         if abspath is not None:
             try:
-                text = abspath.read_bytes().decode("utf-8-sig")
+                text = read_regular(abspath, MAX_FILE_BYTES_CEILING).decode("utf-8-sig")  # never blocks
                 self._lines[path] = text.splitlines()
                 loader = _Loader(text)
                 try:

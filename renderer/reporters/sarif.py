@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, TextIO
 
 from renderer import __version__
 from renderer.findings import Finding
+from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_regular
 from renderer.reporters._paths import relative_to_root, repo_root
 from renderer.reporters.report import Report, reporter
 
@@ -60,16 +60,17 @@ def rule_descriptors() -> tuple[list[dict[str, Any]], dict[str, int]]:
 
 @lru_cache(maxsize=256)
 def _lines(path: str) -> tuple[str, ...]:
+    """The lines of a reported file, for end columns: regular files only, never blocking, size-bounded."""
     try:
-        return tuple(Path(path).read_text(encoding="utf-8-sig").splitlines())
-    except (OSError, UnicodeDecodeError):
+        return tuple(read_regular(path, MAX_FILE_BYTES_CEILING).decode("utf-8-sig").splitlines())
+    except (FileProblem, UnicodeDecodeError):
         return ()
 
 
 def region(f: Finding) -> dict[str, int]:
     line = max(f.line, 1)
     column = max(f.column, 1)
-    lines = _lines(f.path)
+    lines = () if f.code == "AL006" else _lines(f.path)  # AL006: a file the tool refused to read stays unread
     text = lines[line - 1].rstrip() if line <= len(lines) else ""
     end = max(len(text) + 1, column + 1)
     return {"startLine": line, "startColumn": column, "endLine": line, "endColumn": end}
