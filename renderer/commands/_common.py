@@ -35,6 +35,18 @@ def invoke(command: ModuleType, argv: list[str]) -> int:
     return int(command.run(args))
 
 
+def max_file_size(text: str) -> int:
+    """``--max-file-size``: a whole number of bytes within the bounds ``renderer.loading.files`` accepts."""
+    from renderer.loading.files import MAX_FILE_BYTES_CEILING
+
+    if text.isascii() and text.isdigit() and 1 <= int(text[:20]) <= MAX_FILE_BYTES_CEILING and len(text) <= 20:
+        return int(text)
+    shown = text if len(text) <= 24 else text[:20] + "…"
+    raise argparse.ArgumentTypeError(
+        f"must be a whole number of bytes from 1 to {MAX_FILE_BYTES_CEILING} (1 GiB), got {shown!r}"
+    )
+
+
 def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
     parser.add_argument(
         "paths",
@@ -46,7 +58,7 @@ def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
     )
     parser.add_argument(
         "--max-file-size",
-        type=int,
+        type=max_file_size,
         default=None,
         metavar="BYTES",
         help="refuse policy files larger than this (default 8 MiB, or limits.maxFileBytes in .allocatable.yaml)",
