@@ -1,7 +1,8 @@
 """Command line: arguments → settings → pipeline → reporter → exit code. Nothing else lives here.
 
-Each subcommand is one module in ``renderer.commands`` exposing ``NAME``, ``HELP``, ``ORDER``, ``register(parser)``
-and ``run(args) -> int``. Heavy libraries are imported inside ``run`` so ``--help`` starts fast.
+Each subcommand is one module in ``renderer.commands`` exposing ``NAME``, ``HELP`` (one line for the command list),
+``DESCRIPTION`` (its ``--help`` text), ``EXIT_CODES``, ``ORDER``, ``register(parser)`` and ``run(args) -> int``.
+Heavy libraries are imported inside ``run`` so ``--help`` starts fast. Every subcommand gets ``--color``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,14 @@ import sys
 from types import ModuleType
 
 from renderer import __version__
-from renderer.commands._common import EXIT_OK, EXIT_USAGE
+from renderer.commands._common import EXIT_OK, USAGE_EXIT, add_color, describe, error, exit_codes_text
 from renderer.commands._common import Parser as _Parser
+
+DESCRIPTION = (
+    "Own node capacity from git: validate, lint and render CommitClass, ReservationPolicy, RuntimeClass and NodePool "
+    "policies. Results and findings go to stdout; summaries, progress and errors to stderr. A PATH of - reads "
+    "policies from stdin. `allocatable COMMAND --help` describes each command."
+)
 
 
 def _commands() -> list[ModuleType]:
@@ -29,25 +36,34 @@ def _commands() -> list[ModuleType]:
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="allocatable",
-        description="Own node capacity from git: validate, lint and render CommitClass, ReservationPolicy, "
-        "RuntimeClass and NodePool policies.",
+        description=DESCRIPTION,
+        epilog=exit_codes_text({0: "clean", 1: "findings (lint errors, drift, ...)", 2: USAGE_EXIT}),
     )
     parser.add_argument("--version", action="version", version=f"allocatable {__version__}")
+    parser.set_defaults(_root_parser=parser)  # `completion` generates its scripts from this very parser
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in _commands():
-        p = sub.add_parser(mod.NAME, help=mod.HELP, description=getattr(mod, "DESCRIPTION", mod.HELP))
+        description, epilog = describe(mod)
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=description, epilog=epilog)
+        p.set_defaults(_parser=p)
         mod.register(p)
+        add_color(p)
         p.set_defaults(_run=mod.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:  # say which command's --help to read, not the top level's
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")
     run = getattr(args, "_run", None)
     if run is None:
-        parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        parser.print_usage(sys.stderr)
+        return error("no COMMAND given; see `allocatable --help` for the commands")
+    from renderer import terminal
+
+    terminal.set_mode(getattr(args, "color", None) or "auto")
     # A command is a short run that builds many long-lived objects and no garbage cycles worth collecting:
     # the cyclic collector's repeated full scans only slowed big repos down (see pipeline._gc_paused).
     gc_was_enabled = gc.isenabled()
@@ -63,12 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         from renderer.loading.files import UsageError
 
         if isinstance(exc, UsageError):
-            sys.stderr.write(f"allocatable: error: {exc}\n")
-            return EXIT_USAGE
-        sys.stderr.write(
-            f"allocatable: internal error: {type(exc).__name__}: {exc} (please report this with the input)\n"
-        )
-        return EXIT_USAGE
+            return error(str(exc))
+        return error(f"internal error: {type(exc).__name__}: {exc}; please report this with the input")
     finally:
         if gc_was_enabled:
             gc.enable()

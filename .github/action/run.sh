@@ -8,10 +8,12 @@
 #                                                                                        notices, lint-exit, sarif-file
 #   run.sh diff          capacity diff against the base, appended to the job summary    → outputs: capacity-changed
 #   run.sh render-check  allocatable render --check                                     → outputs: render-exit
+#   run.sh verify        allocatable verify on the nodes/pods snapshot files, if given  → outputs: verify-exit,
+#                                                                                        nodes-drifted, pods-over
 #   run.sh result        fail the job when lint (per fail-on) or render --check failed
 set -uo pipefail
 
-cmd="${1:?usage: run.sh base|lint|diff|render-check|result}"
+cmd="${1:?usage: run.sh base|lint|diff|render-check|verify|result}"
 path="${INPUT_PATH:-policies}"
 tmp="${RUNNER_TEMP:-${TMPDIR:-/tmp}}"
 out="${GITHUB_OUTPUT:-/dev/null}"
@@ -137,6 +139,34 @@ render-check)
   fi
   ;;
 
+verify)
+  args=()
+  [ -n "${INPUT_NODES_FILE:-}" ] && args+=(--nodes "$INPUT_NODES_FILE")
+  [ -n "${INPUT_PODS_FILE:-}" ] && args+=(--pods "$INPUT_PODS_FILE")
+  if [ "${#args[@]}" -eq 0 ]; then
+    output verify-exit ""
+    exit 0
+  fi
+  [ -n "${INPUT_PODS_FILE:-}" ] && [ -n "${BASE:-}" ] && args+=(--base "$BASE")
+  allocatable verify "$path" "${args[@]}" -o github
+  code=$?
+  output verify-exit "$code"
+  json="$tmp/allocatable-verify.json"
+  allocatable verify "$path" "${args[@]}" -o json >"$json" 2>/dev/null
+  read -r drifted over <<<"$(python3 - "$json" <<'PY'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1], encoding="utf-8"))
+except (OSError, ValueError):
+    doc = {}
+print(sum(1 for n in doc.get("nodes", []) if not n.get("match")), sum(1 for p in doc.get("pods", []) if not p.get("fits")))
+PY
+)"
+  output nodes-drifted "${drifted:-}"
+  output pods-over "$([ -n "${INPUT_PODS_FILE:-}" ] && echo "${over:-}")"
+  allocatable verify "$path" "${args[@]}" -o markdown >>"$summary" 2>/dev/null
+  ;;
+
 result)
   failed=0
   lint_exit="${LINT_EXIT:-}"
@@ -149,6 +179,10 @@ result)
   fi
   if [ -n "${RENDER_EXIT:-}" ] && [ "$RENDER_EXIT" -ne 0 ]; then
     echo "allocatable: render --check failed (exit $RENDER_EXIT)"
+    failed=1
+  fi
+  if [ -n "${VERIFY_EXIT:-}" ] && [ "$VERIFY_EXIT" -ne 0 ]; then
+    echo "allocatable: verify found nodes that differ from the policies or pods that do not fit (exit $VERIFY_EXIT)"
     failed=1
   fi
   exit "$failed"

@@ -5,36 +5,73 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from renderer.capacity.model import EVICTION_RESOURCE, RESOURCES, CapacityModel, PoolCapacity, Reserved
+from renderer.capacity.model import RESOURCES as _POOL_RESOURCES
+from renderer.capacity.model import CapacityModel, PoolCapacity, Reserved
 from renderer.quantity import Quantity
 
 _GI = Decimal(1024**3)
+#: One resource order for every view — tables, totals, JSON: the pool resources, then pods.
+RESOURCES: tuple[str, ...] = (*_POOL_RESOURCES, "pods")
+_BYTES = ("memory", "ephemeral-storage")
+#: Column headings: cpu is always shown in cores (one form in every row), bytes as a quantity plus GiB.
+HEADINGS = {"cpu": "cpu (cores)"}
+
+
+def resource_key(name: str) -> tuple[int, str]:
+    """Sort key putting resources in ``RESOURCES`` order, anything else (hugepages-2Mi, ...) after, by name."""
+    return (RESOURCES.index(name) if name in RESOURCES else len(RESOURCES), name)
+
+
+def ordered(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in sorted(d, key=resource_key)}
+
+
+def cores(q: Quantity) -> str:
+    """cpu as a decimal number of cores, at most 3 decimals (whole millicores): 8, 0.1, 7.79, 140.22."""
+    text = f"{Decimal(q.floor_milli_value()) / 1000:.3f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def gib(q: Quantity) -> str:
+    return f"{(q.value / _GI):.2f}Gi"
 
 
 def human(q: Quantity | None, resource: str) -> str:
-    """Canonical quantity, plus a rounded reading for byte quantities that are not whole Gi/Mi."""
+    """One form per resource: cpu in cores; bytes as the canonical quantity plus its reading in GiB (omitted when
+    the quantity is already whole Gi); counts (pods) as they are."""
     if q is None:
         return "-"
+    if resource == "cpu":
+        return cores(q)
     text = str(q)
-    if resource in ("memory", "ephemeral-storage") and not text.endswith(("Gi", "Mi")) and q.value >= _GI:
-        return f"{text} (≈{(q.value / _GI):.2f}Gi)"
+    if resource in _BYTES or resource.startswith("hugepages-"):
+        if q.is_zero():
+            return "0"
+        return text if text.endswith("Gi") else f"{text} ({gib(q)})"
     return text
+
+
+def heading(resource: str) -> str:
+    return HEADINGS.get(resource, resource)
 
 
 def _reserved(d: dict[str, Reserved], resource: str) -> str:
     r = d.get(resource)
-    if r is None:
-        return "-"
-    return f"{r.quantity} ({r.source})"
+    return "-" if r is None else human(r.quantity, resource)
 
 
 def _eviction(pc: PoolCapacity, resource: str) -> str:
-    q = pc.eviction_reserved.get(resource)
-    if q is None:
-        return "-"
-    signal = next((s for s, r in EVICTION_RESOURCE.items() if r == resource), "")
-    raw = pc.eviction_hard.get(signal, "")
-    return f"{q} ({raw})" if raw.endswith("%") else str(q)
+    return human(pc.eviction_reserved.get(resource), resource)
+
+
+def sources(d: dict[str, Reserved]) -> str:
+    """Where reserved values come from: ``explicit``, or per source the resources it fills, in resource order."""
+    by_source: dict[str, list[str]] = {}
+    for resource in sorted(d, key=resource_key):
+        by_source.setdefault(d[resource].source, []).append(resource)
+    if len(by_source) == 1:
+        return next(iter(by_source))
+    return ", ".join(f"{src} ({', '.join(res)})" for src, res in by_source.items())
 
 
 def rule_text(pc: PoolCapacity, resource: str) -> str:
@@ -50,20 +87,62 @@ def rule_text(pc: PoolCapacity, resource: str) -> str:
     return f"{resource}: {pct}%, reserved slices do not scale: committed = capacity × {pct}% − reserved − eviction{hp}"
 
 
+def committed_resources(pc: PoolCapacity) -> list[str]:
+    """Resources whose commit level is not 100%: the ones a commit rule applies to."""
+    return [r for r in _POOL_RESOURCES if r in pc.capacity and pc.percent[r] != 100]
+
+
+def under_commits(pools: list[PoolCapacity]) -> bool:
+    return any(pc.percent[r] < 100 for pc in pools for r in _POOL_RESOURCES if r in pc.capacity)
+
+
+def delivery(pc: PoolCapacity, expressions: bool) -> dict[str, Any] | None:
+    """How the pool's kubelet settings reach its nodes (NodePool.spec.delivery), for explain's views."""
+    d = pc.pool.delivery
+    if d is None:
+        return None
+    if d.karpenter is not None:
+        return {"karpenter": {"ec2NodeClass": d.karpenter.ec2NodeClass, "expressions": expressions}}
+    if d.clusterAPI is not None:
+        c = d.clusterAPI
+        return {
+            "clusterAPI": {
+                "kubeadmConfigTemplate": c.kubeadmConfigTemplate,
+                "namespace": c.namespace,
+                "machineDeployments": list(c.machineDeployments),
+            }
+        }
+    return {"nodeadm": True}
+
+
+def delivery_text(pc: PoolCapacity, expressions: bool) -> str | None:
+    d = delivery(pc, expressions)
+    if d is None:
+        return None
+    if "karpenter" in d:
+        how = "formulas as CEL, rounded by Karpenter" if expressions else "static values"
+        return f"Karpenter EC2NodeClass {d['karpenter']['ec2NodeClass']} ({how}; karpenter/)"
+    if "clusterAPI" in d:
+        c = d["clusterAPI"]
+        mds = ", ".join(c["machineDeployments"]) or "no MachineDeployment named"
+        return f"Cluster API KubeadmConfigTemplate {c['namespace']}/{c['kubeadmConfigTemplate']} ({mds}; cluster-api/)"
+    return f"nodeadm NodeConfig (nodeadm/{pc.pool.name}.yaml)"
+
+
 def _table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
 def pool_rows(pc: PoolCapacity) -> list[list[str]]:
-    res = [r for r in RESOURCES if r in pc.capacity]
-    rows = [["", *res]]
+    res = [r for r in _POOL_RESOURCES if r in pc.capacity]
+    rows = [["", *(heading(r) for r in res)]]
     rows.append(["capacity", *(human(pc.capacity.get(r), r) for r in res)])
     rows.append(["systemReserved", *(_reserved(pc.system_reserved, r) for r in res)])
     rows.append(["kubeReserved", *(_reserved(pc.kube_reserved, r) for r in res)])
     rows.append(["hard eviction", *(_eviction(pc, r) for r in res)])
     if not pc.hugepages.is_zero():
-        rows.append(["hugepages", *(str(pc.hugepages) if r == "memory" else "-" for r in res)])
+        rows.append(["hugepages", *(human(pc.hugepages, r) if r == "memory" else "-" for r in res)])
     rows.append(["allocatable", *(human(pc.allocatable.get(r), r) for r in res)])
     rows.append(["percent", *(f"{pc.percent[r]}%" for r in res)])
     rows.append(["committed", *(human(pc.committed.get(r), r) for r in res)])
@@ -72,7 +151,21 @@ def pool_rows(pc: PoolCapacity) -> list[list[str]]:
     return rows
 
 
+def totals_rows(model: CapacityModel, pools: list[PoolCapacity]) -> list[list[str]]:
+    """Cluster totals as table rows, in the pool tables' resource order (pods last)."""
+    totals = model.total_quantities(pools)
+    keys = ("capacity", "allocatable", "committedAllocatable")
+    present = {r for key in keys for r in totals[key]}
+    res = [r for r in sorted(present, key=resource_key)]
+    rows = [["", *(heading(r) for r in res)]]
+    for key, label in zip(keys, ("capacity", "allocatable", "committed"), strict=True):
+        values = totals[key]
+        rows.append([label, *(human(values[r], r) if r in values else "-" for r in res)])
+    return rows
+
+
 def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
+    """Cost: O(pools × resources + runtime classes per pool)."""
     out: list[str] = []
     for pc in pools:
         p = pc.pool
@@ -80,15 +173,29 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         out.append(f"  source:              {p.source.path}")
         cc = ", ".join(c.name for c in pc.commit_classes) or "none (100% everywhere)"
         out.append(f"  commit class:        {cc}")
-        rp = ", ".join(r.name for r in pc.reservation_policies) or "none (nothing reserved)"
+        rp = ", ".join(r.name for r in pc.reservation_policies) or (
+            f"none ({pc.platform_default.source})" if pc.platform_default else "none (nothing reserved)"
+        )
         if pc.formula is not None:
             rp += f" (formula {pc.formula.formula} → {pc.formula.fills})"
         out.append(f"  reservation policy:  {rp}")
+        reserved = [
+            f"{label} {sources(d)}"
+            for label, d in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved))
+            if d
+        ]
+        if reserved:
+            out.append(f"  reserved from:       {'; '.join(reserved)}")
         out.append(f"  hard eviction:       {_signals(pc.eviction_hard)} ({pc.eviction_source})")
         out.append(f"  max pods:            {pc.max_pods}")
+        how = delivery_text(pc, model.policies.settings.render.karpenter.expressions)
+        if how is not None:
+            out.append(f"  delivery:            {how}")
         out.extend(_table(pool_rows(pc)))
-        out.append("  commit rule:")
-        out.extend(f"    {rule_text(pc, r)}" for r in RESOURCES if r in pc.capacity)
+        rules = committed_resources(pc)
+        if rules:
+            out.append("  commit rule:")
+            out.extend(f"    {rule_text(pc, r)}" for r in rules)
         if pc.overhead:
             out.append("  runtime classes (pod overhead):")
             for o in pc.overhead:
@@ -96,9 +203,9 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
                 if not o.pod_fixed:
                     out.append(f"    {rc.name} ({rc.model.handler}): no overhead")
                     continue
-                fixed = ", ".join(f"{k} {v}" for k, v in sorted(o.pod_fixed.items()))
-                fits = ", ".join(f"{v} by {k}" for k, v in sorted(o.pods_fit.items()) if v is not None)
-                share = ", ".join(f"{k} {v}%" for k, v in sorted(o.max_pods_share.items()) if v is not None)
+                fixed = ", ".join(f"{k} {v}" for k, v in ordered(o.pod_fixed).items())
+                fits = ", ".join(f"{v} by {k}" for k, v in ordered(o.pods_fit).items() if v is not None)
+                share = ", ".join(f"{k} {v}%" for k, v in ordered(o.max_pods_share).items() if v is not None)
                 out.append(f"    {rc.name} ({rc.model.handler}): podFixed {fixed}")
                 out.append(f"      pods that fit by overhead alone: {fits or '-'}")
                 out.append(
@@ -107,13 +214,13 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         for note in pc.notes:
             out.append(f"  note: {note}")
         out.append("")
-    totals = model.totals(pools)
-    out.append(f"Totals: {_n(totals['pools'], 'pool')}, {_n(totals['nodes'], 'node')}")
-    for key in ("capacity", "allocatable", "committedAllocatable"):
-        vals = ", ".join(f"{k} {v}" for k, v in totals[key].items())
-        out.append(f"  {key}: {vals}")
-    rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
-    out.append(f"  under-commit: reserved slices {rule} (commit.underCommitScalesReserved)")
+    nodes = sum(pc.pool.count for pc in pools)
+    out.append(f"Totals: {_n(len(pools), 'pool')}, {_n(nodes, 'node')}")
+    if pools:
+        out.extend(_table(totals_rows(model, pools)))
+    if under_commits(pools):
+        rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
+        out.append(f"  under-commit: reserved slices {rule} (commit.underCommitScalesReserved)")
     return "\n".join(out) + "\n"
 
 
@@ -123,6 +230,12 @@ def _n(count: int, word: str) -> str:
 
 def _signals(d: dict[str, str]) -> str:
     return ", ".join(f"{k}<{v}" for k, v in sorted(d.items())) or "none"
+
+
+def _md_table(rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(c or " " for c in rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
+    return out
 
 
 def markdown(model: CapacityModel, pools: list[PoolCapacity]) -> str:
@@ -135,33 +248,45 @@ def markdown(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         out.append("")
         out.append(f"CommitClass {cc} · ReservationPolicy {rp} · max pods {pc.max_pods}")
         out.append("")
-        rows = pool_rows(pc)
-        out.append("| " + " | ".join(c or " " for c in rows[0]) + " |")
-        out.append("|" + "---|" * len(rows[0]))
-        for r in rows[1:]:
-            out.append("| " + " | ".join(r) + " |")
+        out.extend(_md_table(pool_rows(pc)))
         out.append("")
         for o in pc.overhead:
             if o.pod_fixed:
-                share = ", ".join(f"{k} {v}%" for k, v in sorted(o.max_pods_share.items()) if v is not None)
+                share = ", ".join(f"{k} {v}%" for k, v in ordered(o.max_pods_share).items() if v is not None)
                 out.append(
                     f"- RuntimeClass `{o.runtime_class.name}`: at most {o.limiting_pods} pods by overhead alone; "
                     f"{pc.max_pods} pods spend {share} of committed allocatable on overhead"
                 )
         if pc.overhead:
             out.append("")
-    totals = model.totals(pools)
-    out.append(
-        f"**Totals** — {_n(totals['pools'], 'pool')}, {_n(totals['nodes'], 'node')}: committed "
-        + ", ".join(f"{k} {v}" for k, v in totals["committedAllocatable"].items())
-    )
+    nodes = sum(pc.pool.count for pc in pools)
+    out.append(f"**Totals** — {_n(len(pools), 'pool')}, {_n(nodes, 'node')}")
+    if pools:
+        out.append("")
+        out.extend(_md_table(totals_rows(model, pools)))
     return "\n".join(out) + "\n"
 
 
+def _reorder(value: Any) -> Any:
+    """Resource-keyed mappings in ``RESOURCES`` order, recursively (other mappings keep their order)."""
+    if isinstance(value, dict):
+        items = {k: _reorder(v) for k, v in value.items()}
+        if items and any(k in RESOURCES for k in items):
+            return ordered(items)
+        return items
+    if isinstance(value, list):
+        return [_reorder(v) for v in value]
+    return value
+
+
 def as_json(model: CapacityModel, pools: list[PoolCapacity]) -> dict[str, Any]:
+    """Quantities as canonical Kubernetes strings; every per-resource mapping in the tables' resource order."""
     return {
         "version": 1,
         "underCommitScalesReserved": model.under_commit_scales_reserved,
-        "pools": [pc.as_dict() for pc in pools],
-        "totals": model.totals(pools),
+        "pools": [
+            _reorder({**pc.as_dict(), "delivery": delivery(pc, model.policies.settings.render.karpenter.expressions)})
+            for pc in pools
+        ],
+        "totals": _reorder(model.totals(pools)),
     }

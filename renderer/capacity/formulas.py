@@ -11,9 +11,11 @@ the platforms perform is done explicitly with integer arithmetic.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, Inexact, localcontext
+from fractions import Fraction
 from typing import Final, Literal
 
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
@@ -46,9 +48,24 @@ DEFAULT_MAX_PODS: Final = 110
 
 # Kubelet's built-in Linux evictionHard defaults (used as-is by OpenShift, which does not set evictionHard).
 _KUBELET_DEFAULT_EVICTION: Final[dict[str, str]] = KUBELET_DEFAULT_EVICTION_HARD
-_GKE_EVICTION: Final[dict[str, str]] = {"memory.available": "100Mi"}
-_AKS_EVICTION: Final[dict[str, str]] = {"memory.available": "100Mi"}
-_AKS_LEGACY_EVICTION: Final[dict[str, str]] = {"memory.available": "750Mi"}
+# GKE and AKS nodes carry the disk thresholds too (GKE "Plan node sizes": memory.available<100Mi plus
+# nodefs.available 10%; AKS's kubelet flags as Azure/AgentBaker@06836ee2:e2e/node_config.go passes them:
+# --eviction-hard=memory.available<750Mi,nodefs.available<10%,nodefs.inodesFree<5% before 1.29, 100Mi after).
+_GKE_EVICTION: Final[dict[str, str]] = {
+    "memory.available": "100Mi",
+    "nodefs.available": "10%",
+    "nodefs.inodesFree": "5%",
+}
+_AKS_EVICTION: Final[dict[str, str]] = {
+    "memory.available": "100Mi",
+    "nodefs.available": "10%",
+    "nodefs.inodesFree": "5%",
+}
+_AKS_LEGACY_EVICTION: Final[dict[str, str]] = {
+    "memory.available": "750Mi",
+    "nodefs.available": "10%",
+    "nodefs.inodesFree": "5%",
+}
 _EKS_EVICTION: Final[dict[str, str]] = {
     "memory.available": "100Mi",
     "nodefs.available": "10%",
@@ -62,6 +79,8 @@ _OPENSHIFT_CPU_FLOOR: Final = Decimal("0.5")
 # GKE's node bootstrap reads "GB" in its memory tiers as 1000 MiB (not 1024 MiB, not 10^9 bytes).
 _GKE_GB_MIB: Final = 1000
 _GKE_SMALL_MACHINE_MIB: Final = 255
+_GKE_SHARED_CORE_E2: Final = frozenset({"e2-micro", "e2-small", "e2-medium"})
+_GKE_SHARED_CORE_CPU_MILLI: Final = 1060
 
 # (upper bound of the bracket or None for "no bound", marginal rate); lower bound = previous upper bound.
 _Brackets = tuple[tuple[int | None, Decimal], ...]
@@ -115,11 +134,19 @@ class MachineShape:
         memory, so pass the nominal size (e.g. 16 GiB) for those.  EKS ignores memory.
     max_pods: the node's maxPods; None means 110 (EKS nodeadm's fallback, and the value AKS is assumed to use
         when the network plugin's default is not known).  Only ``aks`` and ``eks`` use it.
+    machine_type: the instance type; ``gke`` reserves a flat 1060m cpu on shared-core E2 types.
+    boot_disk_bytes / local_ssd_count: ``gke`` sizes its ephemeral-storage kube-reserved from the boot disk, or from
+        the number of local SSDs when ephemeral storage lives on them; None leaves ephemeral-storage unreserved.
+    system_reserved_es: the ``openshift*`` formulas pass SYSTEM_RESERVED_ES through (default 1Gi).
     """
 
     cpus: Decimal
     memory_bytes: int
     max_pods: int | None = None
+    machine_type: str | None = None
+    boot_disk_bytes: int | None = None
+    local_ssd_count: int | None = None
+    system_reserved_es: str | None = None
 
 
 @dataclass(frozen=True)
@@ -268,9 +295,13 @@ def _openshift(shape: MachineShape, legacy: bool) -> tuple[dict[str, str], dict[
     gib = _openshift_memory_gib(shape, notes)
     memory = _openshift_memory_legacy(gib, notes) if legacy else _openshift_memory_current(gib, notes)
     cpu = _openshift_cpu_v2(shape.cpus, notes)
-    notes.append(f"ephemeral-storage: passed through unchanged (default {_OPENSHIFT_EPHEMERAL_STORAGE})")
+    es = shape.system_reserved_es or _OPENSHIFT_EPHEMERAL_STORAGE
+    notes.append(
+        f"ephemeral-storage: SYSTEM_RESERVED_ES passed through unchanged ({es}"
+        + (")" if shape.system_reserved_es else ", the default)")
+    )
     _unused_max_pods(shape, notes)
-    system = {"cpu": cpu, "memory": memory, "ephemeral-storage": _OPENSHIFT_EPHEMERAL_STORAGE}
+    system = {"cpu": cpu, "memory": memory, "ephemeral-storage": es}
     return system, {}, notes
 
 
@@ -332,9 +363,40 @@ def _compute_gke(shape: MachineShape) -> tuple[dict[str, str], dict[str, str], l
                 f"memory: the published tiers read with 1 GB = 1 GiB would give {doc_value}Mi; "
                 "GKE nodes write the 1000-MiB value"
             )
-    cpu = _gke_cpu_millicores(shape.cpus, notes)
+    if shape.machine_type in _GKE_SHARED_CORE_E2:
+        cpu = _GKE_SHARED_CORE_CPU_MILLI
+        notes.append(f"cpu: shared-core {shape.machine_type}: GKE reserves a flat {cpu}m")
+    else:
+        cpu = _gke_cpu_millicores(shape.cpus, notes)
     _unused_max_pods(shape, notes)
-    return {}, {"cpu": f"{cpu}m", "memory": f"{memory_mib}Mi"}, notes
+    kube = {"cpu": f"{cpu}m", "memory": f"{memory_mib}Mi"}
+    es = _gke_ephemeral_storage(shape, notes)
+    if es is not None:
+        kube["ephemeral-storage"] = es
+    return {}, kube, notes
+
+
+def _gke_ephemeral_storage(shape: MachineShape, notes: list[str]) -> str | None:
+    """GKE "Plan node sizes", local ephemeral storage reservation: on the boot disk, min(50% of the disk,
+    6 GiB + 35% of the disk, 100 GiB) besides the 10% eviction threshold; on local SSDs, 50 GiB for one SSD,
+    75 GiB for two, 100 GiB for three or more."""
+    if shape.local_ssd_count:
+        gib = 50 if shape.local_ssd_count == 1 else 75 if shape.local_ssd_count == 2 else 100
+        notes.append(f"ephemeral-storage: on {shape.local_ssd_count} local SSD(s): {gib}Gi")
+        return f"{gib}Gi"
+    if not shape.boot_disk_bytes:
+        notes.append("ephemeral-storage: boot disk size unknown, nothing reserved")
+        return None
+    disk = shape.boot_disk_bytes
+    exact = min(Fraction(disk, 2), 6 * GIB + Fraction(35 * disk, 100), Fraction(100 * GIB))
+    mib = math.floor(exact / MIB)
+    shown = f"{mib // 1024}Gi" if mib % 1024 == 0 else f"{mib}Mi"
+    truncated = "" if exact == mib * MIB else " (truncated to whole MiB: GKE does not publish its rounding)"
+    notes.append(
+        f"ephemeral-storage: boot disk {_gib_display(shape.boot_disk_bytes)} GiB: min(50%, 6 GiB + 35%, 100 GiB) "
+        f"-> {shown}{truncated}"
+    )
+    return shown
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -431,7 +493,10 @@ _OPENSHIFT_COMMON_DOC = """\
   CPU (script "version 2", the default): 0.06 + 0.012 x (CPUs - 1) cores (0.06 for one CPU), printed with two
   decimals; anything below 0.5 becomes 0.5.  The value is written exactly as the script prints it: "0.5" when
   the floor applies, otherwise two decimals such as "0.50" (38 CPUs), "0.82" (64 CPUs), "1.20" (96 CPUs).
-  ephemeral-storage is passed through; the default is 1Gi.
+  ephemeral-storage is passed through from SYSTEM_RESERVED_ES (the autoSizing fallback's ephemeral-storage;
+  default 1Gi): with NODE_SIZING_ENABLED=true the script computes cpu and memory and ignores their fallbacks,
+  but hands the ES value on as the real reservation (openshift/machine-config-operator@7ff337a4:templates/
+  common/_base/files/kubelet-auto-sizing.yaml, dynamic_node_sizing).
   Only systemReserved is filled; kubeReserved stays unset.  evictionHard is not set by OpenShift, so the
   kubelet's Linux defaults apply."""
 
@@ -463,9 +528,11 @@ GKE kube-reserved, as GKE nodes write it.
   notes say so.
   CPU: 6% of the first core, 1% of the next, 0.5% of the next 2, 0.25% of each core above 4, computed in
   millicores and truncated to whole millicores, written "<n>m" (2 cores -> 70m, 5 cores -> 82m).
-  Hard eviction: memory.available 100Mi.
-  Not modelled: GKE's fixed CPU reservation for shared-core machines (e2-micro/small/medium) and its
-  ephemeral-storage reservation, which depends on the boot disk."""
+  Shared-core E2 types (e2-micro, e2-small, e2-medium) get a flat 1060m cpu instead (GKE "Plan node sizes").
+  ephemeral-storage (GKE "Plan node sizes", local ephemeral storage reservation): min(50% of the boot disk,
+  6 GiB + 35% of the boot disk, 100 GiB), e.g. 41Gi on a 100 GiB boot disk; with ephemeral storage on local
+  SSDs, 50Gi for one SSD, 75Gi for two, 100Gi for three or more.  Without a known boot disk, none.
+  Hard eviction: memory.available 100Mi, nodefs.available 10%, nodefs.inodesFree 5%."""
 
 _AKS_CPU_DOC = """\
   CPU: AKS publishes only a table (1 core 60m, 2 100m, 4 140m, 8 180m, 16 260m, 32 420m, 64 740m).  The table
@@ -481,7 +548,8 @@ AKS 1.29+ kube-reserved (Linux nodes).
   MiB (110 pods -> memory=2250Mi).  25% of memory is truncated to whole MiB.  Pass the VM size's nominal
   memory.  maxPods defaults to 110 when not given (AKS's real default depends on the network plugin: set it).
 {_AKS_CPU_DOC}
-  Hard eviction: memory.available 100Mi.  Windows nodes reserve 2 GB more; not modelled."""
+  Hard eviction: memory.available 100Mi, nodefs.available 10%, nodefs.inodesFree 5%.  Windows nodes reserve
+  2 GB more; not modelled."""
 
 _AKS_LEGACY_DOC = f"""\
 AKS before 1.29 kube-reserved (Linux nodes).
@@ -489,7 +557,8 @@ AKS before 1.29 kube-reserved (Linux nodes).
   the VM size's nominal memory, truncated to whole MiB and written "<n>Mi" (7 GiB -> 1638Mi, 8 GiB -> 1843Mi,
   16 GiB -> 2662Mi).  Unlike GKE there is no 255Mi minimum, and "GB" means GiB.  maxPods is not used.
 {_AKS_CPU_DOC}
-  Hard eviction: memory.available 750Mi.  Windows nodes reserve 2 GB more; not modelled."""
+  Hard eviction: memory.available 750Mi, nodefs.available 10%, nodefs.inodesFree 5%.  Windows nodes reserve
+  2 GB more; not modelled."""
 
 _EKS_DOC = """\
 EKS (nodeadm on AL2023, and the older bootstrap.sh) kube-reserved.
@@ -622,7 +691,15 @@ def compute(formula: str, shape: MachineShape) -> FormulaResult:
     if entry is None:
         raise FormulaError(f"unknown formula {formula!r}; valid formulas: {', '.join(FORMULA_NAMES)}")
     _validate(shape)
-    normalized = MachineShape(Decimal(shape.cpus), shape.memory_bytes, shape.max_pods)
+    normalized = MachineShape(
+        Decimal(shape.cpus),
+        shape.memory_bytes,
+        shape.max_pods,
+        shape.machine_type,
+        shape.boot_disk_bytes,
+        shape.local_ssd_count,
+        shape.system_reserved_es,
+    )
     with localcontext() as ctx:
         ctx.prec = 100
         ctx.traps[Inexact] = True

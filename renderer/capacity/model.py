@@ -23,13 +23,18 @@ from decimal import ROUND_FLOOR, Decimal
 from functools import lru_cache
 from typing import Any
 
+from renderer.capacity.cpuset import cpuset_size, parse_cpuset
+from renderer.capacity.eviction import threshold_bytes
 from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
+from renderer.capacity.karpenter import karpenter_evaluates, round_as_karpenter
 from renderer.capacity.matching import Matches, match_all
+from renderer.capacity.platform import PlatformDefault, formula_inputs, platform_default
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
 from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
+from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
 from renderer.validation.validate import Loaded, PolicySet
 
@@ -45,7 +50,7 @@ _HUNDRED = Decimal(100)
 @dataclass(frozen=True)
 class Reserved:
     quantity: Quantity
-    source: str  # "explicit", "formula:<name>", "fallback"
+    source: str  # "explicit", "formula:<name>", "platform-default:<name>", "fallback"
 
 
 @dataclass
@@ -94,6 +99,8 @@ class PoolCapacity:
     committed: dict[str, Quantity]
     max_pods: int
     formula: FormulaResult | None = None
+    platform_default: PlatformDefault | None = None
+    cpu_override: Quantity | None = None  # reservedSystemCPUs: the kubelet's cpu reservation replaces both maps'
     overhead: list[OverheadFigures] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _reserved: dict[str, Quantity] = field(default_factory=dict, repr=False)
@@ -113,9 +120,12 @@ class PoolCapacity:
         if cached is not None:
             return cached
         total = ZERO
-        for part in (self.system_reserved, self.kube_reserved):
-            if resource in part:
-                total = total + part[resource].quantity
+        if resource == "cpu" and self.cpu_override is not None:
+            total = self.cpu_override
+        else:
+            for part in (self.system_reserved, self.kube_reserved):
+                if resource in part:
+                    total = total + part[resource].quantity
         total = total + self.eviction_reserved.get(resource, ZERO)
         self._reserved[resource] = total
         return total
@@ -138,6 +148,7 @@ class PoolCapacity:
             "commitRule": dict(self.commit_rule),
             "reservationPolicies": [p.name for p in self.reservation_policies],
             "formula": self.formula.formula if self.formula else None,
+            "platformDefault": self.platform_default.name if self.platform_default else None,
             "capacity": q(self.capacity),
             "systemReserved": r(self.system_reserved),
             "kubeReserved": r(self.kube_reserved),
@@ -169,11 +180,12 @@ class CapacityModel:
     pools: list[PoolCapacity]
     under_commit_scales_reserved: bool
 
-    def totals(self, pools: list[PoolCapacity] | None = None) -> dict[str, Any]:
-        """Cluster totals (per-node values × count) over ``pools`` (default: every pool)."""
+    def total_quantities(self, pools: list[PoolCapacity] | None = None) -> dict[str, dict[str, Quantity]]:
+        """Cluster totals (per-node values × count) over ``pools`` (default: every pool), as quantities.
+
+        Keys ``capacity``, ``allocatable`` and ``committedAllocatable``; cost O(pools × resources)."""
         pools = self.pools if pools is None else pools
-        nodes = sum(p.pool.count for p in pools)
-        out: dict[str, Any] = {"pools": len(pools), "nodes": nodes}
+        out: dict[str, dict[str, Quantity]] = {}
         for key, attr in (
             ("capacity", "capacity"),
             ("allocatable", "allocatable"),
@@ -183,7 +195,15 @@ class CapacityModel:
             for p in pools:
                 for res, val in _times(getattr(p, attr), p.pool.count).items():
                     acc[res] = acc[res] + val if res in acc else val
-            out[key] = {k: str(v) for k, v in sorted(acc.items())}
+            out[key] = dict(sorted(acc.items()))
+        return out
+
+    def totals(self, pools: list[PoolCapacity] | None = None) -> dict[str, Any]:
+        """Cluster totals over ``pools`` as canonical strings, with the pool and node counts (for JSON)."""
+        pools = self.pools if pools is None else pools
+        out: dict[str, Any] = {"pools": len(pools), "nodes": sum(p.pool.count for p in pools)}
+        for key, values in self.total_quantities(pools).items():
+            out[key] = {k: str(v) for k, v in values.items()}
         return out
 
     def pools_selected_by(self, loaded: object) -> list[PoolCapacity]:
@@ -230,29 +250,16 @@ def commit_rule(percent: int, under_commit_scales_reserved: bool) -> str:
 
 
 def eviction_reservation(value: str, capacity: Quantity) -> Quantity | None:
-    """Bytes a hard threshold keeps free: a quantity, or a percentage of capacity (0% and 100% disable it).
+    """Bytes a hard threshold keeps free: a quantity, or a percentage of capacity resolved as the kubelet does it
+    (a float32 fraction, see ``renderer.capacity.eviction``; ``0%`` and ``100%`` disable it).
 
     None when the value cannot be read (lint reports that)."""
-    text = str(value).strip()
-    if text.endswith("%"):
-        try:
-            pct = Decimal(text[:-1])
-        except ArithmeticError:
-            return None
-        if not pct.is_finite() or pct < 0 or pct > 100:
-            return None
-        if pct == 0 or pct == 100:
-            return Quantity.from_value(0, capacity.format)
-        return Quantity.from_value(int(capacity.value * pct / _HUNDRED), capacity.format)
-    try:
-        return Quantity.parse(text)
-    except QuantityError:
-        return None
+    return threshold_bytes(value, capacity)
 
 
 @lru_cache(maxsize=4096)
-def _formula(name: str, cpus: Decimal, memory_bytes: int, max_pods: int) -> FormulaResult:
-    return compute(name, MachineShape(cpus=cpus, memory_bytes=memory_bytes, max_pods=max_pods))
+def _formula(name: str, shape: MachineShape) -> FormulaResult:
+    return compute(name, shape)
 
 
 def _parse_map(values: dict[str, str]) -> dict[str, Quantity]:
@@ -263,6 +270,13 @@ def _parse_map(values: dict[str, str]) -> dict[str, Quantity]:
         except QuantityError:
             continue
     return out
+
+
+def _reserved_system_cpus(text: str | None) -> int:
+    if not text:
+        return 0
+    ranges, _ = parse_cpuset(text.strip())
+    return cpuset_size(ranges) if ranges else 0
 
 
 def effective_max_pods(pool: Pool, policy: ReservationPolicy | None) -> int:
@@ -287,7 +301,9 @@ def pool_capacity(
     policies: list[Loaded[ReservationPolicy]],
     runtime_classes: list[Loaded[RuntimeClass]],
     under_commit_scales_reserved: bool,
+    settings: Settings | None = None,
 ) -> PoolCapacity:
+    settings = settings if settings is not None else Settings()
     notes: list[str] = []
     cc = commit_classes[0].model if len(commit_classes) == 1 else None
     percent = cc.percents() if cc else {r: 100 for r in RESOURCES}
@@ -305,32 +321,72 @@ def pool_capacity(
     spec = policy.spec if policy else None
     max_pods = effective_max_pods(pool, policy)
 
+    # No policy selects the pool: its platform still reserves what it always does.
+    default = platform_default(pool, settings) if not policies else None
     system: dict[str, Reserved] = {}
     kube: dict[str, Reserved] = {}
     formula: FormulaResult | None = None
-    if spec is not None and spec.autoSizing is not None and "cpu" in pool.capacity and "memory" in pool.capacity:
-        try:
-            formula = _formula(
-                spec.autoSizing.formula, pool.capacity["cpu"].value, pool.capacity["memory"].int_value(), max_pods
-            )
-        except FormulaError as exc:
-            notes.append(f"formula {spec.autoSizing.formula} not applied: {exc}")
+    formula_name: str | None = spec.autoSizing.formula if spec is not None and spec.autoSizing is not None else None
+    if default is not None:
+        formula_name = default.formula
+        notes.append(f"no ReservationPolicy selects this pool: {default.source} applies ({default.reason})")
+    if formula_name is not None:
+        es = None
+        fallback = spec.autoSizing.fallback if spec is not None and spec.autoSizing is not None else None
+        if fallback and formula_name.startswith("openshift"):
+            if "ephemeral-storage" in fallback:
+                es = str(fallback["ephemeral-storage"])
+            unused = sorted(k for k in fallback if k != "ephemeral-storage")
+            if unused:
+                notes.append(
+                    f"autoSizing.fallback {', '.join(unused)} not used: with auto sizing on the script computes "
+                    "cpu and memory itself (fallbacks apply only when it is off)"
+                )
+        shape, input_notes = formula_inputs(pool, formula_name, settings, max_pods, es)
+        notes.extend(input_notes)
+        if shape is not None:
+            try:
+                formula = _formula(formula_name, shape)
+            except FormulaError as exc:
+                notes.append(f"formula {formula_name} not applied: {exc}")
         if formula is not None:
-            source = f"formula:{formula.formula}"
-            for k, q in _parse_map(formula.system_reserved).items():
-                system[k] = Reserved(q, source)
-            for k, q in _parse_map(formula.kube_reserved).items():
-                kube[k] = Reserved(q, source)
+            source = default.source if default is not None else f"formula:{formula.formula}"
+            formula_system, formula_kube = _parse_map(formula.system_reserved), _parse_map(formula.kube_reserved)
             notes.extend(formula.notes)
+            if default is None and settings.render.karpenter.expressions and karpenter_evaluates(pool, formula.formula):
+                notes.extend(round_as_karpenter(formula_system) + round_as_karpenter(formula_kube))
+            for k, q in formula_system.items():
+                system[k] = Reserved(q, source)
+            for k, q in formula_kube.items():
+                kube[k] = Reserved(q, source)
+    if default is not None:
+        for k, q in _parse_map(default.system_reserved).items():
+            system[k] = Reserved(q, default.source)
     if spec is not None:
         for k, q in (spec.systemReserved or {}).items():
             system[k] = Reserved(q, "explicit")
         for k, q in (spec.kubeReserved or {}).items():
             kube[k] = Reserved(q, "explicit")
+    # The kubelet: "Option --reserved-cpus is specified, it will overwrite the cpu setting in KubeReserved and
+    # SystemReserved": systemReserved cpu becomes the set's size and kubeReserved cpu is dropped
+    # (kubernetes/kubernetes@293a53f2:cmd/kubelet/app/server.go). The policy's own values stay as written (they are
+    # what gets rendered); only the arithmetic uses the override.
+    cpu_override: Quantity | None = None
+    reserved_cpus = _reserved_system_cpus(spec.reservedSystemCPUs if spec is not None else None)
+    if reserved_cpus:
+        cpu_override = Quantity.from_value(reserved_cpus)
+        notes.append(
+            f"cpu: reservedSystemCPUs {spec.reservedSystemCPUs if spec else ''} ({reserved_cpus} CPUs) replaces the "
+            "cpu of systemReserved and kubeReserved, as the kubelet does"
+        )
 
     if spec is not None and spec.evictionHard is not None:
         eviction, eviction_source = dict(spec.evictionHard), "explicit"
-    elif formula is not None:
+    elif default is not None and default.eviction_hard is None and formula is not None:
+        eviction, eviction_source = dict(formula.eviction_hard), default.source
+    elif default is not None and default.eviction_hard:
+        eviction, eviction_source = dict(default.eviction_hard), default.source
+    elif formula is not None and default is None:
         eviction, eviction_source = dict(formula.eviction_hard), f"formula:{formula.formula}"
     else:
         eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"
@@ -366,6 +422,8 @@ def pool_capacity(
         committed={},
         max_pods=max_pods,
         formula=formula,
+        platform_default=default,
+        cpu_override=cpu_override,
         notes=notes,
     )
     for resource in RESOURCES:
@@ -416,6 +474,7 @@ def build(policies: PolicySet) -> CapacityModel:
             matches.reservation_policies[i],
             matches.runtime_classes[i],
             scales,
+            policies.settings,
         )
         for i, pool in enumerate(policies.pools)
     ]

@@ -1,9 +1,17 @@
-"""Argument helpers shared by subcommands."""
+"""Argument helpers and output conventions shared by subcommands.
+
+Conventions (docs/cli.md): results and findings go to stdout; summaries, progress and errors to stderr, stdout
+flushed first so a terminal shows them in order. Usage and input errors are one line,
+``allocatable: error: <what is wrong>; <what to do>``, exit 2. Every command states its exit codes in ``--help``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -14,19 +22,82 @@ if TYPE_CHECKING:
 
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+PROG = "allocatable"
+#: What exit 2 means for every command (usage errors are caught by argparse before any command runs).
+USAGE_EXIT = "invalid input or usage error (one line on stderr: allocatable: error: ...)"
+
+
+def error(message: str) -> int:
+    """Write the one-line usage/input error (``what is wrong; what to do``) to stderr; return exit code 2."""
+    sys.stdout.flush()
+    sys.stderr.write(f"{PROG}: error: {message}\n")
+    sys.stderr.flush()
+    return EXIT_USAGE
+
+
+def note(message: str) -> None:
+    """A summary or progress line: stderr, after whatever stdout holds so far (terminals show them in order)."""
+    sys.stdout.flush()
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps each paragraph of a description on its own; keeps indented lines (tables, exit codes) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out: list[str] = []
+        for para in re.split(r"\n\s*\n", text.strip("\n")):
+            if para.startswith("  ") or "\n  " in para:
+                out.append("\n".join(indent + line for line in para.splitlines()))
+            else:
+                out.append(
+                    textwrap.fill(" ".join(para.split()), width, initial_indent=indent, subsequent_indent=indent)
+                )
+        return "\n\n".join(out)
+
+
+def exit_codes_text(codes: Mapping[int, str]) -> str:
+    """The ``exit codes:`` block every ``--help`` ends with."""
+    return "exit codes:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in sorted(codes.items()))
+
+
+def describe(command: ModuleType) -> tuple[str, str]:
+    """``description`` and ``epilog`` of a command's parser: what it does, and its exit codes."""
+    codes = dict(getattr(command, "EXIT_CODES", {}))
+    codes.setdefault(EXIT_USAGE, USAGE_EXIT)
+    return str(getattr(command, "DESCRIPTION", command.HELP)), exit_codes_text(codes)
 
 
 class Parser(argparse.ArgumentParser):
     """argparse with the project's usage-error convention: one line on stderr, exit 2."""
 
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        error(f"{message}; see `{self.prog} --help`")
         raise SystemExit(EXIT_USAGE)
+
+
+def add_color(parser: argparse.ArgumentParser) -> None:
+    from renderer.terminal import CHOICES
+
+    parser.add_argument(
+        "--color",
+        choices=CHOICES,
+        default=None,
+        metavar="WHEN",
+        help="colour findings: auto (default: on a terminal; NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE are "
+        "honoured), always or never",
+    )
 
 
 def invoke(command: ModuleType, argv: list[str]) -> int:
     """Run another subcommand module in this process, as ``allocatable <NAME> argv...`` would."""
-    parser = Parser(prog=f"allocatable {command.NAME}")
+    description, epilog = describe(command)
+    parser = Parser(prog=f"allocatable {command.NAME}", description=description, epilog=epilog)
     command.register(parser)
     try:
         args = parser.parse_args(argv)
@@ -54,7 +125,9 @@ def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
         type=Path,
         default=[] if many else None,
         metavar="PATH",
-        help="policy files or directories (default: policies/)",
+        help="policy files or directories, the first one being the policy repo (default: policies/); - reads stdin"
+        if many
+        else "the policy directory, or one policy file (default: policies/); - reads stdin",
     )
     parser.add_argument(
         "--max-file-size",
@@ -81,7 +154,9 @@ def load(args: argparse.Namespace) -> LoadResult:
 
 
 def emit(report: Report, fmt: str) -> None:
+    """Findings in ``fmt`` on stdout, then the summary line on stderr."""
     from renderer import reporters
+    from renderer.reporters.text import summary
 
     reporters.get(fmt)(report, sys.stdout)
-    sys.stdout.flush()
+    note(summary(report))

@@ -22,8 +22,9 @@ DESCRIPTION = (
     "Load the policy repo at --base (a branch, tag or commit; read from git objects, the work tree is not touched) "
     "and as it is now (the work tree, or --head), and report per pool the committed allocatable per node and per "
     "cluster before → after, with the lint findings that are new or fixed. -o markdown is made for a pull request "
-    "comment or a GitHub job summary. Exit 0 (it is a report), 2 on usage errors."
+    "comment or a GitHub job summary."
 )
+EXIT_CODES = {0: "reported (a diff is a report: changes and new findings do not fail it)"}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +33,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--head", default=None, metavar="REF", help="compare with this revision instead of the work tree"
     )
-    parser.add_argument("-o", "--output", choices=["text", "markdown", "json"], default="text", help="output format")
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=["text", "markdown", "json"],
+        default="text",
+        help="text (default), markdown (for a PR comment or $GITHUB_STEP_SUMMARY) or json",
+    )
 
 
 def _side(result: LoadResult, base_model: CapacityModel | None = None) -> tuple[CapacityModel, list[Finding]]:
@@ -56,6 +63,12 @@ def run(args: argparse.Namespace) -> int:
     from renderer.validation.revision import load_revision
 
     paths = paths_of(args)
+    from renderer.loading.files import is_stdin
+
+    if any(is_stdin(p) for p in paths):
+        from renderer.commands._common import error
+
+        return error("diff reads the policy repo from git revisions; stdin (-) has none, give the policy directory")
     base = load_revision(paths, args.base, max_file_bytes=args.max_file_size)
     head = (
         load_revision(paths, args.head, max_file_bytes=args.max_file_size)

@@ -14,16 +14,26 @@ DESCRIPTION = (
     "named policies) and run CHECK on each of those repos as a whole, because lint rules compare files with each "
     "other. Files outside every policy repo are skipped; for render-check they trigger a check of every policy repo "
     "(a hand edit of rendered output). Without FILEs, every policy repo of the git repository is checked. "
-    "Exit status: the highest of the checks'."
+    "Each repo's output is headed by a line == ROOT on stderr when there are several."
 )
+EXIT_CODES = {0: "every check passed (or nothing to check)", 1: "a check failed (exit 2 when one could not run)"}
 CHECKS = {"validate": ["validate"], "lint": ["lint"], "render-check": ["render", "--check"]}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from renderer.commands._common import EXIT_USAGE, USAGE_EXIT, exit_codes_text
+
     # One sub-parser per check, so that pre-commit's order (entry, args, then file names) parses cleanly.
     checks = parser.add_subparsers(dest="check", metavar="CHECK", required=True)
     for name in CHECKS:
-        p = checks.add_parser(name, help=f"allocatable {' '.join(CHECKS[name])} on each policy repo")
+        what = f"allocatable {' '.join(CHECKS[name])}"
+        p = checks.add_parser(
+            name,
+            help=f"{what} on each policy repo",
+            description=f"Run `{what}` on each policy repo that holds one of the FILEs (every repo without FILEs).",
+            epilog=exit_codes_text({**EXIT_CODES, EXIT_USAGE: USAGE_EXIT}),
+        )
+        p.set_defaults(_parser=p)
         p.add_argument("files", nargs="*", type=Path, metavar="FILE", help="changed files (pre-commit passes them)")
         p.add_argument(
             "--arg",
@@ -47,16 +57,15 @@ def run(args: argparse.Namespace) -> int:
         roots = all_roots(top)
     if not roots:
         if not args.files:
-            sys.stderr.write(
-                "allocatable hook: no policy repo found (no .allocatable.yaml, no policies/); nothing to check\n"
-            )
+            sys.stderr.write("hook: no policy repo found (no .allocatable.yaml, no policies/); nothing to check\n")
         return 0
     worst = 0
     for root in roots:
         shown = display_path(root) or "."
         if len(roots) > 1:
-            sys.stdout.write(f"== {shown}\n")
             sys.stdout.flush()
+            sys.stderr.write(f"== {shown}\n")
+            sys.stderr.flush()
         name, *options = CHECKS[args.check]
         command = {"validate": validate, "lint": lint, "render": render}[name]
         code = invoke(command, [*options, *args.arg, "--", shown])

@@ -12,10 +12,12 @@ HELP = "create a new policy repo: example policies, .allocatable.yaml, pre-commi
 DESCRIPTION = (
     "Write a small, commented policy repo into DIR (default: the current directory): one NodePool, CommitClass, "
     "ReservationPolicy and RuntimeClass under the policy directory with its .allocatable.yaml, a "
-    ".pre-commit-config.yaml using this tool's hooks and a GitHub workflow using its action, both pinned to this "
-    "release; then render the policies once so every check passes from the first commit. Existing files are "
-    "never overwritten unless --force is given (exit 2 naming them)."
+    ".pre-commit-config.yaml and a GitHub workflow that run this tool (pinned to a published release when this "
+    "version is one, else running the installed tool, with a comment on how to pin a release later); then render "
+    "the policies once so every check passes from the first commit. Existing files are never overwritten unless "
+    "--force is given. The files it writes and the next steps go to stderr."
 )
+EXIT_CODES = {0: "created (and rendered)", 1: "created, but rendering the example policies failed"}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -36,12 +38,14 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"allocatable: error: {message}\n")
-    return 2
+    from renderer.commands._common import error
+
+    return error(message)
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.delivery.scaffold import check_policy_dir, check_repo, files
+    from renderer import __version__
+    from renderer.delivery.scaffold import check_policy_dir, check_repo, files, is_released
     from renderer.loading.files import display_path
 
     for problem in (check_repo(args.repo), check_policy_dir(args.policy_dir)):
@@ -49,13 +53,13 @@ def run(args: argparse.Namespace) -> int:
             return _fail(problem)
     root: Path = args.dir
     if root.exists() and not root.is_dir():
-        return _fail(f"{root.as_posix()} exists and is not a directory")
+        return _fail(f"{root.as_posix()} exists and is not a directory; choose a directory")
     planned = files(policy_dir=args.policy_dir, repo=args.repo)
     clashes = [f.path for f in planned if (root / f.path).exists() or (root / f.path).is_symlink()]
     if clashes and not args.force:
         return _fail(
             f"refusing to overwrite existing file{'s' if len(clashes) != 1 else ''} in {root.as_posix()}: "
-            f"{', '.join(clashes)} (use --force to overwrite)"
+            f"{', '.join(clashes)}; use --force to overwrite them"
         )
     blocked = [
         f.path
@@ -64,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         if parent != root and parent.is_relative_to(root) and parent.exists() and not parent.is_dir()
     ]
     if blocked:
-        return _fail(f"cannot create {', '.join(sorted(set(blocked)))}: a parent path is a file")
+        return _fail(f"cannot create {', '.join(sorted(set(blocked)))}: a parent path is a file; move it away")
     for f in planned:
         target = root / f.path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -72,18 +76,19 @@ def run(args: argparse.Namespace) -> int:
             target.unlink()
         target.write_text(f.text, encoding="utf-8")
         verb = "overwrote" if f.path in clashes else "created"
-        sys.stdout.write(f"{verb} {display_path((root / f.path).absolute())}\n")
+        sys.stderr.write(f"{verb} {display_path((root / f.path).absolute())}\n")
     policies = root / args.policy_dir
     code = 0
     if not args.no_render:
         code = _render(root, args.policy_dir)
     shown = display_path(policies.absolute())
-    sys.stdout.write(
+    sys.stderr.write(
         "\nNext steps:\n"
         f"  1. describe your nodes in {shown}/pools/ (or drop `kubectl get nodes -o yaml` output there)\n"
         f"  2. allocatable lint {shown} && allocatable explain {shown}\n"
         f"  3. allocatable render {shown} after each change, and commit the result (CI checks it is current)\n"
-        "  4. pre-commit install            (the hooks in .pre-commit-config.yaml)\n"
+        "  4. pre-commit install            (the hooks in .pre-commit-config.yaml"
+        + (")\n" if is_released(__version__) else "; they run the allocatable on your PATH)\n")
     )
     return code
 
@@ -102,5 +107,6 @@ def _render(root: Path, policy_dir: str) -> int:
     finally:
         os.chdir(old)
     if code != 0:
-        sys.stderr.write("allocatable: warning: rendering the example policies failed; see the messages above\n")
+        sys.stdout.flush()
+        sys.stderr.write("init: rendering the example policies failed; see the messages above\n")
     return code

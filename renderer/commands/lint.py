@@ -11,9 +11,13 @@ ORDER = 20
 HELP = "validate, then check policies against each other, the inventory and the kubelet's rules"
 DESCRIPTION = (
     "Validate the policy repo, build the capacity model and apply the lint rules (`allocatable rules` lists them). "
-    "Exit 0 when nothing is at error level (warnings too with --strict), 1 with error findings, 2 for invalid "
-    "input or usage errors."
+    "Findings go to stdout in the chosen format, the summary to stderr. Invalid input is reported exactly as "
+    "`allocatable validate` reports it, and no rule runs. PATH - reads one policy stream from stdin."
 )
+EXIT_CODES = {
+    0: "no finding at error level (warnings and infos pass unless --strict)",
+    1: "error findings (with --strict, warnings too)",
+}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -37,9 +41,14 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from renderer.loading.files import is_stdin
     from renderer.pipeline import lint
     from renderer.reporters import Report
 
+    if args.base is not None and any(is_stdin(p) for p in paths_of(args)):
+        from renderer.commands._common import error
+
+        return error("--base reads the policy repo from a git revision; stdin (-) has none, give the policy directory")
     done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base)
     policies = done.load.policies
     report = Report("lint", done.findings, files=len(done.load.files), objects=policies.object_count())

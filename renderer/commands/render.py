@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from renderer.commands._common import add_paths, load
+from renderer.commands._common import add_paths, error, load, note
 
 if TYPE_CHECKING:
     from renderer.findings import Finding
@@ -17,11 +17,16 @@ NAME = "render"
 ORDER = 40
 HELP = "render kubelet configuration, OpenShift KubeletConfig/MachineConfig, RuntimeClasses and Koordinator settings"
 DESCRIPTION = (
-    "Render the policies into files for the cluster and the nodes. Refuses to render while validation (exit 2) or "
-    "lint (exit 1) reports errors. Writes into DIR (default: render.outputDir in .allocatable.yaml, else "
-    "rendered/), owning only the files it generated; --check compares instead of writing (exit 1 on drift); "
-    "--stdout prints every cluster object as one YAML stream."
+    "Render the policies into files for the cluster and the nodes. Refuses to render while validation or lint "
+    "reports errors (the findings go to stdout, or to stderr with --stdout). Writes into DIR (default: "
+    "render.outputDir in .allocatable.yaml, else rendered/), owning only the files it generated, and prints a "
+    "summary on stderr; --check compares instead of writing and prints a diff on stdout; --stdout prints every "
+    "cluster object as one YAML stream."
 )
+EXIT_CODES = {
+    0: "rendered (or, with --check, DIR is up to date)",
+    1: "lint errors or a render problem (nothing written), or with --check: DIR differs",
+}
 
 
 IGNITION_VERSIONS = ("3.2.0", "3.3.0", "3.4.0", "3.5.0")  # what the Settings model accepts
@@ -69,11 +74,14 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _report(result: LoadResult, findings: list[Finding]) -> None:
+def _report(result: LoadResult, findings: list[Finding], *, to_stderr: bool) -> None:
+    """Findings on stdout (on stderr with --stdout, where stdout carries only YAML), the summary on stderr."""
     from renderer.reporters import Report, get
+    from renderer.reporters.text import summary
 
     report = Report("render", result.finish(findings), files=len(result.files), objects=result.policies.object_count())
-    get("text")(report, sys.stderr)
+    get("text")(report, sys.stderr if to_stderr else sys.stdout)
+    note(summary(report))
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -87,12 +95,11 @@ def run(args: argparse.Namespace) -> int:
     from renderer.render import engine, output
 
     if args.stdout and args.output is not None:
-        sys.stderr.write("allocatable: error: --stdout writes no files; drop -o/--output\n")
-        return 2
+        return error("--stdout writes no files; drop -o/--output")
 
     result = load(args)
     if not result.ok:
-        _report(result, list(result.findings))
+        _report(result, list(result.findings), to_stderr=args.stdout)
         return 2
     settings = result.policies.settings.render
     if args.ignition_version is not None:
@@ -100,26 +107,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         targets = engine.select_targets(settings, args.target or None)
     except engine.UnknownTargetError as exc:
-        sys.stderr.write(f"allocatable: error: {exc}\n")
-        return 2
+        return error(str(exc))
     if args.target and not settings.koordinator and "koordinator" in targets:
-        sys.stderr.write(
-            "allocatable: error: target koordinator is turned off in .allocatable.yaml (render.koordinator: false)\n"
+        return error(
+            "target koordinator is turned off in .allocatable.yaml (render.koordinator: false); "
+            "set it to true, or drop --target koordinator"
         )
-        return 2
 
     model = build_model(result.policies)
     lint_findings = run_rules(result, model)
     if any(f.severity == "error" for f in lint_findings):
-        _report(result, [*result.findings, *lint_findings])
-        sys.stderr.write("render: refusing to render while lint reports errors\n")
+        _report(result, [*result.findings, *lint_findings], to_stderr=args.stdout)
+        note("render: refusing to render while lint reports errors; nothing was written")
         return 1
 
     rendered = engine.build(result, model, targets)
     if rendered.findings:
-        _report(result, list(rendered.findings))
+        _report(result, list(rendered.findings), to_stderr=args.stdout)
     if not rendered.ok:
-        sys.stderr.write("render: nothing was written\n")
+        note("render: nothing was written")
         return 1
 
     if args.stdout:
@@ -129,26 +135,27 @@ def run(args: argparse.Namespace) -> int:
 
     out_dir: Path = args.output if args.output is not None else Path(settings.outputDir)
     if _inside(out_dir, result.policies.root):
-        sys.stderr.write(
-            f"allocatable: error: output directory {out_dir.as_posix()} is inside the policy directory "
-            f"{result.policies.root.as_posix()}; rendered files would be read as policies\n"
+        return error(
+            f"output directory {out_dir.as_posix()} is inside the policy directory "
+            f"{result.policies.root.as_posix()}, where rendered files would be read as policies; choose another -o DIR"
         )
-        return 2
     try:
         if args.check:
             return _check(out_dir, rendered.files, args)
         report = output.write(out_dir, rendered.files)
     except output.OutputError as exc:
-        sys.stderr.write(f"allocatable: error: {exc}\n")
-        return 2
+        return error(str(exc))
     except OSError as exc:
-        sys.stderr.write(f"allocatable: error: {out_dir.as_posix()}: {exc.strerror or exc}\n")
-        return 2
+        return error(f"{out_dir.as_posix()}: {exc.strerror or exc}")
     parts = [f"{len(report.written)} written", f"{len(report.unchanged)} unchanged"]
     if report.removed:
         parts.append(f"{len(report.removed)} stale removed")
-    sys.stderr.write(f"render: {out_dir.as_posix()}: {len(rendered.files)} files ({', '.join(parts)})\n")
+    note(f"render: {out_dir.as_posix()}: {_files(len(rendered.files))} ({', '.join(parts)})")
     return 0
+
+
+def _files(n: int) -> str:
+    return f"{n} file{'s' if n != 1 else ''}"
 
 
 def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace) -> int:
@@ -156,7 +163,7 @@ def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace) -> 
 
     differences = output.check(out_dir, files)
     if not differences:
-        sys.stdout.write(f"render --check: {out_dir.as_posix()} is up to date ({len(files)} files)\n")
+        note(f"render --check: {out_dir.as_posix()} is up to date ({_files(len(files))})")
         return 0
     for d in differences:
         sys.stdout.write(f"{(out_dir / d.path).as_posix()}: {d.status}\n")
@@ -164,8 +171,6 @@ def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace) -> 
             sys.stdout.write(f"    {line}\n")
     where = " ".join(p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p)
     cmd = f"allocatable render{(' ' + where) if where else ''} -o {out_dir.as_posix()}"
-    sys.stdout.write(
-        f"render --check: {len(differences)} file{'s' if len(differences) != 1 else ''} differ from "
-        f"{out_dir.as_posix()}; run `{cmd}`\n"
-    )
+    n = len(differences)
+    note(f"render --check: {_files(n)} differ{'s' if n == 1 else ''} from {out_dir.as_posix()}; run `{cmd}`")
     return 1

@@ -8,6 +8,12 @@ import sys
 NAME = "rules"
 ORDER = 25
 HELP = "list lint rules, or show the documentation of one (allocatable rules AL201)"
+DESCRIPTION = (
+    "List every lint rule with its code, default severity and summary, or print the documentation of the rules "
+    "named (what each checks, why it matters, a bad and a good example, the fix). --markdown prints the reference "
+    "docs/rules.md is generated from."
+)
+EXIT_CODES = {0: "listed"}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -19,8 +25,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"allocatable: error: {message}\n")
-    return 2
+    from renderer.commands._common import error
+
+    return error(message)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     infos = catalog()
     if args.markdown:
         if args.codes or args.output != "text":
-            return _fail("--markdown prints the whole reference; use it without codes and -o")
+            return _fail("--markdown prints the whole reference; drop the codes and -o")
         sys.stdout.write(markdown_reference(infos))
         return 0
 

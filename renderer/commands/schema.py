@@ -9,6 +9,12 @@ from pathlib import Path
 NAME = "schema"
 ORDER = 90
 HELP = "write JSON Schemas for every policy kind (for editors and CI)"
+DESCRIPTION = (
+    "Write one JSON Schema (draft 2020-12) per policy kind and for .allocatable.yaml, generated from the models, "
+    "into DIR; only files whose content changes are rewritten, each named on stderr. --check compares instead and "
+    "names each stale file on stdout."
+)
+EXIT_CODES = {0: "written (or, with --check, DIR is up to date)", 1: "with --check: DIR is out of date"}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +43,11 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         for name in stale:
             sys.stdout.write(f"{(out / name).as_posix()}: out of date; run `allocatable schema -o {out.as_posix()}`\n")
+        sys.stdout.flush()
+        if stale:
+            sys.stderr.write(f"schema --check: {len(stale)} of {len(files)} schemas out of date in {out.as_posix()}\n")
+        else:
+            sys.stderr.write(f"schema --check: {out.as_posix()} is up to date ({len(files)} schemas)\n")
         return 1 if stale else 0
     out.mkdir(parents=True, exist_ok=True)
     for name in stale:

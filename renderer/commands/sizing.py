@@ -10,6 +10,12 @@ import sys
 NAME = "sizing"
 ORDER = 40
 HELP = "compute a platform reservation formula (openshift, gke, aks, eks, ...) for one machine shape"
+DESCRIPTION = (
+    "Compute one platform reservation formula for one machine shape, without a policy repo: the reserved cpu, "
+    "memory and ephemeral-storage and the eviction thresholds, formatted as the platform writes them, with every "
+    "choice the upstream sources leave open stated as a note."
+)
+EXIT_CODES = {0: "computed"}
 FORMULAS = ("openshift", "openshift-4.20", "gke", "aks", "aks-legacy", "eks")
 
 
@@ -18,7 +24,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cpus", required=True, metavar="N", help="logical CPUs, e.g. 8 or 3.5")
     parser.add_argument("--memory", required=True, metavar="Q", help="memory capacity as a quantity, e.g. 32Gi")
     parser.add_argument("--max-pods", type=int, default=None, metavar="N", help="maxPods (AKS, EKS formulas)")
-    parser.add_argument("-o", "--output", choices=["text", "json"], default="text")
+    parser.add_argument("-o", "--output", choices=["text", "json"], default="text", help="text (default) or json")
 
 
 INT64_MAX = 2**63 - 1
@@ -38,8 +44,9 @@ def _fits(resource: str, text: str) -> bool:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"allocatable: error: {message}\n")
-    return 2
+    from renderer.commands._common import error
+
+    return error(message)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.formula not in FORMULAS:
         return _fail(f'unknown formula "{args.formula}"; choose one of: {", ".join(FORMULAS)}')
     if not _DECIMAL.fullmatch(args.cpus):
-        return _fail(f'--cpus "{args.cpus}" is not a number; write logical CPUs such as 8 or 3.5')
+        return _fail(f'--cpus "{args.cpus}" is not a number; give logical CPUs such as 8 or 3.5')
     try:
         cpus = Decimal(args.cpus)
     except InvalidOperation:  # pragma: no cover - the pattern admits only plain decimals

@@ -9,11 +9,23 @@ from renderer.commands._common import add_paths, emit, load
 NAME = "validate"
 ORDER = 10
 HELP = "check policy files: YAML, kinds, fields, quantities, names, selectors"
+DESCRIPTION = (
+    "Parse every policy file under PATH and check each document against its kind: YAML syntax, kind and apiVersion, "
+    "fields, quantities, names and selectors. Each problem is one line on stdout, file:line:col: severity: message "
+    "[code] (Kind/name); the summary goes to stderr. PATH - reads one policy stream from stdin, located as <stdin>."
+)
+EXIT_CODES = {0: "every file is valid", 1: "findings below error level only"}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
     add_paths(parser)
-    parser.add_argument("-o", "--output", choices=["text", "json"], default="text", help="output format")
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=["text", "json"],
+        default="text",
+        help='text (default: one line per finding) or json ({"version": 1, "files", "objects", "findings"})',
+    )
 
 
 def run(args: argparse.Namespace) -> int:

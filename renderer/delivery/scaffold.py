@@ -1,8 +1,15 @@
 """Files of a new policy repo (``allocatable init``), from the templates in ``renderer/scaffold/``.
 
-Templates are plain files shipped as package data. Three tokens are replaced: ``@@VERSION@@`` (this release,
-for the pre-commit ``rev`` and the action tag), ``@@REPO@@`` (the GitHub repository that publishes the hooks and
-the action) and ``@@POLICY_DIR@@``. No template engine: the workflow template is full of ``${{ }}``.
+Templates are plain files shipped as package data. Tokens replaced: ``@@VERSION@@`` (this version),
+``@@REPO@@`` (the GitHub repository that publishes the hooks and the action), ``@@POLICY_DIR@@``, and in the
+workflow ``@@ACTION_REF@@`` with its ``@@ACTION_COMMENT@@``. No template engine: the workflow template is full of
+``${{ }}``.
+
+A new repo must work from its first commit, so nothing may point at a release that does not exist. When this
+version is a published release (``PUBLISHED_RELEASES``), the pre-commit config pins its hooks (``rev: vX.Y.Z``) and
+the workflow its action tag. Otherwise the pre-commit hooks run the installed tool (``repo: local``, ``language:
+system``: no download, works offline) and the workflow follows the action's default branch, each with a comment
+on how to pin a release once there is one.
 """
 
 from __future__ import annotations
@@ -15,6 +22,10 @@ from renderer import __version__
 
 #: The GitHub repository that publishes this tool's pre-commit hooks and GitHub Action (``owner/name``).
 DEFAULT_REPO = "allocatable-dev/allocatable"
+#: Versions published as tagged releases (``vX.Y.Z``) of DEFAULT_REPO. None yet: add each release when it is tagged.
+PUBLISHED_RELEASES: frozenset[str] = frozenset()
+#: The branch the workflow follows while no release exists.
+DEFAULT_BRANCH = "main"
 _REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$")
 _DIR_RE = re.compile(r"^[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*$")
 
@@ -28,6 +39,10 @@ FILES: dict[str, str] = {
     ".pre-commit-config.yaml": "pre-commit-config.yaml",
     ".github/workflows/allocatable.yml": "workflow.yaml",
 }
+
+
+#: The pre-commit config used instead of ``pre-commit-config.yaml`` while this version has no published release.
+LOCAL_HOOKS_TEMPLATE = "pre-commit-config-local.yaml"
 
 
 @dataclass(frozen=True)
@@ -51,11 +66,34 @@ def template(name: str) -> str:
     return (resources.files("renderer") / "scaffold" / name).read_text(encoding="utf-8")
 
 
-def files(*, policy_dir: str = "policies", repo: str = DEFAULT_REPO, version: str = __version__) -> list[ScaffoldFile]:
+def is_released(version: str) -> bool:
+    return version in PUBLISHED_RELEASES
+
+
+def files(
+    *,
+    policy_dir: str = "policies",
+    repo: str = DEFAULT_REPO,
+    version: str = __version__,
+    released: bool | None = None,
+) -> list[ScaffoldFile]:
+    """The new repo's files; ``released`` (default: whether ``version`` is published) picks pinned or local hooks."""
+    pinned = is_released(version) if released is None else released
+    action_ref = f"v{version}" if pinned else DEFAULT_BRANCH
+    action_comment = (
+        ""
+        if pinned
+        else f"# No release of allocatable is published yet: this follows {DEFAULT_BRANCH}. Pin a release tag "
+        "(@vX.Y.Z) or a commit SHA once one exists.\n      "
+    )
     out = []
     for dest, name in FILES.items():
+        if name == "pre-commit-config.yaml" and not pinned:
+            name = LOCAL_HOOKS_TEMPLATE
         text = (
             template(name)
+            .replace("@@ACTION_COMMENT@@", action_comment)
+            .replace("@@ACTION_REF@@", action_ref)
             .replace("@@VERSION@@", version)
             .replace("@@REPO@@", repo)
             .replace("@@POLICY_DIR@@", policy_dir)

@@ -201,25 +201,6 @@ def parse_go_duration(text: str) -> tuple[Decimal | None, str | None]:
     return sign * total, None
 
 
-def parse_cpuset(text: str) -> tuple[list[tuple[int, int]] | None, str | None]:
-    """A Linux cpuset list as ``k8s.io/utils/cpuset.Parse`` reads it (``0-1,4``): inclusive ranges, or why not.
-
-    An empty string is the empty set."""
-    if text == "":
-        return [], None
-    ranges: list[tuple[int, int]] = []
-    for part in text.split(","):
-        m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
-        if m is None:
-            return None, f'"{part}" is not a CPU number or a range like "0-3"'
-        start = int(m.group(1))
-        end = int(m.group(2)) if m.group(2) is not None else start
-        if start > end:
-            return None, f'invalid range "{part}" ({start} > {end})'
-        ranges.append((start, end))
-    return ranges, None
-
-
 def closest(word: str, choices: Iterable[str]) -> str | None:
     import difflib
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +13,10 @@ from renderer.findings import Finding
 
 POLICY_SUFFIXES = (".yaml", ".yml", ".json")
 SETTINGS_FILE = ".allocatable.yaml"
+#: How findings in policies read from standard input are located (``<stdin>:line:col``).
+STDIN_DISPLAY = "<stdin>"
+#: Command-line spellings of standard input: ``-``, and the device names of file descriptor 0.
+STDIN_NAMES = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 
 
 class UsageError(Exception):
@@ -33,9 +38,47 @@ def display_path(p: Path, cwd: Path | None = None) -> str:
         return Path(rel).as_posix() if not rel.startswith(".." + os.sep + "..") else p.as_posix()
 
 
+def is_stdin(p: Path | str) -> bool:
+    return str(p) in STDIN_NAMES
+
+
+_stdin_copy: Path | None = None
+
+
+def stdin_file(max_bytes: int) -> Path:
+    """Standard input, read once and kept in a private temporary file for the rest of the run.
+
+    Every later step reads files by path — parsing, and positions for findings, which reads the file again — and a
+    pipe can be read only once. Reading stops after ``max_bytes + 1`` bytes, so the usual size limit applies (the
+    parser refuses the file) without storing an unbounded stream. The copy is removed when the process exits.
+    Cost: one pass over the input.
+    """
+    global _stdin_copy
+    if _stdin_copy is None:
+        import atexit
+        import tempfile
+
+        fd, name = tempfile.mkstemp(prefix="allocatable-stdin-", suffix=".yaml")
+        copy = Path(name)
+        atexit.register(copy.unlink, missing_ok=True)
+        with os.fdopen(fd, "wb") as out:
+            left = max_bytes + 1
+            while left > 0:
+                chunk = sys.stdin.buffer.read(min(left, 1 << 16))
+                if not chunk:
+                    break
+                out.write(chunk)
+                left -= len(chunk)
+        _stdin_copy = copy
+    return _stdin_copy
+
+
 def policy_root(paths: list[Path]) -> Path:
-    """The policy repo root: the first directory argument (or the first file's directory)."""
+    """The policy repo root: the first directory argument (or the first file's directory); for standard input,
+    the working directory (its ``.allocatable.yaml``, if any, applies)."""
     first = paths[0]
+    if is_stdin(first):
+        return Path(".")
     return first if first.is_dir() else first.parent
 
 
@@ -171,12 +214,16 @@ def settings_file(root: Path, cwd: Path | None = None) -> tuple[PolicyFile | Non
     return PolicyFile(abspath=path.absolute(), display=shown), []
 
 
-def discover(paths: list[Path], root: Path) -> tuple[list[PolicyFile], list[Finding]]:
+def discover(
+    paths: list[Path], root: Path, *, max_bytes: int = 8 * 1024 * 1024
+) -> tuple[list[PolicyFile], list[Finding]]:
     """Expand directories into sorted policy files; report unusable entries as findings.
 
     Hidden entries (``.git``, ``.github``, ``.allocatable.yaml``) are skipped while walking; a file named on the
     command line is always read. Symlinks are followed only when their target stays inside ``root``. A directory
-    that cannot be read is an AL006 finding, never skipped. Cost: one walk of the tree, one ``lstat`` per entry.
+    that cannot be read is an AL006 finding, never skipped. ``-`` (or ``/dev/stdin``) is standard input, shown as
+    ``<stdin>`` and copied once (``stdin_file``, at most ``max_bytes``). Cost: one walk of the tree, one ``lstat``
+    per entry.
     """
     cwd = Path.cwd()
     root_real = os.path.realpath(root)
@@ -211,6 +258,10 @@ def discover(paths: list[Path], root: Path) -> tuple[list[PolicyFile], list[Find
         )
 
     for arg in paths:
+        if is_stdin(arg):
+            if not any(f.display == STDIN_DISPLAY for f in files):
+                files.append(PolicyFile(abspath=stdin_file(max_bytes), display=STDIN_DISPLAY))
+            continue
         try:
             st = arg.lstat()
         except FileNotFoundError:

@@ -1,6 +1,8 @@
 """Real ``kubectl get nodes -o yaml|json`` output: a v1 Node (or a v1 List of them) becomes a pool of one.
 
-Only metadata.name, metadata.labels and status.capacity are used; every other field a Node carries is ignored.
+Used: metadata.name, metadata.labels, the annotations named in ``KEPT_ANNOTATIONS``, status.capacity,
+status.allocatable (what ``allocatable verify`` compares with) and status.nodeInfo (the kubelet version tells AKS
+1.29+ from legacy nodes and OpenShift 4.21+ from older releases). Every other field a Node carries is ignored.
 """
 
 from __future__ import annotations
@@ -16,13 +18,32 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore", strict=True)
 
 
+#: Koordinator's node annotations: the un-amplified kubelet allocatable, and the amplification ratios
+#: (koordinator-sh/koordinator@a7a1b76b:apis/extension/node_resource_amplification.go).
+RAW_ALLOCATABLE_ANNOTATION = "node.koordinator.sh/raw-allocatable"
+AMPLIFICATION_RATIO_ANNOTATION = "node.koordinator.sh/resource-amplification-ratio"
+KEPT_ANNOTATIONS = (RAW_ALLOCATABLE_ANNOTATION, AMPLIFICATION_RATIO_ANNOTATION)
+
+
 class NodeMeta(_Lenient):
     name: DNSSubdomain
     labels: Labels = Field(default_factory=dict)
+    annotations: dict[str, str] = Field(default_factory=dict)
+
+
+class NodeInfo(_Lenient):
+    kubeletVersion: str = ""
+    osImage: str = ""
+    kernelVersion: str = ""
+    containerRuntimeVersion: str = ""
+    operatingSystem: str = ""
+    architecture: str = ""
 
 
 class NodeStatus(_Lenient):
     capacity: dict[str, NonNegativeQuantity] = Field(default_factory=dict)
+    allocatable: dict[str, NonNegativeQuantity] = Field(default_factory=dict)
+    nodeInfo: NodeInfo = Field(default_factory=NodeInfo)
 
 
 class Node(_Lenient):
@@ -34,7 +55,9 @@ class Node(_Lenient):
     status: NodeStatus = Field(default_factory=NodeStatus)
 
 
-# Label-based platform detection for Nodes (NodePool objects say it themselves).
+# Label-based platform detection for Nodes (NodePool objects say it themselves), first match wins. AKS nodes carry
+# kubernetes.azure.com/agentpool, /mode or /node-image-version; self-managed AKS Engine clusters only
+# kubernetes.azure.com/cluster and /role, and their kubelets run with other defaults.
 PLATFORM_LABELS: tuple[tuple[str, str], ...] = (
     ("node.openshift.io/os_id", "openshift"),
     ("machineconfiguration.openshift.io/role", "openshift"),
@@ -42,8 +65,11 @@ PLATFORM_LABELS: tuple[tuple[str, str], ...] = (
     ("eks.amazonaws.com/compute-type", "eks"),
     ("karpenter.k8s.aws/instance-family", "eks"),
     ("cloud.google.com/gke-nodepool", "gke"),
-    ("kubernetes.azure.com/cluster", "aks"),
     ("kubernetes.azure.com/agentpool", "aks"),
+    ("kubernetes.azure.com/mode", "aks"),
+    ("kubernetes.azure.com/node-image-version", "aks"),
+    ("kubernetes.azure.com/cluster", "aks-engine"),
+    ("kubernetes.azure.com/role", "aks-engine"),
 )
 
 

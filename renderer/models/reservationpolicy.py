@@ -16,8 +16,10 @@ class AutoSizing(Strict):
     formula: FormulaName
     fallback: dict[str, QuantityValue] | None = Field(
         default=None,
-        description="OpenShift only: SYSTEM_RESERVED_CPU/MEMORY/ES used when auto sizing is off or cannot run "
-        "(keys cpu, memory, ephemeral-storage)",
+        description="OpenShift only: the SYSTEM_RESERVED_CPU/MEMORY/ES values of /etc/node-sizing-enabled.env "
+        "(keys cpu, memory, ephemeral-storage). With auto sizing on, dynamic-system-reserved-calc.sh computes cpu and "
+        "memory and ignores their values, but passes ephemeral-storage through as the real reservation (default "
+        "1Gi); cpu and memory apply only where auto sizing is off (NODE_SIZING_ENABLED=false)",
     )
 
 

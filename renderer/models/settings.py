@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, WithJsonSchema
 
 from renderer.loading.files import MAX_FILE_BYTES_CEILING
-from renderer.models.common import DNSLabel, DNSSubdomain, Strict
+from renderer.models.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
 
 RuleSeverity = Literal["error", "warning", "info"]
 
@@ -90,6 +90,22 @@ def check_output_dir(value: str) -> str:
 OutputDir = Annotated[str, AfterValidator(check_output_dir)]
 
 
+class KarpenterSettings(Strict):
+    """How pools delivered through a Karpenter EC2NodeClass are rendered (see docs/karpenter.md)."""
+
+    expressions: bool = Field(
+        default=False,
+        description="render auto-sizing formulas as CEL expressions Karpenter evaluates per instance type; needs "
+        "Karpenter's alpha AWS feature gate NodeClassCEL (off by default, like this setting)",
+    )
+    kubeletPassthrough: bool = Field(
+        default=False,
+        description="also render kubelet fields outside Karpenter v1's typed kubelet block (podPidsLimit, "
+        "enforceNodeAllocatable, ...); needs a Karpenter release that passes any KubeletConfiguration field "
+        "through, and the AL2023 AMI family",
+    )
+
+
 class RenderSettings(Strict):
     """What `allocatable render` produces (see docs/render.md)."""
 
@@ -110,6 +126,7 @@ class RenderSettings(Strict):
         default="3.2.0",
         description="Ignition spec version of rendered MachineConfigs: 3.2.0 works from OpenShift 4.8, 3.4.0 from 4.14",
     )
+    karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
     targets: list[DNSLabel] | None = Field(
         default=None,
         description="targets rendered when --target is not given (default: every target that is on by default)",
@@ -119,6 +136,31 @@ class RenderSettings(Strict):
         min_length=1,
         description="output directory of `allocatable render`, relative to the working directory; must not be "
         "inside the policy directory",
+    )
+
+
+class MachineType(Strict):
+    """What the platform advertises for one instance type (matched on node.kubernetes.io/instance-type)."""
+
+    memory: NonNegativeQuantity = Field(
+        description="advertised memory of the instance type (e.g. 16Gi for a Standard_D4s_v5): GKE and AKS size "
+        "their reservations from it, not from the node's MemTotal"
+    )
+
+
+class PlatformDefaults(Strict):
+    """Which reservation a platform applies to pools no ReservationPolicy selects (see docs/verify.md)."""
+
+    aks: Literal["aks", "aks-legacy"] = Field(
+        default="aks",
+        description="AKS default for NodePools: aks (Kubernetes 1.29 and later) or aks-legacy (before 1.29); "
+        "Nodes are classified by their status.nodeInfo.kubeletVersion",
+    )
+    openshift: Literal["openshift", "openshift-static"] = Field(
+        default="openshift",
+        description="OpenShift default for worker NodePools: openshift (4.21 and later: auto node sizing on) or "
+        "openshift-static (4.20 and earlier: system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi); "
+        "control-plane and arbiter pools are always static; Nodes are classified by their kubelet version",
     )
 
 
@@ -144,3 +186,9 @@ class Settings(Strict):
     thresholds: Thresholds = Field(default_factory=Thresholds)
     render: RenderSettings = Field(default_factory=RenderSettings)
     limits: Limits = Field(default_factory=Limits)
+    machineTypes: dict[str, MachineType] = Field(
+        default_factory=dict,
+        description="advertised memory per instance type (node.kubernetes.io/instance-type), for the formulas "
+        "platforms compute from it (gke, aks, aks-legacy); Compute Engine predefined types are built in",
+    )
+    platformDefaults: PlatformDefaults = Field(default_factory=PlatformDefaults)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from renderer.render.compare import first_difference
 from renderer.render.kubeletfields import kubelet_fields, reserved_map
 from renderer.render.openshift import (
     ENV_KEYS,
@@ -133,16 +134,6 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
     return out, plan
 
 
-def _first_difference(a: Any, b: Any, path: str = "") -> str:
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in sorted(set(a) | set(b)):
-            if a.get(key) != b.get(key):
-                return _first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else key)
-    if a is None or b is None:
-        return f"{path or 'configuration'}: {'nothing' if a is None else 'set'} vs {'nothing' if b is None else 'set'}"
-    return f"{path}: {a!r} vs {b!r}"
-
-
 def _describe(render: PoolRender) -> dict[str, Any] | None:
     if render.kubeletconfig is None and render.machineconfig_env is None:
         return None
@@ -212,7 +203,7 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
                     POOLS_DISAGREE,
                     "error",
                     f"{first.pc.pool.ref} and {pool.ref} are both in MachineConfigPool {mcp} but would render "
-                    f"different configurations ({_first_difference(a, b)}); a MachineConfigPool has one kubelet "
+                    f"different configurations ({first_difference(a, b)}); a MachineConfigPool has one kubelet "
                     "configuration",
                     pool.source,
                     pool.ref,

@@ -1,5 +1,5 @@
 """GitHub Actions workflow commands: one ``::error``/``::warning``/``::notice`` line per finding, so findings
-show up as annotations on the pull request; then the summary line.
+show up as annotations on the pull request. (The command prints the summary line on stderr, as for every format.)
 
 ``file=`` is relative to the repository root (the git top-level), as GitHub expects. Escaping follows the
 workflow-command rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded; in properties also ``:``
@@ -13,7 +13,6 @@ from typing import TextIO
 from renderer.findings import Finding
 from renderer.reporters._paths import relative_to_root, repo_root
 from renderer.reporters.report import Report, reporter
-from renderer.reporters.text import summary
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -44,4 +43,3 @@ def write_github(report: Report, out: TextIO) -> None:
     root = repo_root([f.path for f in report.findings])
     for f in report.findings:
         out.write(annotation(f, relative_to_root(f.path, root)) + "\n")
-    out.write(summary(report) + "\n")

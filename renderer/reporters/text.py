@@ -1,17 +1,17 @@
 """``path:line:col: severity: message [code] (Kind/name)``, grouped by file, then a summary line.
 
-Findings arrive sorted by path, line and column; a blank line separates the files. On a terminal the output is
-coloured (severity, code, path); it is plain when stdout is not a TTY, when ``NO_COLOR`` is set to anything
-non-empty (https://no-color.org) or when ``TERM=dumb``.
+Findings arrive sorted by path, line and column; a blank line separates the files. The summary line is not part of
+the findings: commands write it to stderr (``summary``), the findings to stdout. Colour (severity, code, path)
+follows ``--color`` and the environment, see ``renderer.terminal``.
 """
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from renderer.findings import Finding
 from renderer.reporters.report import Report, reporter
+from renderer.terminal import colour_enabled
 
 _RESET = "\033[0m"
 _STYLES = {
@@ -24,13 +24,7 @@ _STYLES = {
 
 
 def use_colour(out: TextIO) -> bool:
-    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
-        return False
-    isatty = getattr(out, "isatty", None)
-    try:
-        return bool(isatty and isatty())
-    except ValueError:  # closed stream
-        return False
+    return colour_enabled(out)
 
 
 def _paint(text: str, style: str, colour: bool) -> str:
@@ -69,4 +63,3 @@ def write_text(report: Report, out: TextIO) -> None:
             out.write("\n")
         previous = f.path
         out.write(format_finding(f, colour=colour) + "\n")
-    out.write(summary(report) + "\n")

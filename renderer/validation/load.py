@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from renderer.findings import Finding
-from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, policy_root, settings_file
+from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, is_stdin, policy_root, settings_file
 from renderer.loading.parse import DEFAULT_MAX_FILE_BYTES, read_file
 from renderer.loading.positions import PositionResolver
 from renderer.validation.validate import PolicySet, Validator
@@ -42,7 +42,7 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
     """Read and validate every policy document under ``paths`` (default: ``policies/``)."""
     if not paths:
         paths = [Path("policies")]
-    root = policy_root(paths) if paths[0].exists() else paths[0]
+    root = policy_root(paths) if paths[0].exists() or is_stdin(paths[0]) else paths[0]
     validator = Validator()
     validator.policies.root = root
     abspaths: dict[str, Path] = {}
@@ -60,7 +60,7 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
         settings_shown = root / SETTINGS_FILE
     limit = max_file_bytes or validator.policies.settings.limits.maxFileBytes
 
-    files, problems = discover(paths, root)
+    files, problems = discover(paths, root, max_bytes=limit)
     validator.findings.extend(problems)
     for pf in files:
         docs, problems = read_file(str(pf.abspath), pf.display, limit)

@@ -284,7 +284,7 @@ def test_gke_table(cpus: int | str, gib: int | str, cpu: str, memory: str) -> No
     result = compute("gke", shape(cpus, gib))
     assert result.kube_reserved == {"cpu": cpu, "memory": memory}
     assert result.system_reserved == {}
-    assert result.eviction_hard == {"memory.available": "100Mi"}
+    assert result.eviction_hard == {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"}
 
 
 @pytest.mark.parametrize(
@@ -387,7 +387,7 @@ def test_aks_memory(cpus: int, gib: int | str, pods: int | None, memory: str) ->
     result = compute("aks", shape(cpus, gib, max_pods=pods))
     assert result.kube_reserved["memory"] == memory
     assert result.system_reserved == {}
-    assert result.eviction_hard == {"memory.available": "100Mi"}
+    assert result.eviction_hard == {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"}
 
 
 def test_aks_quarter_of_memory_is_truncated_to_whole_mib() -> None:
@@ -433,7 +433,7 @@ AKS_LEGACY_MEMORY = [
 def test_aks_legacy_memory(gib: int | str, memory: str) -> None:
     result = compute("aks-legacy", shape(4, gib))
     assert result.kube_reserved["memory"] == memory
-    assert result.eviction_hard == {"memory.available": "750Mi"}
+    assert result.eviction_hard == {"memory.available": "750Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"}
 
 
 def test_aks_legacy_ignores_max_pods() -> None:

@@ -21,8 +21,27 @@ from conftest import run_cli
 
 ACTION = REPO_ROOT / "action.yml"
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
-INPUTS = {"path", "base-ref", "fail-on", "sarif-file", "render-check", "python-version"}
-OUTPUTS = {"errors", "warnings", "notices", "sarif-file", "capacity-changed"}
+INPUTS = {
+    "path",
+    "base-ref",
+    "fail-on",
+    "sarif-file",
+    "render-check",
+    "nodes-file",
+    "pods-file",
+    "capacity-report",
+    "python-version",
+}
+OUTPUTS = {
+    "errors",
+    "warnings",
+    "notices",
+    "sarif-file",
+    "capacity-changed",
+    "nodes-drifted",
+    "pods-over",
+    "capacity-report",
+}
 
 GREEDY = greedy_class(tier="batch", percent=130)
 
@@ -103,7 +122,10 @@ def test_policy_check_workflow_uses_the_local_action_with_sarif_upload() -> None
     assert "./" in uses and "github/codeql-action/upload-sarif@v3" in uses
     ci = yaml.safe_load((REPO_ROOT / ".github/workflows/ci.yml").read_text())
     assert ci["jobs"]["tests"]["strategy"]["matrix"]["python-version"] == ["3.10", "3.11", "3.12", "3.13"]
-    assert "apt-get install -y -qq ignition" in yaml.safe_dump(ci)
+    assert (
+        "apt-get install -y -qq --no-install-recommends ignition zsh fish"
+        in (REPO_ROOT / ".github/workflows/ci.yml").read_text()
+    )
 
 
 # ------------------------------------------------------------------------------------- running the steps locally
@@ -163,8 +185,11 @@ def run_action(workspace: Path, tmp: Path, inputs: dict[str, str], github: dict[
 
     def condition(expr: str, failed: bool) -> bool:
         expr = _EXPR.sub(lambda m: m.group(1), expr).strip()
-        if "always()" in expr:
-            return True
+        if expr.startswith("always()"):
+            expr = expr.removeprefix("always()").strip().removeprefix("&&").strip()
+            if not expr:
+                return True
+            failed = False
         if failed:
             return False  # implicit success()
         left, op, right = re.fullmatch(r"([\w.-]+)\s*(==|!=)\s*'([^']*)'", expr).groups()  # type: ignore[union-attr]
@@ -255,7 +280,11 @@ def test_pull_request_with_findings_capacity_change_and_stale_rendering(tmp_path
         {"sarif-file": "out/allocatable.sarif", "render-check": "true"},
         {"base_ref": "main", "event_name": "pull_request"},
     )
-    assert run.skipped == ["Set up Python", "install"]
+    assert run.skipped == ["Set up Python", "install", "Attach the capacity report"]
+    # the capacity report: written for the artifact step, whatever lint found
+    report = Path(run.outputs["capacity-report"])
+    assert report.name == "capacity.html" and report.is_relative_to(tmp_path / "runner")
+    assert report.read_text().startswith("<!DOCTYPE html>") and "NodePool/batch" in report.read_text()
     # base: fetched into the shallow clone
     assert run.step_outputs["base"]["base"] == "origin/main"
     assert "comparing with origin/main" in run.logs["base"]
@@ -304,6 +333,9 @@ def test_push_without_base_skips_the_diff(tmp_path: Path) -> None:
     assert not run.failed, run.logs
     assert "diff" in run.skipped and "render" in run.skipped
     assert run.outputs["capacity-changed"] == "" and run.outputs["sarif-file"] == ""
+    assert run.outputs["capacity-report"].endswith("/capacity.html")
+    run = run_action(ws, tmp_path / "again", {"capacity-report": ""}, {"base_ref": "", "event_name": "push"})
+    assert "report" in run.skipped and run.outputs["capacity-report"] == ""
     assert "no base-ref" in run.logs["base"]
     assert "allocatable-diff" not in run.summary and "### allocatable lint: passed" in run.summary
 
@@ -348,3 +380,62 @@ def _settings_with_warning() -> str:
     text = (REPO_ROOT / "renderer/scaffold/settings.yaml").read_text()
     text = text.replace("cpuCommitCeilingPercent: 400", "cpuCommitCeilingPercent: 120")
     return text.replace("rules: {}", "rules:\n  AL203: {severity: warning}")
+
+
+# A published real node (worker-0 of an OpenShift 4.7 lab cluster, Insights Operator sample archive:
+# https://github.com/openshift/insights-operator/blob/8494b69b8075fd1e8eac49db77bcda7588078155/docs/
+# insights-archive-sample/config/node/worker-0.imeixner20210707.lab.upshift.rdu2.redhat.com.json), which the
+# scaffold's policies do not select: OpenShift 4.7's static default reproduces it.
+_OCP_NODE = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {
+        "name": "worker-0.imeixner20210707.lab.upshift.rdu2.redhat.com",
+        "labels": {"node-role.kubernetes.io/worker": "", "node.openshift.io/os_id": "rhcos"},
+    },
+    "status": {
+        "capacity": {"cpu": "4", "ephemeral-storage": "41407468Ki", "memory": "8153256Ki", "pods": "250"},
+        "allocatable": {"cpu": "3500m", "ephemeral-storage": "37087380622", "memory": "7002280Ki", "pods": "250"},
+        "nodeInfo": {
+            "kubeletVersion": "v1.20.0+2817867",
+            "osImage": "Red Hat Enterprise Linux CoreOS 47.83.202106032343-0 (Ootpa)",
+        },
+    },
+}
+
+
+def test_verify_snapshots(tmp_path: Path) -> None:
+    ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(150)}, rerender=False)
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "big", "namespace": "x"},
+        "spec": {
+            "nodeName": _OCP_NODE["metadata"]["name"],  # type: ignore[index]
+            "containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}],
+        },
+        "status": {"phase": "Running"},
+    }
+    write(
+        ws,
+        {
+            "snapshots/nodes.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [_OCP_NODE]}),
+            "snapshots/pods.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}),
+        },
+    )
+    run = run_action(ws, tmp_path, {"nodes-file": "snapshots/nodes.json"}, {"base_ref": "main"})
+    assert not run.failed, run.logs
+    assert run.outputs["nodes-drifted"] == "0" and run.outputs["pods-over"] == ""
+    assert "1 node: 1 match, 0 differ." in run.summary
+    over = run_action(
+        ws,
+        tmp_path / "pods",
+        {"nodes-file": "snapshots/nodes.json", "pods-file": "snapshots/pods.json"},
+        {"base_ref": "main"},
+    )
+    assert over.status["Result"] == "failure"
+    assert over.outputs["pods-over"] == "1"
+    assert "::error title=allocatable verify%3A pods::" in over.logs["verify"] or "::error file=" in over.logs["verify"]
+    assert "does not fit (cpu)" in over.summary
+    skipped = run_action(ws, tmp_path / "none", {}, {"base_ref": "main"})
+    assert skipped.outputs["nodes-drifted"] == "" and skipped.status["Result"] == "success"

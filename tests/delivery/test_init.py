@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 import subprocess
 import sys
@@ -10,11 +11,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from delivery_support import REPO_ROOT
+from delivery_support import REPO_ROOT, clean_env
 
 from conftest import run_cli
 from renderer import __version__
-from renderer.delivery.scaffold import DEFAULT_REPO, FILES
+from renderer.delivery.scaffold import DEFAULT_REPO, FILES, LOCAL_HOOKS_TEMPLATE, files, is_released
 
 EXPECTED = [
     ".github/workflows/allocatable.yml",
@@ -41,17 +42,21 @@ def test_init_validates_lints_clean_and_renders(tmp_path: Path) -> None:
     root = tmp_path / "new-repo"
     assert _tree(root) == EXPECTED
     for name in EXPECTED:
-        assert f"created new-repo/{name}\n" in r.stdout
-    assert "Next steps:" in r.stdout
+        assert f"created new-repo/{name}\n" in r.stderr
+    assert "Next steps:" in r.stderr
     for name in EXPECTED:
         text = (root / name).read_text()
         assert "@@" not in text, name
         assert list(yaml.safe_load_all(text)), name
     validate = run_cli("validate", "policies", cwd=root)
     assert validate.exit_code == 0, validate.stdout
-    assert "validate: 4 objects in 4 files: no problems found" in validate.stdout
+    assert "validate: 4 objects in 4 files: no problems found" in validate.stderr
     lint = run_cli("lint", "policies", "--strict", cwd=root)
-    assert (lint.exit_code, lint.stdout.strip()) == (0, "lint: 4 objects in 4 files: no problems found")
+    assert (lint.exit_code, lint.stdout, lint.stderr.strip()) == (
+        0,
+        "",
+        "lint: 4 objects in 4 files: no problems found",
+    )
     # init rendered once, so the render-check hook and the action pass from the first commit.
     assert (root / "rendered").is_dir() and any((root / "rendered").rglob("*.yaml"))
     check = run_cli("render", "policies", "--check", cwd=root)
@@ -62,29 +67,89 @@ def test_init_validates_lints_clean_and_renders(tmp_path: Path) -> None:
     assert '"committedAllocatable": {\n        "cpu": "11700m"' in explain.stdout
 
 
-def test_pins_this_release_of_hooks_and_action(tmp_path: Path) -> None:
-    assert run_cli("init", "--no-render", cwd=tmp_path).exit_code == 0
-    config = yaml.safe_load((tmp_path / ".pre-commit-config.yaml").read_text())
-    (repo,) = config["repos"]
-    assert repo["repo"] == f"https://github.com/{DEFAULT_REPO}"
-    assert repo["rev"] == f"v{__version__}"
-    assert [h["id"] for h in repo["hooks"]] == ["allocatable-validate", "allocatable-lint", "allocatable-render-check"]
-    published = {h["id"] for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
-    assert {h["id"] for h in repo["hooks"]} <= published
-    workflow = yaml.safe_load((tmp_path / ".github/workflows/allocatable.yml").read_text())
-    steps = workflow["jobs"]["policies"]["steps"]
-    action = next(s for s in steps if s.get("id") == "allocatable")
-    assert action["uses"] == f"{DEFAULT_REPO}@v{__version__}"
-    assert action["with"]["path"] == "policies"
-    assert not (tmp_path / "rendered").exists()
+def _validate_config(root: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"],
-        cwd=tmp_path,
+        cwd=root,
         capture_output=True,
         text=True,
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+HOOK_IDS = ["allocatable-validate", "allocatable-lint", "allocatable-render-check"]
+
+
+def test_unreleased_version_runs_the_installed_tool_and_follows_main(tmp_path: Path) -> None:
+    """No release of this version is published (a pinned `rev: v0.1.0` would fail `pre-commit install`)."""
+    assert not is_released(__version__)
+    assert run_cli("init", "--no-render", cwd=tmp_path).exit_code == 0
+    text = (tmp_path / ".pre-commit-config.yaml").read_text()
+    (repo,) = yaml.safe_load(text)["repos"]
+    assert repo["repo"] == "local" and "rev" not in repo
+    assert [h["id"] for h in repo["hooks"]] == HOOK_IDS
+    manifest = {h["id"]: h for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    for hook in repo["hooks"]:  # the same commands and file patterns as the published hooks
+        assert hook["language"] == "system"
+        assert (hook["entry"], hook["files"]) == (manifest[hook["id"]]["entry"], manifest[hook["id"]]["files"])
+    assert f"repo: https://github.com/{DEFAULT_REPO}" in text and "rev: vX.Y.Z" in text  # how to pin later
+    workflow_text = (tmp_path / ".github/workflows/allocatable.yml").read_text()
+    steps = yaml.safe_load(workflow_text)["jobs"]["policies"]["steps"]
+    action = next(s for s in steps if s.get("id") == "allocatable")
+    assert action["uses"] == f"{DEFAULT_REPO}@main" and action["with"]["path"] == "policies"
+    assert "Pin a release tag (@vX.Y.Z)" in workflow_text
+    assert not (tmp_path / "rendered").exists()
+    _validate_config(tmp_path)
+
+
+def test_a_published_release_is_pinned(tmp_path: Path) -> None:
+    planned = {f.path: f.text for f in files(released=True, version="1.2.3", repo="me/fork")}
+    (repo,) = yaml.safe_load(planned[".pre-commit-config.yaml"])["repos"]
+    assert (repo["repo"], repo["rev"]) == ("https://github.com/me/fork", "v1.2.3")
+    assert [h["id"] for h in repo["hooks"]] == HOOK_IDS
+    published = {h["id"] for h in yaml.safe_load((REPO_ROOT / ".pre-commit-hooks.yaml").read_text())}
+    assert set(HOOK_IDS) <= published
+    steps = yaml.safe_load(planned[".github/workflows/allocatable.yml"])["jobs"]["policies"]["steps"]
+    assert next(s for s in steps if s.get("id") == "allocatable")["uses"] == "me/fork@v1.2.3"
+    (tmp_path / ".pre-commit-config.yaml").write_text(planned[".pre-commit-config.yaml"])
+    _validate_config(tmp_path)
+
+
+def test_pre_commit_runs_in_the_new_repo_from_the_first_commit(tmp_path: Path) -> None:
+    """`pre-commit run --all-files` in a freshly scaffolded, git-initialised repo: offline, with the installed tool."""
+    root = tmp_path / "fresh"
+    assert run_cli("init", str(root)).exit_code == 0
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"]):
+        subprocess.run(["git", *args], cwd=root, check=True, env=clean_env())
+    env = clean_env(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        HOME=str(tmp_path),
+        PIP_NO_INDEX="1",  # nothing may be downloaded
+    )
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color=never"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+
+    proc = run()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in ("allocatable validate", "allocatable lint", "allocatable render --check"):
+        assert re.search(rf"^{re.escape(name)}\.+Passed$", proc.stdout, re.MULTILINE), proc.stdout
+    # and the hooks really check: an over-committed memory class fails lint
+    cc = root / "policies/commitclasses/general-burst.yaml"
+    cc.write_text(cc.read_text().replace("name: cpu", "name: memory", 1))
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=clean_env())
+    proc = run()
+    assert proc.returncode == 1 and "[AL201]" in proc.stdout, proc.stdout
 
 
 def test_refuses_to_overwrite_unless_forced(tmp_path: Path) -> None:
@@ -97,13 +162,13 @@ def test_refuses_to_overwrite_unless_forced(tmp_path: Path) -> None:
     assert r.stdout == ""
     assert r.stderr.strip() == (
         f"allocatable: error: refusing to overwrite existing files in {tmp_path.as_posix()}: "
-        "policies/pools/general.yaml, .pre-commit-config.yaml (use --force to overwrite)"
+        "policies/pools/general.yaml, .pre-commit-config.yaml; use --force to overwrite them"
     )
     assert mine.read_text() == "# mine\n"
     assert not (tmp_path / "policies" / ".allocatable.yaml").exists()  # nothing written at all
     r = run_cli("init", str(tmp_path), "--no-render", "--force")
     assert r.exit_code == 0
-    assert "overwrote" in r.stdout and "kind: NodePool" in mine.read_text()
+    assert "overwrote" in r.stderr and "kind: NodePool" in mine.read_text()
 
 
 def test_policy_dir_and_repo_options(tmp_path: Path) -> None:
@@ -111,7 +176,7 @@ def test_policy_dir_and_repo_options(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.stderr
     assert (tmp_path / "capacity/policies/.allocatable.yaml").is_file()
     workflow = (tmp_path / ".github/workflows/allocatable.yml").read_text()
-    assert f"uses: acme/allocatable-fork@v{__version__}" in workflow and "path: capacity/policies" in workflow
+    assert "uses: acme/allocatable-fork@main" in workflow and "path: capacity/policies" in workflow
     assert "https://github.com/acme/allocatable-fork" in (tmp_path / ".pre-commit-config.yaml").read_text()
     assert run_cli("lint", "capacity/policies", cwd=tmp_path).exit_code == 0
 
@@ -133,7 +198,7 @@ def test_bad_options(tmp_path: Path, args: list[str], message: str) -> None:
 def test_dir_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("x")
     r = run_cli("init", "f", cwd=tmp_path)
-    assert r.exit_code == 2 and r.stderr == "allocatable: error: f exists and is not a directory\n"
+    assert r.exit_code == 2 and r.stderr == "allocatable: error: f exists and is not a directory; choose a directory\n"
 
 
 def test_templates_are_package_data() -> None:
@@ -144,7 +209,7 @@ def test_templates_are_package_data() -> None:
     globs = re.findall(r'"([^"]+)"', match.group(1))
     scaffold = REPO_ROOT / "renderer" / "scaffold"
     shipped = sorted(p.name for p in scaffold.iterdir() if p.is_file())
-    assert shipped == sorted(FILES.values())
+    assert shipped == sorted([*FILES.values(), LOCAL_HOOKS_TEMPLATE])
     for name in shipped:
         rel = f"scaffold/{name}"
         assert any(fnmatch.fnmatch(rel, g) for g in globs), f"{rel} is not package data ({globs})"

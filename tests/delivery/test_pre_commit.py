@@ -20,6 +20,7 @@ from delivery_support import REPO_ROOT, clean_env, git, greedy_class, init_repo,
 
 from conftest import run_cli
 from renderer.delivery.hooks import all_roots, root_of, roots_for
+from renderer.delivery.scaffold import files as scaffold_files
 
 HOOK_IDS = ["allocatable-validate", "allocatable-lint", "allocatable-render-check"]
 
@@ -42,8 +43,9 @@ def new_policy_repo(path: Path, hook_repo: Path | None = None) -> Path:
     init_repo(path)
     r = run_cli("init", str(path))
     assert r.exit_code == 0, r.stderr
-    if hook_repo is not None:
-        config = yaml.safe_load((path / ".pre-commit-config.yaml").read_text())
+    if hook_repo is not None:  # the config init writes for a published release, pointed at the snapshot
+        (pinned,) = [f for f in scaffold_files(released=True) if f.path == ".pre-commit-config.yaml"]
+        config = yaml.safe_load(pinned.text)
         config["repos"][0]["repo"] = str(hook_repo)
         config["repos"][0]["rev"] = git(hook_repo, "rev-parse", "HEAD").strip()
         (path / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -183,7 +185,9 @@ def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     write(top, {"team-b/cc.yaml": MEMORY_OVER_COMMIT})
     r = run_cli("hook", "lint", "team-a/pools/general.yaml", "team-b/cc.yaml", "README.md", cwd=top)
     assert r.exit_code == 1
-    assert "== team-a\nlint: 4 objects in 4 files: no problems found\n== team-b\n" in r.stdout
+    assert r.stderr == (  # headings and summaries on stderr, findings on stdout
+        "== team-a\nlint: 4 objects in 4 files: no problems found\n== team-b\nlint: 1 object in 1 file: 1 error, 1 warning\n"
+    )
     assert "team-b/cc.yaml:13:14: error: memory is over-committed" in r.stdout
     r = run_cli("hook", "validate", "--arg=-o", "--arg=json", "team-a/pools/general.yaml", cwd=top)
     assert r.exit_code == 0 and r.stdout.lstrip().startswith("{")
@@ -195,7 +199,7 @@ def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "invalid choice: 'nope'" in r.stderr
     git(top, "add", "-A")
     r = run_cli("hook", "validate", cwd=top)  # no files: every policy repo of the git repository
-    assert "== team-a" in r.stdout and "== team-b" in r.stdout
+    assert "== team-a" in r.stderr and "== team-b" in r.stderr
 
 
 def test_project_pre_commit_config() -> None:

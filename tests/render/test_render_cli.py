@@ -69,7 +69,7 @@ def test_invalid_input_exits_2_and_writes_nothing(repo: Path, tmp_path: Path) ->
     write_repo(repo, {"bad.yaml": "apiVersion: v1\nkind: Nonsense\nmetadata: {name: x}\n"})
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
     assert res.exit_code == 2
-    assert "[AL003]" in res.stderr and res.stdout == ""
+    assert "[AL003]" in res.stdout and res.stderr == "render: 0 objects in 1 file: 1 error\n"
     assert not (tmp_path / "out").exists()
 
 
@@ -90,7 +90,7 @@ def test_lint_errors_exit_1_and_write_nothing(repo: Path, tmp_path: Path) -> Non
     )
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
     assert res.exit_code == 1
-    lines = res.stderr.splitlines()
+    lines = res.stdout.splitlines()
     assert any(line.endswith("(CommitClass/greedy)") and "[AL201]" in line and ": error: " in line for line in lines)
     assert "refusing to render" in res.stderr
     assert not (tmp_path / "out").exists()
@@ -110,7 +110,7 @@ def test_pools_of_one_machineconfigpool_must_agree(repo: Path, tmp_path: Path) -
     )
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
     assert res.exit_code == 1, res.stderr
-    (line,) = [ln for ln in res.stderr.splitlines() if "[AL801]" in ln]
+    (line,) = [ln for ln in res.stdout.splitlines() if "[AL801]" in ln]
     assert "NodePool/big and NodePool/small are both in MachineConfigPool worker" in line
     assert "kubeletConfig.kubeReserved.cpu" in line
     assert "pools.yaml:" in line.split(": error: ")[0]
@@ -131,7 +131,7 @@ def test_pool_without_policy_in_a_configured_machineconfigpool_is_an_error(repo:
     )
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
     assert res.exit_code == 1
-    assert "[AL801]" in res.stderr and "configuration: set vs nothing" in res.stderr
+    assert "[AL801]" in res.stdout and "configuration: set vs nothing" in res.stdout
 
 
 def test_operator_owned_field_is_dropped_with_a_warning_when_lint_allows_it(repo: Path, tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_operator_owned_field_is_dropped_with_a_warning_when_lint_allows_it(repo
     out = tmp_path / "out"
     res = run_cli("render", str(repo), "-o", str(out))
     assert res.exit_code == 0, res.stderr
-    warnings = [ln for ln in res.stderr.splitlines() if "[AL803]" in ln]
+    warnings = [ln for ln in res.stdout.splitlines() if "[AL803]" in ln]
     assert len(warnings) == 2 and all(": warning: " in w for w in warnings), "once per field, not once per pool"
     kc = yaml.safe_load((out / "openshift/worker/kubeletconfig.yaml").read_text())
     assert kc["spec"]["kubeletConfig"] == {"kubeReserved": {"cpu": "100m"}}
@@ -164,7 +164,7 @@ def test_openshift_pool_without_machineconfigpool_is_reported(repo: Path, tmp_pa
     write_repo(repo, {"pools.yaml": pool("w", "w", "openshift") + "---" + policy("w", "w", "  kubeReserved: {cpu: 1}")})
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
     assert res.exit_code == 0
-    assert "[AL806]" in res.stderr and "names no MachineConfigPool" in res.stderr
+    assert "[AL806]" in res.stdout and "names no MachineConfigPool" in res.stdout
 
 
 def test_stdout_prints_only_cluster_objects(tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_check_detects_drift_and_passes_when_current(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run_cli("render", str(CASES / "openshift"), "-o", str(out)).exit_code == 0
     res = run_cli("render", str(CASES / "openshift"), "--check", "-o", str(out))
-    assert res.exit_code == 0 and "is up to date" in res.stdout
+    assert res.exit_code == 0 and res.stdout == "" and "is up to date (5 files)" in res.stderr
     target = out / "openshift/worker/kubeletconfig.yaml"
     target.write_text(target.read_text().replace("maxPods: 250", "maxPods: 500"))
     (out / "openshift/gpu/machineconfig.yaml").unlink()
@@ -201,7 +201,7 @@ def test_check_detects_drift_and_passes_when_current(tmp_path: Path) -> None:
     assert f"{(out / 'openshift/worker/kubeletconfig.yaml').as_posix()}: changed" in res.stdout
     assert "-    maxPods: 500" in res.stdout and "+    maxPods: 250" in res.stdout
     assert f"{(out / 'openshift/gpu/machineconfig.yaml').as_posix()}: missing" in res.stdout
-    assert "2 files differ" in res.stdout and "run `allocatable render" in res.stdout
+    assert "2 files differ from" in res.stderr and "run `allocatable render" in res.stderr
     assert target.read_text().count("maxPods: 500") == 1, "--check writes nothing"
 
 

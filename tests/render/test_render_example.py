@@ -10,7 +10,7 @@ def test_committed_rendered_output_is_current() -> None:
     assert res.exit_code == 0, (
         f"{res.stdout}{res.stderr}\nrendered/ is stale: run `allocatable render policies -o rendered` and commit it"
     )
-    assert "rendered is up to date" in res.stdout
+    assert "rendered is up to date" in res.stderr
 
 
 def test_rendered_output_holds_every_default_target() -> None:

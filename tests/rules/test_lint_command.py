@@ -30,7 +30,7 @@ def test_clean_repo_exits_0(tmp_path: Path) -> None:
     write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class(200)})
     res = run_cli("lint", cwd=tmp_path)
     assert res.exit_code == 0
-    assert res.stdout == "lint: 2 objects in 2 files: no problems found\n"
+    assert (res.stdout, res.stderr) == ("", "lint: 2 objects in 2 files: no problems found\n")
 
 
 def test_warnings_exit_0_unless_strict(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_infos_do_not_fail_strict(tmp_path: Path) -> None:
     )
     res = run_cli("lint", "--strict", cwd=tmp_path)
     assert res.exit_code == 0, res.stdout
-    assert "1 info" in res.stdout
+    assert res.stderr == "lint: 2 objects in 2 files: 1 info\n"
 
 
 def test_errors_exit_1(tmp_path: Path) -> None:
@@ -67,8 +67,8 @@ def test_validation_errors_exit_2_and_print_like_validate(tmp_path: Path) -> Non
     lint = run_cli("lint", cwd=tmp_path)
     validate = run_cli("validate", cwd=tmp_path)
     assert lint.exit_code == 2 and validate.exit_code == 2
-    assert lint.stdout.splitlines()[:-1] == validate.stdout.splitlines()[:-1]
-    assert lint.stdout.splitlines()[-1].startswith("lint: ")
+    assert lint.stdout == validate.stdout
+    assert lint.stderr == validate.stderr.replace("validate: ", "lint: ")
     res, findings = lint_json(tmp_path)
     assert res.exit_code == 2 and [f["code"] for f in findings] == ["AL004"]
 

@@ -3,17 +3,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
-from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
+from renderer.capacity.formulas import FormulaError, FormulaResult, compute
 from renderer.capacity.model import PoolCapacity
+from renderer.capacity.platform import formula_inputs, platform_default
 from renderer.findings import FieldPath, Finding
 from renderer.lint.helpers import describe_pools, plural
 from renderer.lint.rule import LintContext, Rule, register
 from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
 from renderer.validation.validate import Loaded
 
-#: The formula each managed platform applies when nobody configures reservations (generic: none).
-PLATFORM_FORMULA: dict[str, str] = {"eks": "eks", "gke": "gke", "aks": "aks", "openshift": "openshift"}
 CHECKED = ("cpu", "memory")
 _ZERO = Quantity.parse("0")
 
@@ -45,9 +45,13 @@ class ReservationBelowPlatformFormula(Rule):
     """
     ## What it does
     Compares the cpu and memory a pool reserves for the operating system and the kubelet (systemReserved +
-    kubeReserved, explicit or from an auto-sizing formula) with what its platform's own formula recommends for
-    the pool's size: `eks` for EKS, `gke` for GKE, `aks` for AKS and `openshift` for OpenShift pools (generic
-    pools are not checked). Reports a reservation below the recommendation, with the recommended values.
+    kubeReserved, explicit, from an auto-sizing formula, or the platform's own default when no ReservationPolicy
+    selects the pool) with what its platform's formula recommends for the pool's size: `eks` for EKS, `gke` for
+    GKE, `aks` (or `aks-legacy` for AKS nodes before 1.29) for AKS and `openshift` for OpenShift pools (generic
+    pools are not checked). GKE and AKS formulas are computed from the machine type's advertised memory, as the
+    platforms do. Reports a reservation below the recommendation, with the recommended values: for a pool no
+    policy selects, at the pool (e.g. an OpenShift control plane or a pre-4.21 worker keeps the static 500m cpu
+    and 1Gi memory).
 
     ## Why is this bad?
     The platforms derived their formulas from what their system daemons and the kubelet actually use on nodes
@@ -82,19 +86,22 @@ class ReservationBelowPlatformFormula(Rule):
     summary = "reserved cpu or memory is below what the pool's platform formula recommends for its size"
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
+        # O(pools): one formula per pool shape (cached), findings grouped per policy and field.
         groups: dict[tuple[int, str, FieldPath], list[tuple[PoolCapacity, str]]] = {}
         owners: dict[int, Loaded[ReservationPolicy]] = {}
+        settings = ctx.model.policies.settings
         for pc in ctx.model.pools:
             rp = pc.policy
-            formula_name = PLATFORM_FORMULA.get(pc.pool.platform)
-            if rp is None or formula_name is None or "cpu" not in pc.capacity or "memory" not in pc.capacity:
+            if rp is None and (pc.reservation_policies or pc.platform_default is None):
+                continue  # conflicting policies (AL102), or a generic pool without any
+            formula_name = recommended_formula(pc, settings)
+            if formula_name is None:
                 continue
-            cpus = pc.capacity["cpu"].value
-            memory = pc.capacity["memory"].int_value()
-            if cpus <= 0 or memory <= 0:
+            shape, _ = formula_inputs(pc.pool, formula_name, settings, pc.max_pods)
+            if shape is None:
                 continue
             try:
-                result: FormulaResult = compute(formula_name, MachineShape(cpus, memory, pc.max_pods))
+                result: FormulaResult = compute(formula_name, shape)
             except FormulaError:
                 continue
             for resource in CHECKED:
@@ -110,10 +117,24 @@ class ReservationBelowPlatformFormula(Rule):
                     for label, d in (("systemReserved", result.system_reserved), ("kubeReserved", result.kube_reserved))
                     if resource in d
                 )
-                shape = f"{_fmt_cpus(cpus)} CPUs, {pc.capacity['memory']} memory, {pc.max_pods} pods"
+                shape_text = f"{_fmt_cpus(shape.cpus)} CPUs, {pc.capacity['memory']} memory, {pc.max_pods} pods"
+                if rp is None:
+                    assert pc.platform_default is not None
+                    yield self.finding(
+                        f"{pc.pool.ref} gets only its platform's default reservation ({pc.platform_default.source}: "
+                        f"{current} {resource}, {pc.platform_default.reason}); the {formula_name} formula recommends "
+                        f"{recommended} ({values}) for its size ({shape_text}): the node's own daemons may be "
+                        f"starved of {resource} under load",
+                        source=pc.pool.source,
+                        obj=pc.pool.ref,
+                        field_path=("spec", "platform") if pc.pool.origin == "NodePool" else ("metadata", "name"),
+                        hint="select the pool with a ReservationPolicy that reserves the recommended value (e.g. "
+                        f"spec.autoSizing.formula: {formula_name})",
+                    )
+                    continue
                 detail = (
                     f"{pc.pool.ref} reserves {current} {resource} for the system and the kubelet; the {formula_name} "
-                    f"formula recommends {recommended} ({values}) for its size ({shape})"
+                    f"formula recommends {recommended} ({values}) for its size ({shape_text})"
                 )
                 key = (id(rp), resource, _where(rp, result.fills, resource))
                 owners[id(rp)] = rp
@@ -133,6 +154,15 @@ class ReservationBelowPlatformFormula(Rule):
                 "spec.autoSizing.formula",
                 related=[pc.pool.ref for pc in pools],
             )
+
+
+def recommended_formula(pc: PoolCapacity, settings: Settings) -> str | None:
+    """The formula a pool's platform recommends: its default formula (AKS current or legacy by the pool's kubelet
+    or settings), ``openshift`` auto sizing for OpenShift whether or not it is on; None for generic pools."""
+    if pc.pool.platform == "openshift":
+        return "openshift"
+    default = pc.platform_default or platform_default(pc.pool, settings)
+    return default.formula if default is not None else None
 
 
 def _fmt_cpus(cpus: Decimal) -> str:

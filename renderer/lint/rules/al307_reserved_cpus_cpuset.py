@@ -2,8 +2,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from renderer.capacity.cpuset import parse_cpuset
 from renderer.findings import Finding
-from renderer.lint.helpers import KubeletView, describe_pools, parse_cpuset, plural
+from renderer.lint.helpers import KubeletView, describe_pools, plural
 from renderer.lint.rule import LintContext, Rule, register
 
 

@@ -162,4 +162,12 @@ class KoordinatorTarget(Target):
             f"partial ConfigMap: only data.{CONFIG_KEY} is managed here (server-side apply); Koordinator's "
             f"slo-controller sets {RATIO_ANNOTATION} on matching nodes",
         )
+        # The annotation alone changes nothing the scheduler sees: koord-manager's node mutating webhook rewrites
+        # status.allocatable from it, and that webhook is behind the feature gate NodeMutatingWebhook, alpha and
+        # off by default (koordinator-sh/koordinator@a7a1b76b:pkg/features/features.go).
+        notes.insert(
+            1,
+            "status.allocatable is amplified only by koord-manager's node mutating webhook: turn on its feature gate "
+            "NodeMutatingWebhook (alpha, off by default), e.g. --feature-gates=NodeMutatingWebhook=true",
+        )
         return [Output(path="manifests/koordinator.yaml", documents=(doc,), sources=tuple(sources), notes=tuple(notes))]

@@ -1,7 +1,9 @@
 """``kubelet/<pool>.yaml``: a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) per NodePool.
 
 Rendered for every NodePool that one ReservationPolicy selects, except OpenShift pools (their kubelet is
-configured through the KubeletConfig of their MachineConfigPool, see the openshift-* targets). Nodes from the
+configured through the KubeletConfig of their MachineConfigPool, see the openshift-* targets) and pools with a
+``spec.delivery`` (their settings travel in an EC2NodeClass, a KubeadmConfigTemplate or a nodeadm NodeConfig, see
+the karpenter, cluster-api and nodeadm targets). Nodes from the
 inventory (``kubectl get nodes`` output) get no file of their own: they are observations of nodes whose node group
 is described by a NodePool, and a file per node name would change with every node replacement.
 
@@ -30,6 +32,8 @@ class KubeletConfigurationTarget(Target):
             policy = pc.policy
             if pc.pool.origin != "NodePool" or pc.pool.platform == "openshift" or policy is None:
                 continue
+            if pc.pool.delivery is not None:
+                continue  # delivered by the karpenter, cluster-api or nodeadm target instead
             problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
             doc = {"apiVersion": API_VERSION, "kind": KIND, **kubelet_fields(pc, policy.model.spec, problem)}
             outputs.append(

@@ -1,0 +1,398 @@
+"""Why a node reports something else than the repo predicts: the delta is tested against known causes.
+
+A node that disagrees usually differs by exactly one known quantity. Each cause below recomputes the node's kubelet
+allocatable under one alternative — the selecting policy not rolled out, one of its reservations missing, another
+eviction threshold, the platform's other default, a platform default the repo does not state, another machine
+memory, another maxPods or boot disk — and is named only when that alternative reproduces the reported number
+exactly. When none does, the explanation says so and where to look.
+
+A cause is a function ``(Situation) -> str | None``; ``CAUSES`` is the list, in the order they are tried, and a
+delivery (e.g. a Karpenter target with its own rounding) adds its cause with ``register``. Cost: a handful of
+pool recomputations per differing resource, O(1) each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from renderer.capacity.eviction import threshold_bytes
+from renderer.capacity.formulas import FORMULAS, GIB, MIB, FormulaError, compute
+from renderer.capacity.karpenter import expressible, rounded_up
+from renderer.capacity.model import EVICTION_RESOURCE, PoolCapacity, commit_value, pool_capacity
+from renderer.capacity.platform import MEMORY_FORMULAS, formula_inputs
+from renderer.models.inventory import Pool
+from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
+from renderer.models.settings import MachineType, Settings
+from renderer.quantity import Quantity
+
+__all__ = ["CAUSES", "Situation", "delta_text", "explain", "register"]
+
+_ZERO = Quantity.parse("0")
+
+
+@dataclass(frozen=True)
+class Situation:
+    """One differing resource of one node, with what is needed to recompute it."""
+
+    pc: PoolCapacity
+    resource: str
+    predicted: Quantity
+    reported: Quantity
+    settings: Settings
+    scales: bool
+
+    @property
+    def delta(self) -> Quantity:
+        return self.reported - self.predicted
+
+    @property
+    def pool(self) -> Pool:
+        return self.pc.pool
+
+    def recompute(
+        self, *, policies: bool = True, settings: Settings | None = None, pool: Pool | None = None
+    ) -> PoolCapacity:
+        pc = self.pc
+        return pool_capacity(
+            pool or pc.pool,
+            pc.commit_classes,
+            pc.reservation_policies if policies else [],
+            [],
+            self.scales,
+            settings or self.settings,
+        )
+
+    def matches(self, other: PoolCapacity) -> bool:
+        if self.resource == "pods":
+            return Quantity.from_value(other.max_pods) == self.reported
+        got = other.allocatable.get(self.resource)
+        return got is not None and got == self.reported
+
+
+Cause = Callable[[Situation], "str | None"]
+CAUSES: list[Cause] = []
+
+
+def register(cause: Cause) -> Cause:
+    CAUSES.append(cause)
+    return cause
+
+
+def _human(q: Quantity, resource: str) -> str:
+    """A quantity as people write it: cpu in cores or m, bytes in Gi/Mi/Ki when whole."""
+    if resource in ("cpu", "pods"):
+        return str(q)
+    n = abs(q.int_value())
+    sign = "-" if q.is_negative() else ""
+    for unit, size in (("Gi", GIB), ("Mi", MIB), ("Ki", 1024)):
+        if n and n % size == 0:
+            return f"{sign}{n // size}{unit}"
+    return str(q)
+
+
+def delta_text(s: Situation) -> str:
+    d = s.delta
+    if s.resource == "pods":
+        return f"pods is {s.reported} where {s.predicted} was predicted"
+    word = "higher" if not d.is_negative() else "lower"
+    magnitude = _human(_ZERO - d if d.is_negative() else d, s.resource)
+    return f"{s.resource} is {magnitude} {word} than predicted"
+
+
+def explain(s: Situation) -> str:
+    found: list[str] = []
+    for cause in CAUSES:
+        got = cause(s)
+        if got and got not in found:
+            found.append(got)
+        if len(found) == 2:
+            break
+    if not found:
+        found.append(
+            "no known cause reproduces it: compare the node's kubelet configuration (kubeReserved, systemReserved, "
+            "evictionHard, maxPods) with the repo"
+        )
+    return f"{delta_text(s)}: " + "; or ".join(found)
+
+
+def _policy_ref(pc: PoolCapacity) -> str | None:
+    return pc.policy.ref if pc.policy is not None else None
+
+
+# ----------------------------------------------------------------------------------------------------
+# the causes, most specific first
+
+
+@register
+def policy_not_rolled_out(s: Situation) -> str | None:
+    ref = _policy_ref(s.pc)
+    if ref is None:
+        return None
+    alt = s.recompute(policies=False)
+    if not s.matches(alt):
+        return None
+    what = f"the {alt.platform_default.source} reservation" if alt.platform_default else "no reservation at all"
+    return f"the node reports what it had without {ref} ({what}): the policy is not rolled out to it?"
+
+
+@register
+def reservation_not_rolled_out(s: Situation) -> str | None:
+    pc, r = s.pc, s.resource
+    ref = _policy_ref(pc) or (pc.platform_default.source if pc.platform_default else None)
+    if ref is None or r == "pods" or s.delta.is_negative():
+        return None
+    parts = [
+        (label, m[r].quantity)
+        for label, m in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved))
+        if r in m
+    ]
+    if len(parts) == 2:
+        parts.append(("systemReserved + kubeReserved", parts[0][1] + parts[1][1]))
+    if r in pc.eviction_reserved:
+        signal = next(sig for sig, res in EVICTION_RESOURCE.items() if res == r)
+        parts.append((f"hard eviction {signal}<{pc.eviction_hard.get(signal, '')}", pc.eviction_reserved[r]))
+    for label, q in parts:
+        if q == s.delta and not q.is_zero():
+            return f"the node does not reserve the {_human(q, r)} of {label} ({ref}): not rolled out?"
+    return None
+
+
+def _eviction_alternatives(pc: PoolCapacity) -> list[tuple[str, dict[str, str]]]:
+    alts: list[tuple[str, dict[str, str]]] = [("the kubelet's default", dict(KUBELET_DEFAULT_EVICTION_HARD))]
+    for name, info in FORMULAS.items():
+        if name.startswith("openshift"):
+            continue
+        alts.append((f"the {name} default", dict(info.eviction_hard)))
+    alts.append(("no hard eviction threshold", {}))
+    return alts
+
+
+@register
+def eviction_threshold(s: Situation) -> str | None:
+    pc, r = s.pc, s.resource
+    signal = next((sig for sig, res in EVICTION_RESOURCE.items() if res == r), None)
+    if signal is None or r not in pc.capacity:
+        return None
+    without = pc.reserved_total(r) - pc.eviction_reserved.get(r, _ZERO)
+    hp = pc.hugepages if r == "memory" else _ZERO
+    seen: set[str] = set()
+    for label, eviction in _eviction_alternatives(pc):
+        value = eviction.get(signal)
+        key = value or ""
+        if key in seen or value == pc.eviction_hard.get(signal):
+            continue
+        seen.add(key)
+        evicted = threshold_bytes(value, pc.capacity[r]) if value else _ZERO
+        if evicted is None:
+            continue
+        got = commit_value(r, pc.capacity[r], without + evicted, hp, 100, True)
+        if got == s.reported:
+            shown = f"{signal}<{value}" if value else f"no {signal} threshold"
+            return f"the node's hard eviction is {shown} ({label}), not {pc.eviction_hard.get(signal, 'none')} ({pc.eviction_source}): an eviction threshold from an older configuration or the platform?"
+    return None
+
+
+_VARIANTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "aks": (("aks", "AKS 1.29 and later"), ("aks-legacy", "AKS before 1.29")),
+    "openshift": (
+        ("openshift", "OpenShift 4.21+ auto node sizing"),
+        ("openshift-static", "auto node sizing off: static 500m / 1Gi / 1Gi"),
+        ("openshift-4.20", "auto node sizing with the 4.20 memory tiers"),
+    ),
+}
+
+
+def _variant_capacity(s: Situation, name: str) -> PoolCapacity | None:
+    """The node's allocatable if its platform applied ``name`` instead (policy or default reservation)."""
+    pc = s.pc
+    if pc.platform_default is not None:
+        if name in ("aks", "aks-legacy"):
+            settings = s.settings.model_copy(
+                update={"platformDefaults": s.settings.platformDefaults.model_copy(update={"aks": name})}
+            )
+            return s.recompute(settings=settings, pool=replace(pc.pool, node_info={}))
+        if name in ("openshift", "openshift-static"):
+            settings = s.settings.model_copy(
+                update={"platformDefaults": s.settings.platformDefaults.model_copy(update={"openshift": name})}
+            )
+            return s.recompute(settings=settings, pool=replace(pc.pool, node_info={}, machine_config_pool="worker"))
+    return None
+
+
+@register
+def platform_variant(s: Situation) -> str | None:
+    pc = s.pc
+    variants = _VARIANTS.get(pc.pool.platform)
+    if not variants or pc.platform_default is None:
+        return None
+    for name, meaning in variants:
+        if name == pc.platform_default.name:
+            continue
+        if name == "openshift-4.20":
+            shape, _ = formula_inputs(pc.pool, name, s.settings, pc.max_pods)
+            if shape is None or s.resource not in ("cpu", "memory"):
+                continue
+            try:
+                res = compute(name, shape)
+            except FormulaError:
+                continue
+            reserved = Quantity.parse(res.system_reserved[s.resource]) + pc.eviction_reserved.get(s.resource, _ZERO)
+            hp = pc.hugepages if s.resource == "memory" else _ZERO
+            if commit_value(s.resource, pc.capacity[s.resource], reserved, hp, 100, True) == s.reported:
+                return f"the node follows {name} ({meaning}), not {pc.platform_default.source} ({pc.platform_default.reason})"
+            continue
+        alt = _variant_capacity(s, name)
+        if alt is not None and s.matches(alt):
+            return (
+                f"the node follows {name} ({meaning}), not {pc.platform_default.source} ({pc.platform_default.reason})"
+            )
+    return None
+
+
+@register
+def platform_default_not_stated(s: Situation) -> str | None:
+    pc = s.pc
+    if pc.policy is None or s.resource == "pods":
+        return None
+    alt = s.recompute(policies=False)
+    default = alt.platform_default
+    if default is None:
+        return None
+    extra = _ZERO
+    parts = []
+    for label, mine, theirs in (
+        ("systemReserved", pc.system_reserved, alt.system_reserved),
+        ("kubeReserved", pc.kube_reserved, alt.kube_reserved),
+    ):
+        if s.resource in theirs and s.resource not in mine:
+            extra = extra + theirs[s.resource].quantity
+            parts.append(f"{label} {_human(theirs[s.resource].quantity, s.resource)}")
+    if parts and _ZERO - extra == s.delta:
+        return f"the node also carries {default.source}'s {' and '.join(parts)}, which {pc.policy.ref} does not state"
+    return None
+
+
+def _memory_candidates(cap: int) -> list[int]:
+    """Advertised sizes near a MemTotal: quarter-GiB steps from the capacity up to 4 GiB more (VM sizes come in
+    whole or quarter GiB; MemTotal is a few hundred MiB below them)."""
+    quarter = GIB // 4
+    start = cap // quarter + 1
+    return [q * quarter for q in range(start, start + 17)]
+
+
+@register
+def machine_memory(s: Situation) -> str | None:
+    pc = s.pc
+    formula = pc.formula.formula if pc.formula is not None else None
+    if formula not in MEMORY_FORMULAS or s.resource != "memory":
+        return None
+    itype = pc.pool.instance_type or "<instance-type>"
+    cap = pc.capacity["memory"].int_value()
+    for memory in [cap, *_memory_candidates(cap)]:
+        settings = s.settings.model_copy(
+            update={"machineTypes": {**s.settings.machineTypes, itype: MachineType(memory=Quantity.from_value(memory))}}
+        )
+        pool = replace(pc.pool, machine_memory=Quantity.from_value(memory, "BinarySI"))
+        alt = s.recompute(settings=settings, pool=pool)
+        if s.matches(alt):
+            if memory == cap:
+                return f"the node's {formula} reservation was computed from its MemTotal ({pc.capacity['memory']}), not from the machine type's memory"
+            shown = _human(Quantity.from_value(memory), "memory")
+            return (
+                f"it matches the {formula} formula computed from {shown} of machine memory (the node's MemTotal is "
+                f"{pc.capacity['memory']}): set machineTypes: {{{itype}: {{memory: {shown}}}}} in .allocatable.yaml"
+            )
+    return None
+
+
+@register
+def eks_max_pods(s: Situation) -> str | None:
+    pc = s.pc
+    if pc.formula is None or pc.formula.formula != "eks" or s.resource != "memory":
+        return None
+    step = Quantity.parse("11Mi")
+    d = s.delta
+    if d.is_zero() or d.int_value() % step.int_value():
+        return None
+    k = -(d.int_value() // step.int_value())
+    pods = pc.max_pods + k
+    if pods < 1:
+        return None
+    return (
+        f"kube-reserved memory was computed for maxPods {pods} (11Mi x {pods} + 255Mi), while the node runs "
+        f"{pc.max_pods} pods: nodeadm computes it from the instance's ENI limit, before a maxPods override"
+    )
+
+
+@register
+def gke_boot_disk(s: Situation) -> str | None:
+    pc = s.pc
+    if pc.formula is None or pc.formula.formula != "gke" or s.resource != "ephemeral-storage" or pc.pool.boot_disk:
+        return None
+    cap = pc.capacity["ephemeral-storage"].int_value()
+    for gib in range(max(10, cap // GIB - 20), cap // GIB + 40):
+        alt = s.recompute(pool=replace(pc.pool, boot_disk=Quantity.from_value(gib * GIB, "BinarySI")))
+        if s.matches(alt):
+            return f"it matches a {gib} GiB boot disk: set NodePool.spec.bootDiskSize: {gib}Gi (the disk could not be told from the capacity)"
+    return None
+
+
+@register
+def max_pods_not_rolled_out(s: Situation) -> str | None:
+    if s.resource != "pods":
+        return None
+    ref = _policy_ref(s.pc)
+    if ref is not None and s.pc.policy is not None and s.pc.policy.model.spec.maxPods:
+        return f"the node runs maxPods {s.reported}, {ref} sets {s.predicted}: not rolled out?"
+    return None
+
+
+@register
+def exact_percentage(s: Situation) -> str | None:
+    """A reported value computed with exact percentages was not written by a kubelet (it resolves them in float32)."""
+    pc, r = s.pc, s.resource
+    signal = next((sig for sig, res in EVICTION_RESOURCE.items() if res == r), None)
+    value = pc.eviction_hard.get(signal or "", "")
+    if not value.endswith("%") or r not in pc.capacity:
+        return None
+    try:
+        pct = Decimal(value.rstrip("%"))
+    except ArithmeticError:
+        return None
+    cap = pc.capacity[r]
+    exact = Quantity.from_value(int(cap.int_value() * pct / 100))
+    without = pc.reserved_total(r) - pc.eviction_reserved.get(r, _ZERO)
+    hp = pc.hugepages if r == "memory" else _ZERO
+    if commit_value(r, cap, without + exact, hp, 100, True) == s.reported:
+        return (
+            f"it is what exact arithmetic gives for {signal}<{value}; a kubelet holds the percentage as a float32 "
+            f"and reserves {pc.eviction_reserved.get(r)}: this number was computed, not reported by a kubelet"
+        )
+    return None
+
+
+@register
+def karpenter_rounding(s: Situation) -> str | None:
+    """Karpenter evaluates a CEL reservation itself and rounds the result up (cpu to 10m, memory to 16Mi)."""
+    pc = s.pc
+    if pc.formula is None or s.resource not in ("cpu", "memory") or not expressible(pc.formula.formula):
+        return None
+    if not any(k.startswith(("karpenter.sh/", "karpenter.k8s.aws/")) for k in pc.pool.labels):
+        return None
+    exact = [m[s.resource].quantity for m in (pc.system_reserved, pc.kube_reserved) if s.resource in m]
+    if not exact:
+        return None
+    rounded = _ZERO
+    for q in exact:
+        rounded = rounded + rounded_up(s.resource, q)
+    unrounded = pc.reserved_total(s.resource) - pc.eviction_reserved.get(s.resource, _ZERO)
+    total = pc.reserved_total(s.resource) - unrounded + rounded
+    hp = pc.hugepages if s.resource == "memory" else _ZERO
+    if commit_value(s.resource, pc.capacity[s.resource], total, hp, 100, True) == s.reported:
+        return (
+            f"the node reserves the {pc.formula.formula} formula rounded up as Karpenter rounds a CEL expression's "
+            "result (cpu to 10m, memory to 16Mi): its EC2NodeClass computes the reservation itself"
+        )
+    return None

@@ -1,0 +1,51 @@
+"""``-o text``: one line per node (and per node with pods), the differences and their explanations below it."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from renderer.verify.formats import fmt
+from renderer.verify.formats._common import clean, ordered, quantities
+from renderer.verify.result import NodeCheck, PodFit, VerifyResult
+
+
+def _where(n: NodeCheck) -> str:
+    s = n.source
+    return f"{s.path}:{s.line}:{s.column}" if s.line else s.path
+
+
+def node_lines(n: NodeCheck) -> list[str]:
+    state = "matches" if n.match else "differs"
+    shown = {k: v for k, v in n.check.reported.items() if not (k.startswith("hugepages-") and v.is_zero())}
+    out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(shown)}"]
+    for d in n.check.differences:
+        out.append(f"  {d.resource}: predicted {d.predicted}, reported {d.reported}: {clean(d.explanation)}")
+    if n.raw is not None:
+        for d in n.raw.differences:
+            out.append(
+                f"  {d.resource} (raw-allocatable): predicted {d.predicted}, annotated {d.reported}: "
+                f"{clean(d.explanation)}"
+            )
+    return out
+
+
+def pod_line(p: PodFit) -> str:
+    parts = []
+    for r in ordered([r for r in p.requested if r in p.allocatable]):
+        parts.append(f"{r} {p.requested[r]} of {p.allocatable[r]}")
+    parts.append(f"{p.pods} of {p.max_pods} pods")
+    state = "fits" if p.fits else f"does not fit ({', '.join(p.over)})"
+    line = f"Node/{clean(p.node)}: {', '.join(parts)}: {state}"
+    if p.pushed_over:
+        line += "; fits at the base revision: this change pushes it over"
+    return line
+
+
+@fmt("text")
+def write_text(result: VerifyResult, out: TextIO) -> None:
+    for n in result.nodes:
+        out.write("\n".join(node_lines(n)) + "\n")
+    if result.pods is not None:
+        out.write("pods:\n")
+        for p in result.pods:
+            out.write(f"  {pod_line(p)}\n")

@@ -1,0 +1,141 @@
+"""What running pods request from a node, counted as the scheduler and the kubelet count it.
+
+``pod_requests`` follows ``PodRequests`` of k8s.io/component-helpers/resource (kubernetes/kubernetes@0085214e:
+staging/src/k8s.io/component-helpers/resource/helpers.go), the function the scheduler's NodeResourcesFit and the
+kubelet's admission use:
+
+- the containers' requests are summed;
+- init containers run one at a time, so each counts with the restartable init containers (sidecars,
+  ``restartPolicy: Always``) started before it, and the pod needs the largest such moment if it exceeds the sum;
+  sidecars themselves also run alongside the containers, so their requests are added to the sum;
+- pod-level requests (``spec.resources.requests``, PodLevelResources) replace the aggregate for cpu, memory and
+  hugepages-*;
+- ``spec.overhead`` (set by admission from the RuntimeClass) is added last.
+
+Pods in phase Succeeded or Failed hold nothing; every other pod bound to a node (``spec.nodeName``) counts, and
+counts against the node's pod limit. Cost: O(containers) per pod.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from renderer.quantity import Quantity, QuantityError
+
+__all__ = ["POD_KEEP", "PodRecord", "pod_record", "pod_requests"]
+
+_CONTAINER_KEEP = {"name": True, "resources": {"requests": True}, "restartPolicy": True}
+#: The fields of a Pod verify reads (everything else in the dump is skipped while reading).
+POD_KEEP = {
+    "apiVersion": True,
+    "kind": True,
+    "metadata": {"name": True, "namespace": True},
+    "spec": {
+        "nodeName": True,
+        "containers": _CONTAINER_KEEP,
+        "initContainers": _CONTAINER_KEEP,
+        "overhead": True,
+        "resources": {"requests": True},
+    },
+    "status": {"phase": True},
+}
+TERMINAL_PHASES = ("Succeeded", "Failed")
+
+
+class PodError(ValueError):
+    """A field of a pod that cannot be read (message names the field)."""
+
+
+def _requests(obj: Any, where: str) -> dict[str, Quantity]:
+    if obj is None:
+        return {}
+    if not isinstance(obj, dict):
+        raise PodError(f"{where} must be a mapping of resource names to quantities")
+    out: dict[str, Quantity] = {}
+    for name, raw in obj.items():
+        try:
+            out[str(name)] = Quantity.parse(str(raw))
+        except QuantityError as exc:
+            raise PodError(f"{where}.{name}: {exc}") from None
+    return out
+
+
+def _add(into: dict[str, Quantity], more: dict[str, Quantity]) -> None:
+    for k, v in more.items():
+        into[k] = into[k] + v if k in into else v
+
+
+def _max(into: dict[str, Quantity], other: dict[str, Quantity]) -> None:
+    for k, v in other.items():
+        if k not in into or v > into[k]:
+            into[k] = v
+
+
+def _container_requests(c: Any, where: str) -> dict[str, Quantity]:
+    if not isinstance(c, dict):
+        raise PodError(f"{where} must be a mapping")
+    resources = c.get("resources") or {}
+    if not isinstance(resources, dict):
+        raise PodError(f"{where}.resources must be a mapping")
+    return _requests(resources.get("requests"), f"{where}.resources.requests")
+
+
+def _is_pod_level(name: str) -> bool:
+    return name in ("cpu", "memory") or name.startswith("hugepages-")
+
+
+def pod_requests(spec: dict[str, Any]) -> dict[str, Quantity]:
+    """The pod's effective requests per resource (see the module docstring)."""
+    result: dict[str, Quantity] = {}
+    for i, c in enumerate(spec.get("containers") or []):
+        _add(result, _container_requests(c, f"spec.containers[{i}]"))
+    sidecars: dict[str, Quantity] = {}
+    init_peak: dict[str, Quantity] = {}
+    for i, c in enumerate(spec.get("initContainers") or []):
+        req = _container_requests(c, f"spec.initContainers[{i}]")
+        if c.get("restartPolicy") == "Always":
+            _add(result, req)
+            _add(sidecars, req)
+            moment = dict(sidecars)
+        else:
+            moment = dict(req)
+            _add(moment, sidecars)
+        _max(init_peak, moment)
+    _max(result, init_peak)
+    pod_level = _requests((spec.get("resources") or {}).get("requests"), "spec.resources.requests")
+    for name, q in pod_level.items():
+        if _is_pod_level(name):
+            result[name] = q
+    _add(result, _requests(spec.get("overhead"), "spec.overhead"))
+    return result
+
+
+@dataclass(frozen=True)
+class PodRecord:
+    namespace: str
+    name: str
+    node: str | None
+    phase: str
+    requests: dict[str, Quantity]
+
+    @property
+    def holds_resources(self) -> bool:
+        return self.node is not None and self.phase not in TERMINAL_PHASES
+
+
+def pod_record(data: dict[str, Any]) -> PodRecord:
+    """A pruned Pod object → its record (``PodError`` names a field that cannot be read)."""
+    meta = data.get("metadata") or {}
+    spec = data.get("spec") or {}
+    status = data.get("status") or {}
+    if not isinstance(meta, dict) or not isinstance(spec, dict) or not isinstance(status, dict):
+        raise PodError("metadata, spec and status must be mappings")
+    node = spec.get("nodeName")
+    return PodRecord(
+        namespace=str(meta.get("namespace") or ""),
+        name=str(meta.get("name") or ""),
+        node=str(node) if node else None,
+        phase=str(status.get("phase") or ""),
+        requests=pod_requests(spec),
+    )

@@ -1,0 +1,122 @@
+"""``allocatable explain`` views: one form per resource column, one resource order everywhere, rules only where
+they apply."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from conftest import run_cli, write_repo
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+POLICIES = REPO_ROOT / "policies"
+ORDER = ["cpu", "memory", "ephemeral-storage", "pods"]
+ROW_LABELS = {"capacity", "systemReserved", "kubeReserved", "hard eviction", "hugepages", "allocatable", "percent"}
+ROW_LABELS |= {"committed", "cluster"}
+
+POOL = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: batch
+spec:
+  labels: {example.com/tier: batch}
+  capacity: {cpu: "4", memory: 16Gi, ephemeral-storage: 100Gi, pods: "110"}
+  count: 3
+"""
+OVER = """
+apiVersion: node.k8s.io/v1alpha1
+kind: CommitClass
+metadata:
+  name: batch
+spec:
+  selector:
+  - matchExpressions:
+    - {key: example.com/tier, operator: In, values: [batch]}
+  resources:
+  - {name: cpu, percent: 200}
+"""
+
+
+def _columns(text: str) -> dict[str, list[str]]:
+    """resource heading → every cell shown under it, across all pool and totals tables."""
+    out: dict[str, list[str]] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r"^ {10,}cpu \(cores\)", line):  # a heading row
+            starts = [m.start() for m in re.finditer(r"(?<=  )\S", line)]
+            names = [line[s:].split("  ")[0] for s in starts]
+            for row in lines[i + 1 :]:
+                if row[2:].split("  ")[0].split(" (")[0] not in ROW_LABELS:
+                    break
+                for name, start, end in zip(names, starts, [*starts[1:], None], strict=True):
+                    out.setdefault(name, []).append(row[start:end].strip())
+    return out
+
+
+def test_one_form_per_resource_column() -> None:
+    text = run_cli("explain", str(POLICIES)).stdout
+    cols = _columns(text)
+    assert set(cols) == {"cpu (cores)", "memory", "ephemeral-storage", "pods"}
+    for cell in cols["cpu (cores)"]:  # cpu always in cores: no millicores, no quantity suffixes, no percentages
+        assert re.fullmatch(r"\d+(\.\d{1,3})?%?|-", cell), cell
+    for resource in ("memory", "ephemeral-storage"):
+        for cell in cols[resource]:  # a canonical quantity, plus its reading in GiB unless it is whole Gi already
+            assert re.fullmatch(r"-|0|\d+(Ki|Mi)? \(\d+\.\d\dGi\)|\d+Gi|\d+%", cell), (resource, cell)
+    assert "≈" not in text
+
+
+def test_explain_values_against_the_policies() -> None:
+    text = run_cli("explain", str(POLICIES), "--pool", "eks-general-purpose").stdout
+    # eks.yaml: capacity cpu "8", memory 32386524Ki; eks-static reserves 100m + 110m cpu, 100Mi + 893Mi memory;
+    # evictionHard memory.available 100Mi; general-purpose-burst: cpu 150%.
+    assert "  capacity        8            32386524Ki (30.89Gi)" in text
+    assert "  systemReserved  0.1          100Mi (0.10Gi)" in text
+    assert "  allocatable     7.79         31267292Ki (29.82Gi)" in text  # 8 − 0.21; 32386524Ki − 1093Mi
+    assert "  committed       11.685       " in text  # 7.79 × 150%
+    assert "  cluster (×12)   140.22       " in text
+    assert "  reserved from:       systemReserved explicit; kubeReserved explicit\n" in text
+
+
+def test_same_resource_order_in_tables_totals_and_json() -> None:
+    text = run_cli("explain", str(POLICIES)).stdout
+    headings = [ln.split() for ln in text.splitlines() if "cpu (cores)" in ln]
+    for h in headings:
+        names = [n for n in " ".join(h).replace("cpu (cores)", "cpu").split()]
+        assert names == [r for r in ORDER if r in names]
+    doc = json.loads(run_cli("explain", str(POLICIES), "-o", "json").stdout)
+    for key in ("capacity", "allocatable", "committedAllocatable"):
+        assert [k for k in doc["totals"][key] if k in ORDER] == [r for r in ORDER if r in doc["totals"][key]]
+    for pool in doc["pools"]:
+        for key in ("percent", "commitRule", "capacity", "allocatable", "committedAllocatable", "evictionReserved"):
+            keys = [k for k in pool[key] if k in ORDER]
+            assert keys == [r for r in ORDER if r in keys], (pool["name"], key, keys)
+
+
+def test_under_commit_rule_only_when_a_class_under_commits(tmp_path: Path) -> None:
+    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": OVER})
+    text = run_cli("explain", cwd=tmp_path).stdout
+    assert "under-commit" not in text
+    assert "  commit rule:\n    cpu: 200%, reserved slices scale" in text
+    assert "memory: 100%" not in text  # rules only for the resources a class changes
+    under = OVER.replace("percent: 200", "percent: 80")
+    write_repo(tmp_path / "policies", {"cc.yaml": under})
+    text = run_cli("explain", cwd=tmp_path).stdout
+    assert "  under-commit: reserved slices scale with the class (commit.underCommitScalesReserved)" in text
+    write_repo(tmp_path / "policies", {"cc.yaml": POOL.replace("count: 3", "count: 4").replace("batch", "other")})
+    text = run_cli("explain", cwd=tmp_path).stdout
+    assert "commit rule" not in text and "under-commit" not in text
+
+
+def test_totals_are_a_table_in_pool_order(tmp_path: Path) -> None:
+    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": OVER})
+    text = run_cli("explain", cwd=tmp_path).stdout
+    totals = text.split("Totals: 1 pool, 3 nodes\n", 1)[1]
+    # 3 nodes of 4 cores, 16Gi, 100Gi, 110 pods; kubelet default eviction 100Mi memory, 10% nodefs; cpu 200%
+    assert totals.splitlines()[:4] == [
+        "               cpu (cores)  memory             ephemeral-storage  pods",
+        "  capacity     12           48Gi               300Gi              330",
+        "  allocatable  12           48852Mi (47.71Gi)  270Gi              330",
+        "  committed    24           48852Mi (47.71Gi)  270Gi              330",
+    ]

@@ -1,0 +1,204 @@
+"""``allocatable explain -o html``: one self-contained page, escaped, accessible, rendered by headless Chromium.
+
+Chromium is Debian's ``chromium`` package (``.ci/run`` installs it); it renders the page to a PNG and its console
+log (``--enable-logging=stderr``) must hold no message from the page. A control page that does log to the console
+proves the check can fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write_repo
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+POLICIES = REPO_ROOT / "policies"
+
+POOL = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: batch
+spec:
+  labels: {example.com/tier: batch}
+  capacity: {cpu: "4", memory: 16Gi, ephemeral-storage: 100Gi, pods: "110"}
+  count: 3
+"""
+
+
+class _Page(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.ids: set[str] = set()
+        self.text: list[str] = []
+        self.open: list[str] = []
+        self.titled_rects = 0
+        self.rects = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        if a.get("id"):
+            self.ids.add(str(a["id"]))
+        if tag == "rect" and "seg" in str(a.get("class", "")).split() and "svg-chart" in self.open:
+            self.rects += 1
+        self.open.append("svg-chart" if tag == "svg" and a.get("role") == "img" else tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "title" and len(self.open) >= 2 and self.open[-2] == "rect":
+            self.titled_rects += 1
+        if self.open:
+            self.open.pop()
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _page(html: str) -> _Page:
+    p = _Page()
+    p.feed(html)
+    return p
+
+
+def _html(*args: str, cwd: Path | None = None) -> str:
+    res = run_cli("explain", *args, "-o", "html", cwd=cwd)
+    assert res.exit_code == 0, res.stderr
+    assert res.stderr == ""
+    return res.stdout
+
+
+def test_self_contained_no_script_no_external_resource() -> None:
+    html = _html(str(POLICIES))
+    page = _page(html)
+    tags = {t for t, _ in page.tags}
+    assert "script" not in tags and "link" not in tags and "img" not in tags and "iframe" not in tags
+    for tag, attrs in page.tags:
+        assert not any(k.startswith("on") for k in attrs), (tag, attrs)  # no event handlers
+        assert "src" not in attrs, (tag, attrs)
+        href = attrs.get("href")
+        assert href is None or href.startswith("#"), (tag, attrs)
+    assert "@import" not in html and "url(http" not in html and "//" not in html.split("<body>")[0].split("<style>")[1]
+    assert html.count("url(") == html.count("url(#")
+
+
+def test_bars_are_accessible_and_the_numbers_are_text() -> None:
+    html = _html(str(POLICIES))
+    page = _page(html)
+    charts = [a for t, a in page.tags if t == "svg" and a.get("role") == "img"]
+    pools = json.loads(run_cli("explain", str(POLICIES), "-o", "json").stdout)["pools"]
+    assert len(charts) == len(pools) + 1  # one per pool, one for the cluster totals
+    for chart in charts:
+        for ref in str(chart["aria-labelledby"]).split():
+            assert ref in page.ids
+    assert page.rects > 0 and page.titled_rects == page.rects, "every bar segment has a <title>"
+    text = "".join(page.text)
+    # the values a reader needs, as text: eks-general-purpose allocatable and committed cpu, memory in Ki and GiB
+    assert "31267292Ki (29.82Gi)" in text and "11.685" in text and "140.22" in text
+    for label in ("system-reserved", "kube-reserved", "hard eviction", "allocatable", "commit-class amplification"):
+        assert label in text  # the legend names every segment; colour is not the only carrier
+    assert 'class="seg seg-amplified"' in html and 'class="seg seg-held"' in html  # over- and under-commit shown
+
+
+def test_amplification_is_drawn_beyond_the_capacity_marker() -> None:
+    html = _html(str(POLICIES), "--pool", "eks-compute-optimized").split('role="img"', 1)[1]  # the chart
+    # high-cpu-density: cpu 1000% → committed 157.9 cores of 16: the amplified part starts at the capacity marker
+    seg = html.split('class="seg seg-amplified" x="', 1)[1]
+    x = float(seg.split('"', 1)[0])
+    marker = float(html.split('class="marker" x1="', 1)[1].split('"', 1)[0])
+    assert x == pytest.approx(marker, abs=0.02)
+    assert "commit-class amplification 142.11 cores (888.2%)" in html  # 157.9 − 15.79 cores, of 16
+
+
+def test_every_policy_value_is_escaped(tmp_path: Path) -> None:
+    hostile = 'x<img src=y onerror="alert(1)">&amp;\x1b.yaml'
+    write_repo(tmp_path / "policies", {hostile: POOL})
+    html = _html(cwd=tmp_path)
+    assert "<img" not in html and 'onerror="' not in html
+    assert "x&lt;img src=y onerror=&#34;alert(1)&#34;&gt;&amp;amp;\\x1b.yaml" in html
+    assert "\x1b" not in html
+
+
+def test_byte_stable() -> None:
+    assert _html(str(POLICIES)) == _html(str(POLICIES))
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("chromium is not installed (apt-get install chromium); CI must not skip this check")
+    pytest.skip("chromium is not installed (apt-get install chromium)")
+
+
+def _screenshot(page: Path, png: Path, profile: Path) -> str:
+    """Render ``page`` headless into ``png``; return Chromium's log (stderr)."""
+    proc = subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+            "--window-size=1000,1800",
+            f"--screenshot={png}",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stderr
+
+
+def _console(log: str) -> list[str]:
+    return [ln for ln in log.splitlines() if ":CONSOLE" in ln]
+
+
+def _png_size(png: Path) -> tuple[int, int]:
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return width, height
+
+
+def test_chromium_renders_the_page_without_console_messages(tmp_path: Path) -> None:
+    page = tmp_path / "capacity.html"
+    page.write_text(_html(str(POLICIES)), encoding="utf-8")
+    png = tmp_path / "capacity.png"
+    log = _screenshot(page, png, tmp_path / "profile")
+    assert _console(log) == [], log
+    assert _png_size(png) == (1000, 1800)
+    assert png.stat().st_size > 50_000  # a page with content, not a blank one
+
+
+def test_the_console_check_can_fail(tmp_path: Path) -> None:
+    page = tmp_path / "control.html"
+    page.write_text("<!DOCTYPE html><title>c</title><script>console.error('control message')</script>")
+    log = _screenshot(page, tmp_path / "control.png", tmp_path / "profile")
+    assert any("control message" in ln for ln in _console(log)), log

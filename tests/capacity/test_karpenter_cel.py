@@ -1,0 +1,152 @@
+"""Every CEL expression the karpenter target can emit, evaluated with a real CEL implementation over a grid of
+instance shapes and compared with ``renderer.capacity.formulas`` (what ``allocatable sizing`` prints), exactly and
+after Karpenter's rounding.
+
+The grid: every vCPU count from 1 to 192; memory from 512 MiB to 24 TiB, with every tier edge of both the
+1000-MiB (GKE) and the 1024-MiB (AKS) brackets and its neighbours; max pods from 4 to 737 (small ENI limits, the
+kubelet's 110, the prefix-delegation cap 250, the largest ENI limit m5.24xlarge has). cpu expressions read only
+vcpus, memory expressions only memory_mib and max_pods, so each is checked over the product of the variables it
+reads, with the others held at several values.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from decimal import Decimal
+
+import pytest
+from karpenter_cel_support import context, evaluate, karpenter_quantity
+
+from renderer.capacity.formulas import MIB, MachineShape, compute
+from renderer.capacity.karpenter import (
+    CPU_ROUNDING_MILLI,
+    MEMORY_ROUNDING_MIB,
+    NOT_EXPRESSIBLE,
+    NotExpressible,
+    cel_form,
+    expressible,
+    rounded_up,
+)
+from renderer.quantity import Quantity
+
+FORMULAS = ("eks", "gke", "aks", "aks-legacy")
+VCPUS = tuple(range(1, 193))
+_EDGES = [4, 8, 16, 128]
+MEMORY_MIB = tuple(
+    sorted(
+        {512, 600, 999, 1000, 1001, 1024, 1740, 2048, 3750, 7680, 15360, 30720, 61440, 122880, 196608, 262144}
+        | {393216, 524288, 786432, 1048576, 1572864, 2097152, 3997696, 6291456, 25165824}
+        | {unit * e + d for unit in (1000, 1024) for e in _EDGES for d in (-1, 0, 1)}
+    )
+)
+MAX_PODS = (4, 8, 11, 17, 29, 58, 110, 234, 250, 737)
+UNIT = {"cpu": Decimal("0.001"), "memory": Decimal(MIB)}
+
+
+def _model(formula: str, vcpus: int, memory_mib: int, max_pods: int) -> dict[str, str]:
+    result = compute(formula, MachineShape(cpus=Decimal(vcpus), memory_bytes=memory_mib * MIB, max_pods=max_pods))
+    return result.kube_reserved if result.fills == "kubeReserved" else result.system_reserved
+
+
+def _shapes(resource: str) -> list[tuple[int, int, int]]:
+    if resource == "cpu":
+        return [(v, m, p) for v in VCPUS for m in (1024, 65536) for p in (29, 110)]
+    return [(v, m, p) for v in (1, 16, 96) for m in MEMORY_MIB for p in MAX_PODS]
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+@pytest.mark.parametrize("resource", ["cpu", "memory"])
+def test_expression_equals_formula_exactly_and_after_karpenter_rounding(formula: str, resource: str) -> None:
+    form = cel_form(formula)
+    expression = form.values[resource]
+    assert resource in form.expressions
+    checked = 0
+    for vcpus, memory_mib, max_pods in _shapes(resource):
+        ctx = context(vcpus, memory_mib, max_pods)
+        got = evaluate(expression, ctx)
+        want = Quantity.parse(_model(formula, vcpus, memory_mib, max_pods)[resource])
+        # Exact: the expression returns the formula's value in Karpenter's unit for the key.
+        assert Decimal(got) * UNIT[resource] == want.value, (formula, resource, vcpus, memory_mib, max_pods, got)
+        # After Karpenter's rounding: what Karpenter writes equals what the capacity model predicts.
+        assert Quantity.parse(karpenter_quantity(resource, got)) == rounded_up(resource, want), (
+            formula,
+            resource,
+            vcpus,
+            memory_mib,
+            max_pods,
+        )
+        checked += 1
+    assert checked >= 570
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_constant_values_are_quantities_and_match_the_formula(formula: str) -> None:
+    form = cel_form(formula)
+    for resource, text in form.values.items():
+        if resource in form.expressions:
+            continue
+        for vcpus, memory_mib, max_pods in itertools.product((1, 7, 192), (2048, 262144), (11, 737)):
+            assert Quantity.parse(text) == Quantity.parse(_model(formula, vcpus, memory_mib, max_pods)[resource])
+
+
+@pytest.mark.parametrize("formula", FORMULAS)
+def test_expressions_use_only_karpenter_variables_integers_and_two_argument_max_min(formula: str) -> None:
+    for resource in cel_form(formula).expressions:
+        expression = cel_form(formula).values[resource]
+        # Integer literals only: a double anywhere would not type-check against the int variables (no coercion).
+        assert not re.search(r"\d\.\d|\.\d", expression), expression
+        names = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expression))
+        assert names <= {"vcpus", "memory_mib", "max_pods", "max", "min"}, names
+        # A quantity would be taken as a static value by Karpenter: every expression must fail to parse as one.
+        with pytest.raises(ValueError):
+            Quantity.parse(expression)
+        # Every call passes exactly two arguments (Karpenter registers no other arity).
+        for call in re.finditer(r"\b(max|min)\(", expression):
+            depth, commas, i = 1, 0, call.end()
+            while depth:
+                ch = expression[i]
+                depth += ch == "("
+                depth -= ch == ")"
+                commas += ch == "," and depth == 1
+                i += 1
+            assert commas == 1, expression[call.start() : i]
+
+
+def test_expressions_never_go_negative_or_overflow_on_the_largest_instance() -> None:
+    # u-24tb1.metal: 448 vCPUs, 24 TiB (25165824 MiB), 737 pods — Karpenter's own overflow worst case.
+    ctx = context(448, 25165824, 737, "u-24tb1.metal")
+    for formula in FORMULAS:
+        for resource in cel_form(formula).expressions:
+            assert evaluate(cel_form(formula).values[resource], ctx) >= 0
+
+
+def test_real_shapes_karpenter_and_nodeadm_publish() -> None:
+    # nodeadm's kube-reserved for an m5.large with 29 pods is 574Mi and 70m
+    # (awslabs/amazon-eks-ami@81fec2e895854f599974fe4d3d72f61c0a9aaffa:nodeadm/internal/kubelet/config.go: 11 x maxPods
+    # + 255; 6/1/0.5/0.25 % cpu tiers); Karpenter's own test evaluates "11 * max_pods + 255" for 58 pods as 893
+    # (aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe:pkg/cel/environment_test.go).
+    form = cel_form("eks")
+    assert evaluate(form.values["memory"], context(2, 8192, 29)) == 574
+    assert evaluate(form.values["cpu"], context(2, 8192, 29)) == 70
+    assert evaluate(form.values["memory"], context(16, 65536, 58)) == 893
+    # The same file rounds 20 pods x 11 = 220 up to 224Mi, and 60m stays 60m.
+    assert karpenter_quantity("memory", 220) == "224Mi" == str(rounded_up("memory", Quantity.parse("220Mi")))
+    assert karpenter_quantity("cpu", 60) == "60m" == str(rounded_up("cpu", Quantity.parse("60m")))
+
+
+@pytest.mark.parametrize(
+    ("resource", "exact", "rounded"),
+    [("cpu", "75m", "80m"), ("cpu", "0.5", "500m"), ("memory", "893Mi", "896Mi"), ("memory", "1Gi", "1024Mi")],
+)
+def test_rounding_goes_up_to_karpenters_granularity(resource: str, exact: str, rounded: str) -> None:
+    assert rounded_up(resource, Quantity.parse(exact)) == Quantity.parse(rounded)
+    assert CPU_ROUNDING_MILLI == 10 and MEMORY_ROUNDING_MIB == 16
+
+
+def test_openshift_formulas_are_not_expressible_and_say_why() -> None:
+    for formula in ("openshift", "openshift-4.20"):
+        assert not expressible(formula)
+        with pytest.raises(NotExpressible, match="MemTotal"):
+            cel_form(formula)
+    assert set(NOT_EXPRESSIBLE) == {"openshift", "openshift-4.20"}
