@@ -29,16 +29,20 @@ USAGE_EXIT = "invalid input or usage error (one line on stderr: allocatable: err
 
 def error(message: str) -> int:
     """Write the one-line usage/input error (``what is wrong; what to do``) to stderr; return exit code 2."""
+    from renderer.escaping import plain
+
     sys.stdout.flush()
-    sys.stderr.write(f"{PROG}: error: {message}\n")
+    sys.stderr.write(f"{PROG}: error: {plain(message)}\n")  # one line: paths and values in it are data
     sys.stderr.flush()
     return EXIT_USAGE
 
 
 def note(message: str) -> None:
     """A summary or progress line: stderr, after whatever stdout holds so far (terminals show them in order)."""
+    from renderer.escaping import plain
+
     sys.stdout.flush()
-    sys.stderr.write(message + "\n")
+    sys.stderr.write(plain(message) + "\n")
     sys.stderr.flush()
 
 

@@ -98,9 +98,14 @@ def run(args: argparse.Namespace) -> int:
     from renderer.commands import lint, render, validate
     from renderer.commands._common import invoke
     from renderer.delivery.hooks import all_roots, roots_for
+    from renderer.escaping import plain
     from renderer.loading.files import display_path, is_stdin
 
     top = Path.cwd()
+    # pre-commit passes only files that exist: a word like an option that names no file is a mistyped option.
+    unknown = [str(f) for f in args.files if str(f).startswith("-") and not (f.exists() or f.is_symlink())]
+    if unknown:
+        args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.files:
         roots, _stray = roots_for(args.files, top, everything_on_stray=args.check == "render-check")
     else:
@@ -114,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         shown = display_path(root) or "."
         if len(roots) > 1:
             sys.stdout.flush()
-            sys.stderr.write(f"== {shown}\n")
+            sys.stderr.write(f"== {plain(shown)}\n")
             sys.stderr.flush()
         name, *options = CHECKS[args.check]
         command = {"validate": validate, "lint": lint, "render": render}[name]

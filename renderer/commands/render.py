@@ -162,10 +162,12 @@ def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace) -> 
     if not differences:
         note(f"render --check: {out_dir.as_posix()} is up to date ({_files(len(files))})")
         return 0
-    for d in differences:
-        sys.stdout.write(f"{(out_dir / d.path).as_posix()}: {d.status}\n")
+    from renderer.escaping import plain
+
+    for d in differences:  # paths and diff lines come from the disk: data, escaped
+        sys.stdout.write(f"{plain((out_dir / d.path).as_posix())}: {d.status}\n")
         for line in d.diff:
-            sys.stdout.write(f"    {line}\n")
+            sys.stdout.write(f"    {plain(line)}\n")
     where = " ".join(p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p)
     cmd = f"allocatable render{(' ' + where) if where else ''} -o {out_dir.as_posix()}"
     n = len(differences)

@@ -130,6 +130,8 @@ def read_regular(path: str | Path, max_bytes: int, *, follow: bool = True) -> by
         before = os.stat(path, follow_symlinks=follow)
     except OSError as exc:
         raise FileProblem(f"cannot read file: {exc.strerror or exc}") from None
+    except ValueError:  # a NUL in the name: no file system has such a file
+        raise FileProblem("cannot read file: its name contains a NUL character") from None
     kind = not_regular(before.st_mode)
     if kind is not None:
         raise FileProblem(kind)

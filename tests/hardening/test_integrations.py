@@ -327,3 +327,11 @@ def test_plugin_policy_directory_named_like_an_option(tmp_path: Path) -> None:
     res = _generate(app, ARGOCD_ENV_POLICY_PATH="--help")
     assert res.returncode == 0 and "kind: ConfigMap" in res.stdout, shown(res)
     assert "usage:" not in res.stdout + res.stderr
+
+
+def test_a_mistyped_hook_option_is_an_error_not_a_file(tmp_path: Path) -> None:
+    """`args: [--strict]` (instead of --arg=--strict) names no file: an error, never silently skipped."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    good_repo(tmp_path / "policies")
+    res = cli("hook", "lint", "--strict", "policies/pools/web.yaml", cwd=tmp_path)
+    assert res.returncode == 2 and "unrecognized arguments: --strict" in res.stderr, shown(res)
