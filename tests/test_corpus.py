@@ -27,6 +27,8 @@ import pytest
 CASES_DIR = Path(__file__).resolve().parent / "corpus" / "cases"
 REPO = "repo"  # the policy repo is copied to tmp_path / REPO; reported paths start with it
 
+#: Control characters of input data are escaped in every output (issue 12): none may reach the terminal raw.
+_RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _EXPECT_RE = re.compile(r"^(?:(?P<path>[^\s:]+):)?(?P<line>\d+):(?P<col>\d+) (?P<code>AL\d{3}) (?P<text>.+)$")
 
 
@@ -126,6 +128,8 @@ def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
     shown = f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
 
     assert "Traceback" not in res.stdout + res.stderr, shown
+    raw = _RAW_CONTROL.search(res.stdout + res.stderr)
+    assert raw is None, f"a raw control character reached the output: {raw.group()!r}\n{shown}"
     assert res.stderr.startswith("validate: ") and res.stderr.count("\n") == 1, shown  # the summary, on stderr
     assert after == before, "validate changed files under the working directory"
 
@@ -151,7 +155,7 @@ def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
 
 
 def test_corpus_is_big_enough() -> None:
-    assert len(committed_cases()) + len(GENERATED) >= 60
+    assert len(committed_cases()) + len(GENERATED) >= 160
 
 
 @pytest.mark.parametrize("entry", committed_cases(), ids=lambda p: p.name)
