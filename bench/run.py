@@ -1,12 +1,23 @@
-"""Benchmark: generate synthetic policy repos, time each stage, print a table. Figures only, no pass/fail.
+"""Benchmark: generate repos of every shape, time ``allocatable lint`` against a bare libyaml parse, print one table.
 
-    python bench/run.py [--sizes 1000,10000] [--keep] [--profile]
+    python bench/run.py [--sizes 1000,10000] [--shapes synthetic,inventory,...] [--runs 3] [--no-peers]
+                        [--profile SHAPE] [--keep]
 
-Every timed stage is one entry in ``MEASUREMENTS``: a label and a function that takes the generated repo and
-returns seconds (the best of a few runs), or raises ``NotAvailable`` with the reason. Lint and render are
-looked up in ``renderer.pipeline`` by name (``lint``, ``render``) and called with the list of repo paths, the
-way ``renderer.pipeline.load`` is; until they exist there the table says "not available". To time another
-stage, write a function and add it to the list.
+Figures only: nothing here passes or fails. Every figure is a whole fresh process, as a user or CI runs it:
+
+- lint: ``allocatable lint -o json DIR``; parse: ``python bench/bare_parse.py DIR`` (PyYAML's ``CSafeLoader``
+  over the same files, nothing else). The two run in turn, A B A B ..., ``--runs`` pairs per repo; the table shows
+  the median of each and the median of the pair-by-pair ratios, so a machine that speeds up or slows down during
+  the run moves both sides of a ratio alike.
+- scaling: lint at the largest size divided by lint at the smallest (x10 objects is linear at x10).
+- RSS: the largest peak resident set of the lint runs (``ru_maxrss`` of the finished child).
+- peers, one run each on the same files: ``yamllint DIR`` (default configuration) and ``check-jsonschema`` with
+  ``schemas/<kind>.json`` (it reads one document per file, so the documents are split into files of their own
+  first, and Nodes are left out: there is no schema of ours for them). Skipped when not installed
+  (``pip install yamllint check-jsonschema``).
+
+Then cold starts on the bundled ``policies/``: ``allocatable lint policies/`` against ``yamllint policies/``
+(paired, medians), ``allocatable --help``, and check-jsonschema on the same files.
 """
 
 from __future__ import annotations
@@ -14,164 +25,91 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import os
+import platform
 import pstats
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from generate import Generated, generate  # noqa: E402
+from generate import SHAPES, Generated, generate  # noqa: E402
 
-REPEAT = 3
-COLD_REPEAT = 5
+DEFAULT_SHAPES = tuple(SHAPES)
+COLD_PAIRS = 11
+PEER_TIMEOUT = 900.0
 
-
-class NotAvailable(Exception):
-    """The stage cannot be measured here (not implemented yet, tool not installed, ...)."""
-
-
-@dataclass
-class Repo:
-    size: int
-    path: Path
-    generated: Generated
-    files: list[Path] = field(default_factory=list)
-
-    @property
-    def objects(self) -> int:
-        return self.generated.counts.total
+# As installed tools run: with byte-code caches (pip compiles them at install time). An environment that sets
+# PYTHONDONTWRITEBYTECODE would otherwise make every run compile every module from source.
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 @dataclass
-class Row:
-    label: str
-    seconds: dict[int, float] = field(default_factory=dict)
-    notes: dict[int, str] = field(default_factory=dict)
+class Run:
+    wall: float
+    cpu: float
+    rss_mb: float
+    exit_code: int
 
 
-def best_of(fn: Callable[[], object], repeat: int = REPEAT) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+# The timed command is started by this small probe, not by the benchmark process: a child's peak RSS counts the
+# memory of the process it was forked from (ru_maxrss survives exec), and the benchmark holds the generated repos.
+_PROBE = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+proc = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+deadline = start + float(sys.argv[1])
+while True:
+    pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+    if pid:
+        break
+    if time.perf_counter() > deadline:
+        proc.kill()
+        os.wait4(proc.pid, 0)
+        print(json.dumps(None))
+        sys.exit(0)
+    time.sleep(0.01)
+wall = time.perf_counter() - start
+proc.returncode = os.waitstatus_to_exitcode(status)
+print(json.dumps([wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, proc.returncode]))
+"""
 
 
-# --- measurements ------------------------------------------------------------------------------------------------
+def run_once(cmd: list[str], cwd: Path = ROOT, timeout: float | None = None) -> Run:
+    """One fresh process: wall time, user+sys time and peak RSS from the kernel's accounting of the child."""
+    bound = PEER_TIMEOUT * 4 if timeout is None else timeout
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(bound), *cmd], cwd=cwd, env=ENV, capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout)
+    if got is None:
+        raise TimeoutError(f"{cmd[0]} took longer than {bound:.0f} s")
+    wall, cpu, maxrss, code = got
+    rss = maxrss / (1024 * 1024) if sys.platform == "darwin" else maxrss / 1024
+    return Run(wall, cpu, rss, code)
 
 
-def measure_parse(repo: Repo) -> float:
-    """Bare libyaml: PyYAML's C loader over the same files, no checks, no models."""
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is None:
-        raise NotAvailable("PyYAML is built without libyaml")
-    texts = [p.read_text(encoding="utf-8") for p in repo.files]
-
-    def run() -> None:
-        for text in texts:
-            for _ in yaml.load_all(text, Loader=loader):
-                pass
-
-    return best_of(run)
-
-
-def measure_validate(repo: Repo) -> float:
-    """renderer.pipeline.load (read, parse, validate every object) plus position lookup for its findings."""
-    from renderer import pipeline
-
-    def run() -> None:
-        result = pipeline.load([repo.path])
-        result.finish(result.findings)
-
-    return best_of(run)
-
-
-def _pipeline_stage(name: str) -> Callable[[Repo], float]:
-    def measure(repo: Repo) -> float:
-        from renderer import pipeline
-
-        fn = getattr(pipeline, name, None)
-        if not callable(fn):
-            raise NotAvailable(f"renderer.pipeline has no {name}()")
-        return best_of(lambda: fn([repo.path]))
-
-    measure.__doc__ = f"renderer.pipeline.{name}([repo])"
-    return measure
-
-
-def _split_documents(repo: Repo, into: Path) -> dict[str, list[Path]]:
-    """check-jsonschema reads one document per file: the same documents, one per file, by schema."""
-    schema_of = {
-        "pools": "nodepool.json",
-        "commitclasses": "commitclass.json",
-        "reservations": "reservationpolicy.json",
-        "runtimeclasses": "runtimeclass.json",
-    }
-    out: dict[str, list[Path]] = {}
-    for path in repo.files:
-        schema = schema_of.get(path.relative_to(repo.path).parts[0])
-        if schema is None:  # Node inventory has no schema of ours
-            continue
-        docs = path.read_text(encoding="utf-8").split("\n---\n")[1:]
-        for i, doc in enumerate(docs):
-            target = into / schema.removesuffix(".json") / f"{path.stem}-{path.parent.name}-{i:03d}.yaml"
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(doc, encoding="utf-8")
-            out.setdefault(schema, []).append(target)
-    return out
-
-
-def measure_check_jsonschema(repo: Repo) -> float:
-    """check-jsonschema with schemas/*.json over the same documents (one run per schema, total wall time)."""
-    exe = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent)) or shutil.which("check-jsonschema")
-    if exe is None:
-        raise NotAvailable("check-jsonschema is not installed (pip install check-jsonschema)")
-    with tempfile.TemporaryDirectory(prefix="bench-cjs-") as tmp:
-        by_schema = _split_documents(repo, Path(tmp))
-
-        def run() -> None:
-            for schema, files in by_schema.items():
-                for start in range(0, len(files), 2000):  # keep the command line short
-                    cmd = [exe, "--schemafile", str(ROOT / "schemas" / schema), *map(str, files[start : start + 2000])]
-                    subprocess.run(cmd, capture_output=True, check=False)
-
-        return best_of(run)
-
-
-def measure_render_stage(repo: Repo) -> float:
-    """The render stage alone (targets + serialising), on a model already loaded, linted and built."""
-    from renderer import pipeline
-    from renderer.capacity.model import build
-    from renderer.render import engine
-
-    result = pipeline.load([repo.path])
-    model = build(result.policies)
-    return best_of(lambda: engine.render(result, model))
-
-
-MEASUREMENTS: list[tuple[str, Callable[[Repo], float]]] = [
-    ("parse: libyaml CSafeLoader, best of 3", measure_parse),
-    ("validate: pipeline.load, best of 3", measure_validate),
-    ("lint: pipeline.lint, best of 3", _pipeline_stage("lint")),
-    ("render: pipeline.render (load+lint+render), best of 3", _pipeline_stage("render")),
-    ("render stage alone (engine.render), best of 3", measure_render_stage),
-    ("check-jsonschema, schemas/*.json", measure_check_jsonschema),
-]
-
-
-# --- subprocess figures ------------------------------------------------------------------------------------------
+def paired(
+    a: list[str], b: list[str], pairs: int, cwd: Path = ROOT, timeout: float | None = None
+) -> tuple[list[Run], list[Run]]:
+    """A B A B ... after one warm-up of each (file cache, byte-code). ``timeout`` bounds each run of A."""
+    run_once(a, cwd, timeout)
+    run_once(b, cwd)
+    runs_a: list[Run] = []
+    runs_b: list[Run] = []
+    for _ in range(pairs):
+        runs_a.append(run_once(a, cwd, timeout))
+        runs_b.append(run_once(b, cwd))
+    return runs_a, runs_b
 
 
 def allocatable_command() -> list[str]:
@@ -179,106 +117,173 @@ def allocatable_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "renderer"]
 
 
-_RSS_PROBE = (
-    "import resource, subprocess, sys\n"
-    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-)
+def tool(name: str) -> str | None:
+    return shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
 
 
-def peak_rss_mb(args: list[str]) -> float:
-    """Peak RSS of one run of ``args``, measured in a fresh process so earlier children do not count."""
-    out = subprocess.run([sys.executable, "-c", _RSS_PROBE, *args], capture_output=True, text=True, check=True)
-    maxrss = int(out.stdout.strip())
-    return maxrss / (1024 * 1024) if sys.platform == "darwin" else maxrss / 1024  # bytes on macOS, KiB on Linux
+# --- peers -------------------------------------------------------------------------------------------------------
+
+SCHEMA_OF_KIND = {
+    "NodePool": "nodepool.json",
+    "CommitClass": "commitclass.json",
+    "ReservationPolicy": "reservationpolicy.json",
+    "RuntimeClass": "runtimeclass.json",
+}
 
 
-def cold_start(args: list[str]) -> float:
-    # As installed tools run: with byte-code caches (pip compiles them at install time). An environment that sets
-    # PYTHONDONTWRITEBYTECODE would otherwise make every run compile every module from source.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def split_documents(gen: Generated, into: Path) -> dict[str, list[Path]]:
+    """check-jsonschema reads one document per file: the same policy documents, one per file, by schema."""
+    out: dict[str, list[Path]] = {}
+    count = 0
+    for path in gen.paths:
+        if path.suffix == ".json":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for doc in text.split("\n---\n") if "\n---\n" in text else [text]:
+            head = doc[:400]
+            kind = next((k for k in SCHEMA_OF_KIND if f"\nkind: {k}\n" in f"\n{head}"), None)
+            if kind is None:
+                continue
+            count += 1
+            target = into / kind / f"{count:07d}.yaml"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(doc, encoding="utf-8")
+            out.setdefault(SCHEMA_OF_KIND[kind], []).append(target)
+    return out
 
-    def run() -> None:
-        subprocess.run(args, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
-    return best_of(run, COLD_REPEAT)
-
-
-def cold_start_check_jsonschema() -> str:
-    """check-jsonschema on the policies/ files of one kind per run (it takes one schema and single-document files),
-    summed over the kinds: what it costs to check the same files."""
-    exe = shutil.which("check-jsonschema", path=str(Path(sys.executable).parent)) or shutil.which("check-jsonschema")
+def check_jsonschema_seconds(gen: Generated) -> str:
+    exe = tool("check-jsonschema")
     if exe is None:
-        return "not available (pip install check-jsonschema)"
-    runs = {
-        "commitclass.json": sorted((ROOT / "policies" / "commitclasses").glob("*.yaml")),
-        "reservationpolicy.json": sorted((ROOT / "policies" / "reservations").glob("*.yaml")),
-        "runtimeclass.json": sorted((ROOT / "policies" / "runtimeclasses").glob("*.yaml")),
-        "settings.json": [ROOT / "policies" / ".allocatable.yaml"],
-    }
-    one = 0.0
-    total = 0.0
-    for schema, files in runs.items():
-        cmd = [exe, "--schemafile", str(ROOT / "schemas" / schema), *map(str, files)]
-        t = cold_start(cmd)
-        one = t if schema == "commitclass.json" else one
-        total += t
-    return f"{_fmt_seconds(one)} for one kind, {_fmt_seconds(total)} for the 4 single-document kinds"
+        return "n/a"
+    with tempfile.TemporaryDirectory(prefix="bench-cjs-") as tmp:
+        by_schema = split_documents(gen, Path(tmp))
+        if not by_schema:
+            return "-"
+        total = 0.0
+        try:
+            for schema, files in by_schema.items():
+                for start in range(0, len(files), 2000):  # keep the command line short
+                    cmd = [exe, "--schemafile", str(ROOT / "schemas" / schema), *map(str, files[start : start + 2000])]
+                    total += run_once(cmd, timeout=PEER_TIMEOUT).wall
+        except TimeoutError:
+            return f"> {PEER_TIMEOUT:.0f}"
+        return f"{total:.2f}"
 
 
-# --- table -------------------------------------------------------------------------------------------------------
+def yamllint_seconds(path: Path) -> str:
+    exe = tool("yamllint")
+    if exe is None:
+        return "n/a"
+    try:
+        return f"{run_once([exe, str(path)], timeout=PEER_TIMEOUT).wall:.2f}"
+    except TimeoutError:
+        return f"> {PEER_TIMEOUT:.0f}"
 
 
-def _fmt_seconds(s: float) -> str:
-    return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
+# --- the table ---------------------------------------------------------------------------------------------------
 
 
-def print_table(repos: list[Repo], rows: list[Row], rss: dict[int, float]) -> None:
-    sizes = [r.size for r in repos]
-    first, last = sizes[0], sizes[-1]
-    head = ["", *[f"{s:,} objects" for s in sizes]] + ([f"{first:,} -> {last:,}"] if len(sizes) > 1 else [])
-    table: list[list[str]] = [head]
-    table.append(["files, size", *[f"{r.generated.files} files, {r.generated.bytes / 1e6:.1f} MB" for r in repos]])
-    objects = {r.size: r.objects for r in repos}
+@dataclass
+class Row:
+    shape: str
+    size: int
+    gen: Generated
+    lint: list[Run] = field(default_factory=list)
+    parse: list[Run] = field(default_factory=list)
+    yamllint: str = "-"
+    check_jsonschema: str = "-"
+    timed_out: float | None = None
+
+    def median(self, runs: list[Run], clock: str) -> float:
+        return statistics.median(getattr(r, clock) for r in runs)
+
+    def ratio(self, clock: str) -> float:
+        return statistics.median(
+            getattr(a, clock) / getattr(b, clock) for a, b in zip(self.lint, self.parse, strict=True)
+        )
+
+    def spread(self, clock: str) -> str:
+        ratios = [getattr(a, clock) / getattr(b, clock) for a, b in zip(self.lint, self.parse, strict=True)]
+        return f"{min(ratios):.2f}-{max(ratios):.2f}"
+
+
+def print_table(rows: list[Row], clock: str, peers: bool) -> None:
+    head = ["shape", "documents", "files, MB", "lint s", "bare parse s", "ratio", "ratio range", "scaling", "RSS MB"]
+    if peers:
+        head += ["yamllint s", "check-jsonschema s"]
+    table = [head]
+    smallest: dict[str, Row] = {}
     for row in rows:
-        cells = []
-        for s in sizes:
-            if s in row.seconds:
-                cells.append(f"{_fmt_seconds(row.seconds[s])} ({objects[s] / row.seconds[s]:,.0f}/s)")
-            else:
-                cells.append("not available" if s in row.notes else "-")
-        if len(sizes) > 1 and first in row.seconds and last in row.seconds:
-            cells.append(f"time x{row.seconds[last] / row.seconds[first]:.1f}")
-        table.append([row.label, *cells])
-    parse = next((r for r in rows if r.label.startswith("parse")), None)
-    for stage in ("validate", "lint"):
-        other = next((r for r in rows if r.label.startswith(stage)), None)
-        if parse and other:
-            ratio = [
-                f"x{other.seconds[s] / parse.seconds[s]:.2f}" if s in parse.seconds and s in other.seconds else "-"
-                for s in sizes
-            ]
-            table.append([f"{stage} / parse (target for lint: <= x2.5)", *ratio])
-    table.append(["peak RSS, `allocatable lint` subprocess", *[f"{rss[s]:.0f} MB" for s in sizes]])
+        if row.timed_out is not None:
+            cells = [row.shape, f"{row.gen.documents:,}", f"{row.gen.files:,}, {row.gen.bytes / 1e6:.1f}"]
+            cells += [f"> {row.timed_out:.0f}", "-", "-", "-", "-", "-"] + (["-", "-"] if peers else [])
+            table.append(cells)
+            continue
+        smallest.setdefault(row.shape, row)
+        first = smallest[row.shape]
+        scaling = f"x{row.median(row.lint, clock) / first.median(first.lint, clock):.1f}" if first is not row else ""
+        exits = {r.exit_code for r in row.lint}
+        cells = [
+            row.shape,
+            f"{row.gen.documents:,}",
+            f"{row.gen.files:,}, {row.gen.bytes / 1e6:.1f}",
+            f"{row.median(row.lint, clock):.2f}" + ("" if exits <= {0, 1} else f" (exit {sorted(exits)})"),
+            f"{row.median(row.parse, clock):.2f}",
+            f"x{row.ratio(clock):.2f}",
+            row.spread(clock),
+            scaling,
+            f"{max(r.rss_mb for r in row.lint):.0f}",
+        ]
+        if peers:
+            cells += [row.yamllint, row.check_jsonschema]
+        table.append(cells)
+    widths = [max(len(line[i]) for line in table) for i in range(len(head))]
+    print("| " + " | ".join(c.ljust(w) for c, w in zip(head, widths, strict=True)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for line in table[1:]:
+        print("| " + " | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) + " |")
 
-    widths = [max(len(line[i]) if i < len(line) else 0 for line in table) for i in range(len(head))]
-    for n, line in enumerate(table):
-        print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line)).rstrip())
-        if n == 0:
-            print("  ".join("-" * w for w in widths))
-    notes = sorted({note for row in rows for note in row.notes.values()})
-    for note in notes:
-        print(f"  not available: {note}")
+
+def cold_starts(cmd: list[str], clock: str) -> None:
+    policies = ROOT / "policies"
+    print(f"cold start on policies/ (median of {COLD_PAIRS}, {clock} seconds):")
+    exe = tool("yamllint")
+    if exe is not None:
+        a, b = paired([*cmd, "lint", str(policies)], [exe, str(policies)], COLD_PAIRS)
+        ratios = [getattr(x, clock) / getattr(y, clock) for x, y in zip(a, b, strict=True)]
+        print(
+            f"  allocatable lint policies/   {statistics.median(getattr(r, clock) for r in a):.3f} s"
+            f"   yamllint policies/ {statistics.median(getattr(r, clock) for r in b):.3f} s"
+            f"   ratio x{statistics.median(ratios):.2f} (pairs {min(ratios):.2f}-{max(ratios):.2f})"
+        )
+    else:
+        runs = [run_once([*cmd, "lint", str(policies)]) for _ in range(COLD_PAIRS)]
+        print(f"  allocatable lint policies/   {statistics.median(getattr(r, clock) for r in runs):.3f} s")
+        print("  yamllint: not installed (pip install yamllint)")
+    runs = [run_once([*cmd, "--help"]) for _ in range(COLD_PAIRS)]
+    print(f"  allocatable --help           {statistics.median(getattr(r, clock) for r in runs):.3f} s")
+    cjs = tool("check-jsonschema")
+    if cjs is not None:
+        kinds = {
+            "commitclass.json": sorted((policies / "commitclasses").glob("*.yaml")),
+            "reservationpolicy.json": sorted((policies / "reservations").glob("*.yaml")),
+            "runtimeclass.json": sorted((policies / "runtimeclasses").glob("*.yaml")),
+        }
+        total = 0.0
+        for schema, files in kinds.items():
+            cmd_ = [cjs, "--schemafile", str(ROOT / "schemas" / schema), *map(str, files)]
+            total += statistics.median(getattr(run_once(cmd_), clock) for _ in range(3))
+        print(f"  check-jsonschema, 3 kinds    {total:.3f} s (one run per kind: it takes one schema)")
 
 
-def profile_validate(repo: Repo, top: int = 15) -> str:
+def profile_lint(path: Path, top: int = 25) -> str:
+    sys.path.insert(0, str(ROOT))
     from renderer import pipeline
 
-    pipeline.load([repo.path])  # warm up imports and caches, as best-of-3 does
     prof = cProfile.Profile()
     prof.enable()
-    result = pipeline.load([repo.path])
-    result.finish(result.findings)
+    pipeline.lint([path])
     prof.disable()
     out = io.StringIO()
     pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(top)
@@ -286,57 +291,68 @@ def profile_validate(repo: Repo, top: int = 15) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Time parse, validate (and lint/render when available).")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated object counts (default 1000,10000)")
+    parser.add_argument("--shapes", default=",".join(DEFAULT_SHAPES), help="comma-separated shapes (default: all)")
+    parser.add_argument("--runs", type=int, default=3, help="lint/parse pairs per repo (default 3)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="wall (default) or user+sys time")
     parser.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
+    parser.add_argument("--no-peers", action="store_true", help="skip yamllint and check-jsonschema on the repos")
+    parser.add_argument("--no-cold", action="store_true", help="skip the cold-start figures")
+    parser.add_argument("--profile", metavar="SHAPE", help="also print a cProfile of lint on SHAPE at the largest size")
     parser.add_argument("--keep", action="store_true", help="keep the generated repos and print where they are")
-    parser.add_argument("--profile", action="store_true", help="also print a cProfile of validate on the largest repo")
+    parser.add_argument("--timeout", type=float, default=PEER_TIMEOUT, help="bound on one lint run, seconds")
+    parser.add_argument(
+        "--allocatable", metavar="EXE", help="the allocatable executable to time (default: this venv's)"
+    )
     args = parser.parse_args(argv)
     sizes = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
+    shapes = [s.strip() for s in args.shapes.split(",") if s.strip()]
+    unknown = [s for s in shapes if s not in SHAPES]
+    if unknown:
+        parser.error(f"unknown shape(s) {', '.join(unknown)}; shapes: {', '.join(SHAPES)}")
 
-    sys.path.insert(0, str(ROOT))
+    cmd = [args.allocatable] if args.allocatable else allocatable_command()
     workdir = Path(tempfile.mkdtemp(prefix="allocatable-bench-"))
+    rows: list[Row] = []
     try:
-        repos: list[Repo] = []
-        for size in sizes:
-            path = workdir / f"repo-{size}"
-            gen = generate(size, path, args.seed)
-            files = sorted(p for p in path.rglob("*.yaml") if not p.name.startswith("."))
-            repos.append(Repo(size, path, gen, files))
-        from renderer import pipeline
-
-        for repo in repos:
-            result = pipeline.load([repo.path])
-            errors = sum(1 for f in result.findings if f.severity == "error")
-            if errors:
-                print(f"note: the {repo.size:,}-object repo has {errors} validation errors; figures include them")
-
-        rows: list[Row] = []
-        for label, fn in MEASUREMENTS:
-            row = Row(label)
-            for repo in repos:
+        for shape in shapes:
+            for size in sizes:
+                path = workdir / f"{shape}-{size}"
+                gen = generate(shape, size, path, args.seed)
+                row = Row(shape, size, gen)
                 try:
-                    row.seconds[repo.size] = fn(repo)
-                except NotAvailable as exc:
-                    row.notes[repo.size] = str(exc)
-            rows.append(row)
-        cmd = allocatable_command()
-        rss = {repo.size: peak_rss_mb([*cmd, "lint", str(repo.path)]) for repo in repos}
+                    row.lint, row.parse = paired(
+                        [*cmd, "lint", "-o", "json", str(path)],
+                        [sys.executable, str(HERE / "bare_parse.py"), str(path)],
+                        args.runs,
+                        timeout=args.timeout,
+                    )
+                except TimeoutError:
+                    row.timed_out = args.timeout
+                if not args.no_peers and row.timed_out is None:
+                    row.yamllint = yamllint_seconds(path)
+                    row.check_jsonschema = check_jsonschema_seconds(gen)
+                rows.append(row)
+                print(f"  measured {shape} at {size:,}", file=sys.stderr)
+                if not args.keep and not (args.profile == shape and size == sizes[-1]):
+                    shutil.rmtree(path, ignore_errors=True)
 
-        print(f"allocatable benchmark: Python {sys.version.split()[0]}, {sys.platform}, seed {args.seed}")
+        cpu = platform.processor() or platform.machine()
+        print(
+            f"allocatable benchmark, {date.today().isoformat()}: Python {platform.python_version()}, "
+            f"{platform.system()} {cpu}, {os.cpu_count()} cores; {args.runs} pairs per repo, {args.clock} time, "
+            f"seed {args.seed}"
+        )
         print()
-        print_table(repos, rows, rss)
-        print()
-        print(f"cold start, best of {COLD_REPEAT} (wall, subprocess):")
-        print(f"  allocatable lint policies/       {_fmt_seconds(cold_start([*cmd, 'lint', 'policies']))}")
-        print(f"  allocatable validate policies/   {_fmt_seconds(cold_start([*cmd, 'validate', 'policies']))}")
-        print(f"  allocatable --help               {_fmt_seconds(cold_start([*cmd, '--help']))}")
-        cjs = cold_start_check_jsonschema()
-        print(f"  check-jsonschema, policies/      {cjs}")
+        print_table(rows, args.clock, not args.no_peers)
+        if not args.no_cold:
+            print()
+            cold_starts(cmd, args.clock)
         if args.profile:
             print()
-            print(f"profile of validate on the {repos[-1].size:,}-object repo (top 15 by cumulative time):")
-            print(profile_validate(repos[-1]))
+            print(f"profile of lint on {args.profile} at {sizes[-1]:,} (top 25 by cumulative time):")
+            print(profile_lint(workdir / f"{args.profile}-{sizes[-1]}"))
         if args.keep:
             print(f"\ngenerated repos kept in {workdir.as_posix()}")
     finally:

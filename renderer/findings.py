@@ -20,6 +20,8 @@ class SourceRef:
     item: int | None = None
     line: int = 1
     column: int = 1
+    #: A List item's character range in its file: its position is found by reading just that text.
+    span: tuple[int, int] | None = None
 
     def field_path(self, field_path: FieldPath) -> FieldPath:
         """The path from the document root for a path relative to the object."""

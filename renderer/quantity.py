@@ -364,6 +364,10 @@ class Quantity:
         """The value in whole units, rounded toward minus infinity (never more than the quantity)."""
         return self._nanos // _NANO
 
+    def floor_div(self, other: Quantity) -> int:
+        """How many times ``other`` fits in this quantity, rounded toward minus infinity; exact (integers)."""
+        return self._nanos // other._nanos
+
     # -- arithmetic ----------------------------------------------------------------
 
     def _result(self, nanos: int, fmt: Format, op: str, other: object) -> Quantity:

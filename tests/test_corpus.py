@@ -204,6 +204,17 @@ def _padded_pool(size: int) -> bytes:
     return head + line * ((size - len(head)) // len(line))
 
 
+def _node_list(nodes: list[tuple[str, int]]) -> str:
+    """A ``kubectl get nodes -o yaml`` List whose Nodes carry an annotation of the given size (in kept fields)."""
+    items = "".join(
+        "- apiVersion: v1\n  kind: Node\n  metadata:\n    annotations:\n"
+        f"      x: {'y' * size}\n    name: {name}\n    labels: {{example.com/tier: general}}\n"
+        '  status:\n    capacity: {cpu: "8", memory: 32Gi}\n'
+        for name, size in nodes
+    )
+    return "apiVersion: v1\nkind: List\nitems:\n" + items
+
+
 def _outside(repo: Path) -> Path:
     """A directory next to the repo (inside tmp_path), i.e. outside the policy repo."""
     out = repo.parent / "outside"
@@ -252,14 +263,34 @@ def gen_empty_file(repo: Path) -> None:
     _write(repo / "x.yaml", b"")
 
 
-@_gen("big.yaml:1:1 AL006 file is larger than the 8388608 byte limit ... --max-file-size")
+@_gen()  # the default file limit (256 MiB) takes real cluster dumps; memory is bounded per document instead
 def gen_file_50_mb(repo: Path) -> None:
     _write(repo / "big.yaml", _padded_pool(50 * 1024 * 1024))
 
 
-@_gen(args=("--max-file-size", str(60 * 1024 * 1024)))
-def gen_file_50_mb_with_raised_limit(repo: Path) -> None:
+@_gen(
+    "big.yaml:1:1 AL006 file is larger than the 41943040 byte limit ... --max-file-size",
+    args=("--max-file-size", str(40 * 1024 * 1024)),
+)
+def gen_file_50_mb_with_lowered_limit(repo: Path) -> None:
     _write(repo / "big.yaml", _padded_pool(50 * 1024 * 1024))
+
+
+@_gen("big.yaml:6:8 AL001 document is larger than 8388608 characters")
+def gen_document_over_8_mib(repo: Path) -> None:
+    # One document may not exhaust memory: a 9 MB annotation value is refused however large the file limit is.
+    head = POOL.replace("  name: web\n", "  name: web\n  annotations:\n    x: " + "y" * (9 * 1024 * 1024) + "\n")
+    _write(repo / "big.yaml", head)
+
+
+@_gen()  # two List items of 5 MB each: each item is bounded on its own, not the List
+def gen_list_items_5_mb_each(repo: Path) -> None:
+    _write(repo / "nodes.yaml", _node_list([("a", 5 * 1024 * 1024), ("b", 5 * 1024 * 1024)]))
+
+
+@_gen("nodes.yaml:17:10 AL001 document is larger than 8388608 characters")
+def gen_list_item_over_8_mib(repo: Path) -> None:
+    _write(repo / "nodes.yaml", _node_list([("a", 1024), ("b", 9 * 1024 * 1024)]))
 
 
 @_gen("pool.yaml:1:1 AL006 file is larger than the 1000 byte limit", args=("--max-file-size", "1000"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import lru_cache
 
 from renderer.quantity import Quantity, QuantityError
 
@@ -57,6 +58,7 @@ def _f64(x: Fraction) -> Fraction:
     return _round_binary(x, _F64_MANTISSA_BITS, _F64_MIN_EXP)
 
 
+@lru_cache(maxsize=1024)
 def float32_percent(percent: Decimal) -> Fraction:
     """The kubelet's threshold fraction for ``percent`` %: ``float32(ParseFloat(percent, 32)) / 100`` in float32."""
     return _f32(_f32(Fraction(percent)) / 100)
@@ -64,7 +66,9 @@ def float32_percent(percent: Decimal) -> Fraction:
 
 def percent_of(capacity: int, percent: Decimal) -> int:
     """``int64(float64(capacity) * float64(float32 fraction))``: the bytes a percentage threshold keeps free."""
-    product = _f64(_f64(Fraction(capacity)) * float32_percent(percent))
+    # An integer up to 2**53 is a float64 already (the common case: skip the rounding, same result).
+    as_f64 = Fraction(capacity) if abs(capacity) <= 2**_F64_MANTISSA_BITS else _f64(Fraction(capacity))
+    product = _f64(as_f64 * float32_percent(percent))
     return int(product)  # int64() truncates toward zero
 
 

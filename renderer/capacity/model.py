@@ -19,7 +19,7 @@ advertises more than the arithmetic allows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import ROUND_FLOOR, Decimal
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -101,9 +101,29 @@ class PoolCapacity:
     formula: FormulaResult | None = None
     platform_default: PlatformDefault | None = None
     cpu_override: Quantity | None = None  # reservedSystemCPUs: the kubelet's cpu reservation replaces both maps'
-    overhead: list[OverheadFigures] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _reserved: dict[str, Quantity] = field(default_factory=dict, repr=False)
+    _overhead: list[OverheadFigures] | None = field(default=None, repr=False)
+    # Overhead figures by what they depend on, shared by every pool of one model (see overhead_figures).
+    _figures: dict[tuple[Any, ...], OverheadFigures] = field(default_factory=dict, repr=False)
+    _shape: tuple[Any, ...] | None = field(default=None, repr=False)
+
+    @property
+    def overhead(self) -> list[OverheadFigures]:
+        """Pod overhead figures per RuntimeClass that can land here, computed on first use.
+
+        Cost: O(RuntimeClasses of this pool); each distinct (class, committed allocatable, max pods) is computed
+        once per model, so 60 classes over 2,000 pools of ten sizes compute 600 figures, not 120,000."""
+        if self._overhead is None:
+            self._overhead = [overhead_figures(self, rc) for rc in self.runtime_classes]
+        return self._overhead
+
+    @property
+    def shape(self) -> tuple[Any, ...]:
+        """What overhead figures depend on: max pods and committed allocatable per resource."""
+        if self._shape is None:
+            self._shape = (self.max_pods, *(self.committed.get(r) for r in RESOURCES))
+        return self._shape
 
     @property
     def commit_class(self) -> Loaded[CommitClass] | None:
@@ -173,12 +193,22 @@ class PoolCapacity:
         }
 
 
+@dataclass(frozen=True)
+class OverheadFit:
+    """One resource of one pod overhead over one set of pools (indexes into ``CapacityModel.pools``, ascending)."""
+
+    none_fit: list[int]  # not one pod fits by this overhead alone
+    bounded: list[tuple[int, int]]  # (pool, pods that fit) where fewer than the pool's max pods fit
+
+
 @dataclass
 class CapacityModel:
     policies: PolicySet
     matches: Matches
     pools: list[PoolCapacity]
     under_commit_scales_reserved: bool
+    _fits: dict[tuple[Any, ...], OverheadFit] = field(default_factory=dict, repr=False)
+    _refs: list[str] | None = field(default=None, repr=False)
 
     def total_quantities(self, pools: list[PoolCapacity] | None = None) -> dict[str, dict[str, Quantity]]:
         """Cluster totals (per-node values × count) over ``pools`` (default: every pool), as quantities.
@@ -208,6 +238,53 @@ class CapacityModel:
 
     def pools_selected_by(self, loaded: object) -> list[PoolCapacity]:
         return [self.pools[i] for i in self.matches.pools_of.get(id(loaded), [])]
+
+    def selects_any(self, loaded: object) -> bool:
+        """Whether the policy or RuntimeClass selects at least one pool (O(1))."""
+        return bool(self.matches.pools_of.get(id(loaded)))
+
+    def overhead_fits(self, rc: Loaded[RuntimeClass]) -> dict[str, OverheadFit]:
+        """Per resource of ``rc``'s non-zero ``overhead.podFixed``: the pools it can land on where not one pod fits
+        by that overhead alone, and where fewer than max pods fit (AL212, AL213).
+
+        Exact integer division of committed allocatable by the overhead. Classes with the same overhead and the
+        same pools share one result, so 60 classes of 5 overheads over 10,000 pools divide 50,000 times, not
+        600,000. Cost: O(pools rc selects) to recognise the selection, plus O(pools) per distinct (resource,
+        overhead, selection)."""
+        pod_fixed = (rc.model.overhead.podFixed or {}) if rc.model.overhead else {}
+        selected = self.matches.pools_of.get(id(rc), [])
+        if not selected or not pod_fixed:
+            return {}
+        selection = tuple(selected)
+        pools = self.pools
+        out: dict[str, OverheadFit] = {}
+        for resource, per_pod in sorted(pod_fixed.items()):
+            if per_pod.is_zero():
+                continue
+            key = (resource, per_pod, selection)
+            got = self._fits.get(key)
+            if got is None:
+                none_fit: list[int] = []
+                bounded: list[tuple[int, int]] = []
+                for i in selected:
+                    committed = pools[i].committed.get(resource)
+                    if committed is None:
+                        continue
+                    fit = committed.floor_div(per_pod)
+                    if fit == 0:
+                        none_fit.append(i)
+                    elif fit < pools[i].max_pods:
+                        bounded.append((i, fit))
+                got = self._fits[key] = OverheadFit(none_fit, bounded)
+            out[resource] = got
+        return out
+
+    @property
+    def pool_refs(self) -> list[str]:
+        """``Kind/name`` of every pool, by index (built once: findings that name thousands of pools share them)."""
+        if self._refs is None:
+            self._refs = [pc.pool.ref for pc in self.pools]
+        return self._refs
 
 
 def _times(d: dict[str, Quantity], n: int) -> dict[str, Quantity]:
@@ -438,11 +515,17 @@ def pool_capacity(
         )
     pc.allocatable["pods"] = Quantity.from_value(max_pods)
     pc.committed["pods"] = Quantity.from_value(max_pods)
-    pc.overhead = [overhead_figures(pc, rc) for rc in runtime_classes]
     return pc
 
 
 def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigures:
+    """Overhead figures of ``rc`` on ``pc``, computed once per (class, :attr:`PoolCapacity.shape`) of a model.
+
+    Pods that fit are whole-number divisions of exact integers; only the percentages use Decimal."""
+    key = (id(rc), pc.shape)
+    cached = pc._figures.get(key)
+    if cached is not None and cached.runtime_class is rc:
+        return cached
     pod_fixed = dict((rc.model.overhead.podFixed or {}) if rc.model.overhead else {})
     fits: dict[str, int | None] = {}
     totals: dict[str, Quantity] = {}
@@ -454,19 +537,25 @@ def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigu
             fits[resource] = None
             shares[resource] = None
             continue
-        fits[resource] = int((committed.value / per_pod.value).to_integral_value(rounding=ROUND_FLOOR))
+        fits[resource] = committed.floor_div(per_pod)
         shares[resource] = (
             None
             if committed.is_zero()
             else (totals[resource].value * _HUNDRED / committed.value).quantize(Decimal("0.01"))
         )
-    return OverheadFigures(rc, pod_fixed, fits, totals, shares)
+    figures = OverheadFigures(rc, pod_fixed, fits, totals, shares)
+    pc._figures[key] = figures
+    return figures
 
 
 def build(policies: PolicySet) -> CapacityModel:
-    """The capacity model of a validated policy set."""
+    """The capacity model of a validated policy set.
+
+    Cost: matching (see ``capacity.matching``) plus O(pools) for the arithmetic; pod overhead figures are left
+    to first use (``PoolCapacity.overhead``, ``CapacityModel.overhead_groups``)."""
     matches = match_all(policies)
     scales = policies.settings.commit.underCommitScalesReserved
+    figures: dict[tuple[Any, ...], OverheadFigures] = {}
     pools = [
         pool_capacity(
             pool,
@@ -478,4 +567,6 @@ def build(policies: PolicySet) -> CapacityModel:
         )
         for i, pool in enumerate(policies.pools)
     ]
+    for pc in pools:
+        pc._figures = figures
     return CapacityModel(policies, matches, pools, scales)

@@ -27,6 +27,7 @@ non-negative digit strings, and every integer has many spellings (``"7"``, ``"07
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -495,15 +496,22 @@ def selectors_overlap(terms_a: Sequence[Term], terms_b: Sequence[Term]) -> tuple
 
 
 class LabelIndex:
-    """Pools indexed by label key, (key, value) and name: matching cost grows with candidates, not pools."""
+    """Pools indexed by label key, (key, value), name and, for ``Gt``/``Lt``, integer value (sorted, built lazily per
+    key): a term's candidates come from its most selective requirement, so matching costs
+    O(smallest posting list or range of the term), not O(pools).
 
-    __slots__ = ("_all_ids", "_by_key", "_by_name", "_by_pair", "_pools")
+    Cost: building O(labels of all pools); a ``Gt``/``Lt`` key's sorted index O(p log p) once, for the p pools that
+    carry it; each term O(log p + candidates × requirements).
+    """
+
+    __slots__ = ("_all_ids", "_by_key", "_by_name", "_by_pair", "_ints", "_pools")
 
     def __init__(self, pools: Iterable[tuple[int, Mapping[str, str], str]]) -> None:
         self._pools: list[tuple[int, dict[str, str], str]] = []
         self._by_key: dict[str, list[int]] = {}
         self._by_pair: dict[tuple[str, str], list[int]] = {}
         self._by_name: dict[str, list[int]] = {}
+        self._ints: dict[str, tuple[list[int], list[int]]] = {}
         for position, (pool_id, labels, name) in enumerate(pools):
             own = dict(labels)
             self._pools.append((pool_id, own, name))
@@ -516,25 +524,54 @@ class LabelIndex:
     def __len__(self) -> int:
         return len(self._pools)
 
+    def _sorted_ints(self, key: str) -> tuple[list[int], list[int]]:
+        """(values, positions) of the pools whose ``key`` label is an int64, sorted by value."""
+        got = self._ints.get(key)
+        if got is None:
+            pairs = sorted(
+                (number, position)
+                for position in self._by_key.get(key, ())
+                if (number := parse_int64(self._pools[position][1][key])) is not None
+            )
+            got = ([number for number, _ in pairs], [position for _, position in pairs])
+            self._ints[key] = got
+        return got
+
     def _candidates(self, checks: tuple[_Check, ...]) -> Iterable[int]:
-        """Positions of the smallest posting source among the term's positive checks (all pools if none)."""
-        best: list[list[int]] | None = None
+        """Positions of the smallest posting source among the term's positive checks (all pools if none).
+
+        Sources: the (key, value) lists of an ``In``, the key list of ``Exists``, and for ``Gt``/``Lt`` the slice of
+        the key's sorted integer index between the term's bounds (both bounds on one key make one range)."""
+        best: list[Sequence[int]] | None = None
         best_size = len(self._pools) + 1
-        for code, key, values, _ in checks:
+        ranges: dict[str, list[int]] = {}
+        for code, key, values, bound in checks:
             if code == _IN:
                 if key is None:
-                    lists = [self._by_name.get(value, []) for value in values]
+                    lists: list[Sequence[int]] = [self._by_name.get(value, []) for value in values]
                 else:
                     lists = [self._by_pair.get((key, value), []) for value in values]
-            elif code in (_EXISTS, _GT, _LT) and key is not None:
+            elif code == _EXISTS and key is not None:
                 lists = [self._by_key.get(key, [])]
+            elif code in (_GT, _LT) and key is not None:
+                low_high = ranges.setdefault(key, [INT64_MIN, INT64_MAX])
+                if code == _GT:
+                    low_high[0] = max(low_high[0], bound + 1)
+                else:
+                    low_high[1] = min(low_high[1], bound - 1)
+                continue
             else:
                 continue
             size = sum(len(positions) for positions in lists)
             if size < best_size:
                 best, best_size = lists, size
                 if size == 0:
-                    break
+                    return ()
+        for key, (low, high) in ranges.items():
+            numbers, positions = self._sorted_ints(key)
+            start, stop = bisect_left(numbers, low), bisect_right(numbers, high)
+            if stop - start < best_size:
+                best, best_size = [positions[start:stop]], max(stop - start, 0)
         if best is None:
             return range(len(self._pools))
         return (position for positions in best for position in positions)

@@ -138,7 +138,7 @@ def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
         type=max_file_size,
         default=None,
         metavar="BYTES",
-        help="refuse policy files larger than this (default 8 MiB, or limits.maxFileBytes in .allocatable.yaml)",
+        help="refuse policy files larger than this (default 256 MiB, or limits.maxFileBytes in .allocatable.yaml)",
     )
 
 

@@ -22,9 +22,12 @@ DESCRIPTION = (
     "allocatable exactly with status.allocatable (cpu, memory, ephemeral-storage, pods, hugepages-*) and explain "
     "each difference. With --pods (a `kubectl get pods -A -o json` dump), check per node that the requests of "
     "its pods that are not Succeeded/Failed fit the committed allocatable the repo gives it, and their count its "
-    "maxPods; with --base, say which nodes the change pushes over. Exit codes: 0 every node matches and its pods "
-    "fit, 1 a node differs or its pods do not fit, 2 input or usage error."
+    "maxPods; with --base, say which nodes the change pushes over."
 )
+EXIT_CODES = {
+    0: "every node matches its prediction and its pods fit",
+    1: "a node differs from its prediction, or its pods do not fit",
+}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +49,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="platform of the --nodes nodes whose labels name none (a dump trimmed of its labels)",
     )
-    parser.add_argument("-o", "--output", choices=formats.names(), default="text", help="output format")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="text output: list every node and every node's pods, not only the nodes that differ or whose pods do not "
+        "fit (JSON always holds every node)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        choices=formats.names(),
+        default="text",
+        help="text (default; problems only unless --all), json (every node), markdown (for a PR comment or job "
+        "summary) or github (workflow annotations)",
+    )
 
 
 def _fail(message: str) -> int:
@@ -117,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"the policy repo at {args.base} is not valid; run `allocatable validate` on that revision")
         base = base_load.policies
     verified = verify(result.policies, snapshot, pods, base, args.base)
+    verified.show_all = args.all
     _locate(result, verified)
     formats.get(args.output)(verified, sys.stdout)
     sys.stdout.flush()

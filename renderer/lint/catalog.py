@@ -20,7 +20,10 @@ class CodeInfo:
 
 #: Codes produced by `validate` (and by lint, which validates first). They are errors and cannot be suppressed.
 VALIDATION_CODES: dict[str, tuple[str, str]] = {
-    "AL001": ("not-parseable", "not parseable: YAML syntax, encoding, nesting or alias-expansion limits"),
+    "AL001": (
+        "not-parseable",
+        "not parseable: YAML syntax, encoding, nesting, alias-expansion or document-size (8 MiB) limits",
+    ),
     "AL002": ("duplicate-key", "a mapping has the same key twice"),
     "AL003": ("unsupported-object", "not a supported object: unknown kind or apiVersion, not a mapping, no documents"),
     "AL004": ("invalid-field", "a field is unknown, missing, of the wrong type, or has an invalid value"),

@@ -43,12 +43,12 @@ NAME_PATH: FieldPath = ("metadata", "name")
 
 def describe_pools(pools: Sequence[Pool | PoolCapacity], limit: int = 3) -> str:
     """``NodePool/a``, ``NodePool/a and Node/b``, ``NodePool/a, Node/b, NodePool/c and 4 more``."""
-    refs = [(p.pool if isinstance(p, PoolCapacity) else p).ref for p in pools]
-    if len(refs) <= limit:
+    refs = [(p.pool if isinstance(p, PoolCapacity) else p).ref for p in pools[: limit + 1]]  # O(limit)
+    if len(pools) <= limit:
         if len(refs) <= 1:
             return "".join(refs)
         return f"{', '.join(refs[:-1])} and {refs[-1]}"
-    return f"{', '.join(refs[:limit])} and {len(refs) - limit} more"
+    return f"{', '.join(refs[:limit])} and {len(pools) - limit} more"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

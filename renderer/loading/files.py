@@ -146,10 +146,13 @@ def read_regular(path: str | Path, max_bytes: int, *, follow: bool = True) -> by
             raise FileProblem("was replaced while it was being opened; run again")
         if st.st_size > max_bytes:
             raise FileProblem(_too_large(max_bytes))
+        # One read of the size the file has (plus one byte, to see it grew), so a big file is allocated once; the
+        # limit, not the file's claim, bounds what is read.
+        step = st.st_size + 1 if 0 < st.st_size <= max_bytes else 1 << 20
         chunks: list[bytes] = []
         left = max_bytes + 1
         while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
+            chunk = os.read(fd, min(left, step))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -158,7 +161,7 @@ def read_regular(path: str | Path, max_bytes: int, *, follow: bool = True) -> by
         raise FileProblem(f"cannot read file: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
-    data = b"".join(chunks)
+    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     if len(data) > max_bytes:
         raise FileProblem(_too_large(max_bytes))
     return data

@@ -1,19 +1,29 @@
-"""Bulk parsing with libyaml (PyYAML's C parser): the fast path every command takes.
+"""Parsing policy files with libyaml (PyYAML's C parser): the fast path every command takes.
 
-Only what every document needs is kept: the data and the line of its root node. Exact positions of fields are
-looked up lazily, for the few objects that have findings, by ``renderer.loading.positions``.
+Only what every document needs is kept: the data and the line of its root node (and, for the items of a
+``v1 List``, each item's span in the text). Exact positions of fields are looked up lazily, for the few objects
+that have findings, by ``renderer.loading.positions``.
 
-Checks done here, because they need the parser: duplicate mapping keys, alias expansion bounds, nesting depth,
-file size and encoding. Each problem becomes a Finding with file, line and column.
+JSON files are read with the json module's C scanner (List items one at a time), falling back to the YAML reader
+for anything it would read differently or must report. Documents are built from libyaml's events by
+``renderer.loading.stream`` (no node tree), which checks the bounds
+per document while it reads: nesting depth (``MAX_DEPTH``), document size (``DEFAULT_MAX_DOCUMENT_CHARS``, each
+List item on its own) and duplicate keys. Node Lists are read item by item and pruned to the fields the model
+needs (``LIST_PRUNE``), so a 5,000-node ``kubectl get nodes -o yaml`` never exists as a whole in memory. A file
+whose documents use anchors, aliases, explicit tags or merge keys is read by PyYAML's own composer and
+constructor instead, in Python, one level at a time (``_GuardedLoader``: it stops at ``MAX_DEPTH`` before libyaml
+ever sees the deep part) and with alias expansion bounded (``MAX_EXPANDED_NODES``).
 
-libyaml's composer recurses in C (a few ten thousand levels crash the process) and its scanner slows down
-quadratically with nesting, so a file that could nest deeply is composed by PyYAML's Python composer on top of
-libyaml's events instead, which stops at ``MAX_DEPTH`` before libyaml ever sees the deep part.
+The file-size limit (``DEFAULT_MAX_FILE_BYTES``, ``--max-file-size``, ``limits.maxFileBytes``) only guards against
+reading something that is not a policy file at all; memory is bounded per document.
+
+Cost: O(size of the file) time; memory O(largest document + the kept fields of List items).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,22 +33,32 @@ from yaml.constructor import SafeConstructor
 
 from renderer.findings import Finding
 from renderer.loading.files import FileProblem, UsageError, read_regular
+from renderer.loading.stream import (
+    NODE_FIELDS,
+    DocumentTooLarge,
+    DuplicateKey,
+    EventReader,
+    NeedsFullConstructor,
+    NeedsYamlPath,
+    NestedTooDeep,
+    Prune,
+    Span,
+    read_json_document,
+)
 
 try:  # pragma: no cover - depends on the wheel
     _BaseLoader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     _BaseLoader = yaml.SafeLoader
 
-DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+#: Files larger than this are not read (a real 10,000-node ``kubectl get nodes -o yaml`` is well below it).
+DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024
+#: One document, or one item of a List, may span at most this many characters.
+DEFAULT_MAX_DOCUMENT_CHARS = 8 * 1024 * 1024
 MAX_EXPANDED_NODES = 100_000
 MAX_DEPTH = 64
-# Above this many possible nesting levels, libyaml's C composer is not used (see the module docstring).
-SAFE_NESTING = 2_000
-
-_ALIAS_RE = re.compile(r"(?:^|[\s\[{,:\-])\*[^\s,\]}]")
-# Deep nesting needs either deep indentation or many brackets; only then is the depth walk worth its cost.
-_DEEP_INDENT_RE = re.compile(r"^[ \t\-?:]{" + str(MAX_DEPTH) + ",}", re.MULTILINE)
-_BLOCK_INDICATOR_RE = re.compile(r"[-?:](?=\s|\Z)")
+#: List items pruned while they are read: only what the model needs of a Node is kept.
+LIST_PRUNE: Prune = {("v1", "Node"): NODE_FIELDS}
 
 # YAML 1.1 reads 1:30 as the base-60 number 90. Kubernetes (go-yaml) does not, and a quantity or label value
 # written that way is a string there: resolve ints and floats without the base-60 forms.
@@ -56,6 +76,8 @@ class RawDocument:
     index: int
     line: int  # 1-based line of the document's root node
     data: Any
+    #: For a document with a root ``items`` sequence (a v1 List): where each item sits in the text.
+    item_spans: tuple[Span, ...] | None = None
 
 
 class _ParseProblem(Exception):
@@ -350,16 +372,6 @@ class _GuardedLoader(_StrictLoader):
             self._depth -= 1
 
 
-def _nesting_bound(text: str) -> int:
-    """An upper bound of how deep ``text`` can nest: every level needs its own [, {, or block indicator."""
-    bound = text.count("[") + text.count("{")
-    if "\x85" in text or "\u2028" in text or "\u2029" in text:  # line breaks that str.count below would miss
-        return bound + len(_BLOCK_INDICATOR_RE.findall(text))
-    for indicator in "-?:":
-        bound += sum(text.count(indicator + space) for space in " \t\r\n")
-    return bound + (1 if text.endswith(("-", "?", ":")) else 0)
-
-
 def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0, active: set[int] | None = None) -> int:
     """Number of nodes after alias expansion (memoised, so linear in the graph, not in the expansion).
 
@@ -400,26 +412,6 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0, active
         )
     memo[id(node)] = size
     return size
-
-
-def _too_deep(root: yaml.Node, limit: int = MAX_DEPTH) -> yaml.Node | None:
-    """The first node nested deeper than ``limit`` (iterative: never recurses), or None."""
-    seen: dict[int, int] = {}  # node id -> deepest level it was visited at (aliases share nodes)
-    stack: list[tuple[yaml.Node, int]] = [(root, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > limit:
-            return node
-        if seen.get(id(node), -1) >= depth:
-            continue
-        seen[id(node)] = depth
-        if isinstance(node, yaml.MappingNode):
-            for k, v in reversed(node.value):
-                stack.append((v, depth + 1))
-                stack.append((k, depth + 1))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((v, depth + 1) for v in reversed(node.value))
-    return None
 
 
 _TAB_HINT = "YAML does not allow tabs for indentation; indent with spaces"
@@ -564,11 +556,27 @@ def decode(raw: bytes, path: str) -> tuple[str | None, Finding | None]:
     return text, None
 
 
-def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
+def parse_text(
+    text: str, path: str, *, max_document_chars: int = DEFAULT_MAX_DOCUMENT_CHARS
+) -> tuple[list[RawDocument], list[Finding]]:
     """Parse a YAML/JSON stream into documents. On the first error the whole file is rejected."""
-    docs: list[RawDocument] = []
+    return _parse(text, path, max_document_chars, lambda: text)
+
+
+def _parse(
+    source: str | bytes, path: str, max_document_chars: int, text_of: Callable[[], str]
+) -> tuple[list[RawDocument], list[Finding]]:
+    """``source``: the text, or its UTF-8 bytes (already checked by ``decode``; libyaml reads them in place, so a
+    large file is held once, not as bytes, text and libyaml's own UTF-8 copy). ``text_of`` gives the text when an
+    error message or the full constructor needs it."""
     kind = "JSON" if path.endswith(".json") else "YAML"
     if kind == "JSON":
+        text = text_of()
+        try:
+            doc = read_json_document(text, max_depth=MAX_DEPTH, max_document_chars=max_document_chars, prune=LIST_PRUNE)
+            return [RawDocument(path, 0, doc.span.line, doc.data, doc.item_spans)], []
+        except NeedsYamlPath:
+            pass  # the YAML reader decides: same values, its messages and positions
         tagged = _json_tag(text)
         if tagged is not None:
             return [], [
@@ -580,12 +588,78 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
                     *tagged,
                 )
             ]
-    check_aliases = _ALIAS_RE.search(text) is not None
-    guarded = _nesting_bound(text) > SAFE_NESTING
-    check_depth = not guarded and (
-        text.count("[") + text.count("{") > MAX_DEPTH or _DEEP_INDENT_RE.search(text) is not None or check_aliases
+    loader = _StrictLoader(source)
+    reader = EventReader(
+        source,
+        loader=loader,
+        max_depth=MAX_DEPTH,
+        max_document_chars=max_document_chars,
+        prune=LIST_PRUNE,
+        construct_scalar=construct_plain,
     )
-    loader = _GuardedLoader(text) if guarded else _StrictLoader(text)
+    try:
+        docs = [RawDocument(path, d.index, d.span.line, d.data, d.item_spans) for d in reader.documents()]
+    except NeedsFullConstructor:
+        loader.dispose()
+        return _parse_full(text_of(), path, kind, max_document_chars)
+    except NestedTooDeep as exc:
+        return [], [_at(path, exc.mark, "AL001", f"document is nested more than {MAX_DEPTH} levels deep")]
+    except DocumentTooLarge as exc:
+        return [], [
+            _at(
+                path,
+                exc.mark,
+                "AL001",
+                f"{exc.what} is larger than {exc.limit} characters; split it into smaller documents",
+            )
+        ]
+    except DuplicateKey as exc:
+        loader.dispose()
+        if len(source) <= max_document_chars:  # PyYAML's constructor names the first occurrence too
+            _, findings = _parse_full(text_of(), path, kind, max_document_chars)
+            if findings and findings[0].code == "AL002":
+                return [], findings[:1]
+        return [], [_at(path, exc.mark, "AL002", f'duplicate key "{exc.key}"; each key may appear once in a mapping')]
+    except _ParseProblem as p:
+        return [], [Finding(p.code, "error", p.message, path, p.line, p.column, hint=p.hint)]
+    except yaml.MarkedYAMLError as exc:
+        msg, hint, mark = _yaml_error_message(exc, text_of(), kind, _StrictLoader)
+        line = mark.line + 1 if mark else 1
+        col = mark.column + 1 if mark else 1
+        return [], [Finding("AL001", "error", msg, path, line, col, hint=hint)]
+    except yaml.YAMLError as exc:
+        return [], [Finding("AL001", "error", f"invalid {kind}: {exc}", path, 1, 1)]
+    except RecursionError:  # pragma: no cover - nesting is bounded far below the recursion limit
+        return [], [Finding("AL001", "error", "document is nested too deeply to read", path, 1, 1)]
+    except (ValueError, OverflowError) as exc:  # e.g. a float literal the constructor cannot represent
+        return [], [Finding("AL001", "error", f"invalid YAML value: {exc}", path, 1, 1)]
+    finally:
+        loader.dispose()
+    return docs, []
+
+
+def _at(path: str, mark: yaml.Mark, code: str, message: str) -> Finding:
+    return Finding(code, "error", message, path, mark.line + 1, mark.column + 1)
+
+
+def _parse_full(text: str, path: str, kind: str, max_document_chars: int) -> tuple[list[RawDocument], list[Finding]]:
+    """PyYAML's composer (in Python, depth-bounded) and constructor: for anchors, aliases, tags and merge keys.
+
+    Each document is composed as a node tree, so a document larger than the limit is refused before that."""
+    if len(text) > max_document_chars:
+        too_large = _largest_document(text, max_document_chars)
+        if too_large is not None:
+            return [], [
+                _at(
+                    path,
+                    too_large,
+                    "AL001",
+                    f"document uses anchors, aliases or tags and is larger than {max_document_chars} characters; "
+                    "split it, or write it without anchors",
+                )
+            ]
+    docs: list[RawDocument] = []
+    loader = _GuardedLoader(text)
     loader.source_text = text  # for messages about tags (see _is_implicit); read only when a value fails
     try:
         index = 0
@@ -594,15 +668,8 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
             if node is None:  # pragma: no cover - libyaml returns a null scalar instead
                 index += 1
                 continue
-            if check_aliases:
-                _expanded_size(node, {})
-            deep = _too_deep(node) if check_depth else None
-            if deep is not None:
-                m = deep.start_mark
-                raise _ParseProblem(
-                    "AL001", f"document is nested more than {MAX_DEPTH} levels deep", m.line + 1, m.column + 1
-                )
-            data = loader.construct_document(node) if check_aliases or guarded else construct_plain(loader, node)
+            _expanded_size(node, {})
+            data = loader.construct_document(node)
             docs.append(RawDocument(path=path, index=index, line=node.start_mark.line + 1, data=data))
             index += 1
     except _ParseProblem as p:
@@ -623,6 +690,23 @@ def parse_text(text: str, path: str) -> tuple[list[RawDocument], list[Finding]]:
     return docs, []
 
 
+def _largest_document(text: str, limit: int) -> yaml.Mark | None:
+    """Start of the first document spanning more than ``limit`` characters (events only, depth-bounded)."""
+    reader = EventReader(text, max_depth=MAX_DEPTH, max_document_chars=limit)
+    try:
+        for start, end in reader.document_spans():
+            if end.index - start.index > limit:
+                return start
+    except (yaml.YAMLError, NestedTooDeep):
+        return None  # the full read reports it
+    finally:
+        reader.dispose()
+    return None
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
 def read_file(
     abspath: str, display: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> tuple[list[RawDocument], list[Finding]]:
@@ -641,4 +725,8 @@ def read_file(
     text, problem = decode(raw, display)
     if problem is not None or text is None:
         return [], [problem] if problem else []
-    return parse_text(text, display)
+    if display.endswith(".json") or raw.startswith(_UTF8_BOM):
+        del raw
+        return parse_text(text, display)
+    del text  # libyaml reads the checked bytes; the text is decoded again only for an error message
+    return _parse(raw, display, DEFAULT_MAX_DOCUMENT_CHARS, lambda: raw.decode("utf-8"))

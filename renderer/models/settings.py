@@ -166,10 +166,11 @@ class PlatformDefaults(Strict):
 
 class Limits(Strict):
     maxFileBytes: int = Field(
-        default=8 * 1024 * 1024,
+        default=256 * 1024 * 1024,
         gt=0,
         le=MAX_FILE_BYTES_CEILING,
-        description="policy files larger than this many bytes are refused (AL006); at most 1 GiB",
+        description="larger files are refused (AL006), at most 1 GiB; each document, or List item, is bounded at 8 MiB "
+        "anyway",
     )
 
 

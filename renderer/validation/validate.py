@@ -146,8 +146,14 @@ class Validator:
             if not isinstance(items, list):
                 self._error(source, 'a v1 List needs "items": a list of Node objects', field_path=("items",))
                 return
+            spans = doc.item_spans if doc.item_spans is not None and len(doc.item_spans) == len(items) else None
             for i, item in enumerate(items):
-                self._add_object(item, SourceRef(path=doc.path, doc=doc.index, item=i, line=doc.line))
+                if spans is None:
+                    ref = SourceRef(path=doc.path, doc=doc.index, item=i, line=doc.line)
+                else:
+                    s = spans[i]
+                    ref = SourceRef(doc.path, doc.index, i, s.line, s.column, (s.start, s.end))
+                self._add_object(item, ref)
             return
         self._add_object(data, source)
 

@@ -141,6 +141,7 @@ class VerifyResult:
     pods: list[PodFit] | None = None
     base_ref: str | None = None
     notes: list[str] = field(default_factory=list)
+    show_all: bool = False  # text output: list matching nodes and fitting pods too (--all), not only problems
 
     @property
     def drift(self) -> list[NodeCheck]:

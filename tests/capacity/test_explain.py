@@ -113,10 +113,11 @@ def test_totals_are_a_table_in_pool_order(tmp_path: Path) -> None:
     write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": OVER})
     text = run_cli("explain", cwd=tmp_path).stdout
     totals = text.split("Totals: 1 pool, 3 nodes\n", 1)[1]
-    # 3 nodes of 4 cores, 16Gi, 100Gi, 110 pods; kubelet default eviction 100Mi memory, 10% nodefs; cpu 200%
+    # 3 nodes of 4 cores, 16Gi, 100Gi, 110 pods; kubelet default eviction 100Mi memory, 10% nodefs; cpu 200%.
+    # nodefs 10% as the kubelet holds it (float32 0.1): 107374182400 x 0.100000001490116 = 10737418400 per node.
     assert totals.splitlines()[:4] == [
-        "               cpu (cores)  memory             ephemeral-storage  pods",
-        "  capacity     12           48Gi               300Gi              330",
-        "  allocatable  12           48852Mi (47.71Gi)  270Gi              330",
-        "  committed    24           48852Mi (47.71Gi)  270Gi              330",
+        "               cpu (cores)  memory             ephemeral-storage        pods",
+        "  capacity     12           48Gi               300Gi                    330",
+        "  allocatable  12           48852Mi (47.71Gi)  289910292000 (270.00Gi)  330",
+        "  committed    24           48852Mi (47.71Gi)  289910292000 (270.00Gi)  330",
     ]

@@ -4,9 +4,9 @@ Run as subprocesses with a real pipe on stdin, as a shell pipeline would."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,16 +16,25 @@ CLASS = (REPO_ROOT / "policies" / "commitclasses" / "high-cpu-density.yaml").rea
 OVER = CLASS.replace("percent: 100\n", "percent: 120\n")  # memory 120%: AL201 on the memory percent
 
 
-def run(*args: str, stdin: str | bytes, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, stdin: str | bytes, cwd: Path = REPO_ROOT, tmpdir: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     data = stdin.encode() if isinstance(stdin, str) else stdin
+    env = dict(os.environ, TMPDIR=str(tmpdir)) if tmpdir is not None else None
     proc = subprocess.run(
-        [sys.executable, "-m", "renderer", *args], input=data, capture_output=True, cwd=cwd, check=False, timeout=120
+        [sys.executable, "-m", "renderer", *args],
+        input=data,
+        capture_output=True,
+        cwd=cwd,
+        check=False,
+        timeout=120,
+        env=env,
     )
     return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
 
-def _leftovers() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("allocatable-stdin-*")}
+def _leftovers(tmpdir: Path) -> set[str]:
+    return {p.name for p in tmpdir.glob("allocatable-stdin-*")}
 
 
 def test_fixture_really_over_commits_memory() -> None:
@@ -33,14 +42,14 @@ def test_fixture_really_over_commits_memory() -> None:
 
 
 @pytest.mark.parametrize("name", ["-", "/dev/stdin"])
-def test_lint_reads_stdin_with_the_repo_as_inventory(name: str) -> None:
-    before = _leftovers()
-    res = run("lint", "policies/pools", name, stdin=OVER)
+def test_lint_reads_stdin_with_the_repo_as_inventory(name: str, tmp_path: Path) -> None:
+    # A private TMPDIR: the copy of stdin must be gone at exit, whatever else runs on the machine.
+    res = run("lint", "policies/pools", name, stdin=OVER, tmpdir=tmp_path)
     assert res.returncode == 1, res.stderr
     line = next(ln for ln in res.stdout.splitlines() if "[AL201]" in ln)
     assert line.startswith("<stdin>:45:16: error: memory is over-committed at 120%")
     assert res.stderr.startswith("lint: ") and "Traceback" not in res.stderr
-    assert _leftovers() == before, "the copy of stdin is removed at exit"
+    assert _leftovers(tmp_path) == set(), "the copy of stdin is removed at exit"
 
 
 def test_validate_stdin_alone_and_positions_of_syntax_errors() -> None:

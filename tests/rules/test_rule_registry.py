@@ -131,3 +131,14 @@ def test_help_does_not_import_the_linter() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+_COMPLEXITY = re.compile(r"^\s*#?\s*Complexity: O\(", re.MULTILINE)
+
+
+@pytest.mark.parametrize("module", sorted(m.name for m in pkgutil.iter_modules(rules_pkg.__path__)))
+def test_every_rule_module_states_its_complexity(module: str) -> None:
+    """A rule says what its cost grows with ("Complexity: O(...)"); none may grow faster than
+    (pools × policies that select them) + findings (tests/rules/test_scale.py runs a repo that would show it)."""
+    source = Path(importlib.import_module(f"{rules_pkg.__name__}.{module}").__file__ or "").read_text()
+    assert _COMPLEXITY.search(source), f"{module} has no 'Complexity: O(...)' comment"

@@ -95,9 +95,13 @@ def dump(tmp_path: Path) -> Path:
 
 def test_platform_default_matches_from_stdin(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # No policy: OpenShift 4.7's own static reservation applies, and reproduces the node exactly.
-    res = stdin_cli(monkeypatch, node_list(node()), "verify", str(repo), "--nodes", "-")
+    res = stdin_cli(monkeypatch, node_list(node()), "verify", str(repo), "--nodes", "-", "--all")
     assert res.exit_code == 0, res.stdout + res.stderr
     assert res.stdout.startswith(f"<stdin>:5:5: Node/{NAME} (openshift) matches: cpu 3500m, memory 7002280Ki")
+    # Without --all a matching node is counted on stderr, not listed.
+    quiet = stdin_cli(monkeypatch, node_list(node()), "verify", str(repo), "--nodes", "-")
+    assert (quiet.exit_code, quiet.stdout) == (0, "")
+    assert quiet.stderr == "verify: 1 node: 1 match, 0 differ\n"
     assert res.stderr == "verify: 1 node: 1 match, 0 differ\n"
 
 

@@ -59,6 +59,8 @@ class CommitClassConflict(Rule):
     severity = "error"
     summary = "a pool is selected by more than one CommitClass"
 
+    # Complexity: O(pools + Σ CommitClasses selecting each pool + findings): conflicts come from the capacity model's
+    # matches.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for c in conflicts(ctx, "CommitClass"):
             named = "; ".join(f"{p.name} (matches {why})" for p, why in zip(c.policies, c.reasons, strict=True))

@@ -56,6 +56,8 @@ class ReservationPolicyConflict(Rule):
     severity = "error"
     summary = "a pool is selected by more than one ReservationPolicy"
 
+    # Complexity: O(pools + Σ ReservationPolicies selecting each pool + findings): conflicts come from the model's
+    # matches.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for c in conflicts(ctx, "ReservationPolicy"):
             named = "; ".join(f"{p.name} (matches {why})" for p, why in zip(c.policies, c.reasons, strict=True))

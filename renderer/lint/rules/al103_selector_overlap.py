@@ -1,6 +1,10 @@
 """AL103 decides overlap symbolically and avoids comparing all pairs: see
 ``renderer.lint.selectorchecks.overlapping_pairs`` (terms bucketed by the label keys they constrain and, for In,
-by value; only pairs sharing a bucket are compared, each with the exact ``selectors.overlap_witness``)."""
+by value, and inside a bucket by Gt/Lt interval; only pairs sharing a bucket whose intervals meet are compared,
+each with the exact ``selectors.overlap_witness``).
+
+Complexity: O(terms × log terms + candidate pairs), candidate pairs being the pairs that can overlap plus those
+rejected on a key constrained without In; never all pairs of terms."""
 
 from __future__ import annotations
 

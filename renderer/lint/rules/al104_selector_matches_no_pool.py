@@ -48,6 +48,8 @@ class SelectorMatchesNoPool(Rule):
     severity = "warning"
     summary = "a CommitClass or ReservationPolicy selector matches no pool in the inventory"
 
+    # Complexity: O(CommitClasses + ReservationPolicies + their selector terms): whether a policy selects a pool is a
+    # lookup.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         if not ctx.model.pools:
             return
@@ -60,7 +62,7 @@ class SelectorMatchesNoPool(Rule):
         )
         policies: list[Selecting] = [*p.commit_classes, *p.reservation_policies]
         for loaded in policies:
-            if ctx.model.pools_selected_by(loaded):
+            if ctx.model.selects_any(loaded):
                 continue
             terms = to_terms(loaded.model.spec.selector)
             if terms and all(unsatisfiable_reason(t) is not None for t in terms):

@@ -42,12 +42,13 @@ class RuntimeClassMatchesNoPool(Rule):
     severity = "warning"
     summary = "a RuntimeClass scheduling.nodeSelector matches no pool"
 
+    # Complexity: O(RuntimeClasses): whether a class selects a pool is a lookup in the model's matches.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         if not ctx.model.pools:
             return
         for rc in ctx.load.policies.runtime_classes:
             selector = (rc.model.scheduling.nodeSelector if rc.model.scheduling else None) or {}
-            if not selector or ctx.model.pools_selected_by(rc):
+            if not selector or ctx.model.selects_any(rc):
                 continue
             shown = ", ".join(f"{k}={v}" for k, v in sorted(selector.items()))
             yield self.finding(

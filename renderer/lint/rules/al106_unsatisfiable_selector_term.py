@@ -44,6 +44,7 @@ class UnsatisfiableSelectorTerm(Rule):
     severity = "warning"
     summary = "a node selector term can never match any node"
 
+    # Complexity: O(selector terms): each distinct term is compiled (and its satisfiability decided) once.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         p = ctx.load.policies
         policies: list[Selecting] = [*p.commit_classes, *p.reservation_policies]

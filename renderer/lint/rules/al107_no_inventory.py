@@ -45,6 +45,7 @@ class NoInventory(Rule):
     severity = "warning"
     summary = "the repo has policies but no NodePool or Node to check them against"
 
+    # Complexity: O(1).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         p = ctx.load.policies
         if p.pools:

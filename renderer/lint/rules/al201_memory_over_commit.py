@@ -41,6 +41,7 @@ class MemoryOverCommit(Rule):
     severity = "error"
     summary = "CommitClass over-commits memory (> 100%), which is not compressible"
 
+    # Complexity: O(CommitClasses × resources they list).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for cc in ctx.load.policies.commit_classes:
             for i, res in enumerate(cc.model.spec.resources):

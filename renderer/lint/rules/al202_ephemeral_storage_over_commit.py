@@ -42,6 +42,7 @@ class EphemeralStorageOverCommit(Rule):
     severity = "error"
     summary = "CommitClass over-commits ephemeral-storage (> 100%), which is not compressible"
 
+    # Complexity: O(CommitClasses × resources they list).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for cc in ctx.load.policies.commit_classes:
             for i, res in enumerate(cc.model.spec.resources):

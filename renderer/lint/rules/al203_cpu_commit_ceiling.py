@@ -44,6 +44,7 @@ class CpuCommitCeiling(Rule):
     severity = "warning"
     summary = "CommitClass cpu percent is above thresholds.cpuCommitCeilingPercent (default 400)"
 
+    # Complexity: O(CommitClasses × resources they list).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         ceiling = ctx.settings.thresholds.cpuCommitCeilingPercent
         for cc in ctx.load.policies.commit_classes:

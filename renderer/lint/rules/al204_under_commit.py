@@ -45,6 +45,7 @@ class UnderCommit(Rule):
     severity = "info"
     summary = "CommitClass commits a resource below 100%; states whether reserved slices scale"
 
+    # Complexity: O(CommitClasses × resources they list).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         scales = ctx.settings.commit.underCommitScalesReserved
         rule = (

@@ -49,6 +49,7 @@ class CommittedAllocatableTooSmall(Rule):
     severity = "error"
     summary = "committed allocatable of a pool is ≤ 0, or below thresholds.minCommittedShareOfCapacityPercent"
 
+    # Complexity: O(pools × resources + findings): pools with the same blamed field are grouped into one finding.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         min_share = Decimal(ctx.settings.thresholds.minCommittedShareOfCapacityPercent)
         groups: dict[tuple[str, tuple[object, ...], str, Severity], tuple[Blame, list[tuple[PoolCapacity, str]]]] = {}

@@ -48,6 +48,7 @@ class ReservationExceedsCapacity(Rule):
     severity = "error"
     summary = "reservation (system + kube + hard eviction) is larger than capacity; the kubelet refuses to start"
 
+    # Complexity: O(pools × resources + findings): pools with the same blamed field are grouped into one finding.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         groups: dict[tuple[str, tuple[object, ...], str], tuple[Blame, list[tuple[PoolCapacity, str]]]] = {}
         for pc in ctx.model.pools:

@@ -85,6 +85,7 @@ class ReservationBelowPlatformFormula(Rule):
     severity = "warning"
     summary = "reserved cpu or memory is below what the pool's platform formula recommends for its size"
 
+    # Complexity: O(pools × resources + findings): one platform formula per pool (formulas are O(1)).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         # O(pools): one formula per pool shape (cached), findings grouped per policy and field.
         groups: dict[tuple[int, str, FieldPath], list[tuple[PoolCapacity, str]]] = {}

@@ -43,6 +43,7 @@ class NoHardMemoryEviction(Rule):
     severity = "warning"
     summary = "no hard memory.available eviction threshold (missing from evictionHard, or disabled)"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             hard = rp.model.spec.evictionHard

@@ -53,6 +53,7 @@ class KoordinatorUnderCommit(Rule):
     severity = "error"
     summary = "Koordinator output is enabled and a CommitClass percent is below 100 (ratios < 1 are rejected)"
 
+    # Complexity: O(CommitClasses × resources they list).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         if not ctx.settings.render.koordinator:
             return

@@ -52,6 +52,7 @@ class CommitPercentLowered(Rule):
     def applicable(self, ctx: LintContext) -> bool:
         return ctx.base_model is not None
 
+    # Complexity: O(CommitClasses + pools of both revisions + findings): old classes and pools are looked up by name.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         base = ctx.base_model
         if base is None:

@@ -55,6 +55,7 @@ class SandboxWithoutOverhead(Rule):
     severity = "warning"
     summary = "a sandboxed RuntimeClass (kata, gVisor, Firecracker, ...) has no overhead.podFixed"
 
+    # Complexity: O(RuntimeClasses).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rc in ctx.load.policies.runtime_classes:
             handler = rc.model.handler

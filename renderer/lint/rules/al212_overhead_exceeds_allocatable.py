@@ -46,18 +46,16 @@ class OverheadExceedsAllocatable(Rule):
     severity = "error"
     summary = "a RuntimeClass overhead does not fit the committed allocatable of a pool its pods can land on"
 
+    # Complexity: O(Σ pools each RuntimeClass can land on + distinct (overhead, selection) × pools + findings):
+    # the divisions are shared by classes with the same overhead and pools (CapacityModel.overhead_fits).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
+        refs = ctx.model.pool_refs
         for rc in ctx.load.policies.runtime_classes:
-            per_resource: dict[str, list[PoolCapacity]] = {}
-            for pc in ctx.model.pools_selected_by(rc):
-                for figures in pc.overhead:
-                    if figures.runtime_class is not rc:
-                        continue
-                    for resource, fit in sorted(figures.pods_fit.items()):
-                        if fit == 0:
-                            per_resource.setdefault(resource, []).append(pc)
-            for resource, pools in per_resource.items():
-                worst = min(pools, key=lambda pc: pc.committed[resource].value)
+            for resource, fits in ctx.model.overhead_fits(rc).items():
+                if not fits.none_fit:
+                    continue
+                pools: list[PoolCapacity] = [ctx.model.pools[i] for i in fits.none_fit]
+                worst = min(pools, key=lambda pc: pc.committed[resource])
                 per_pod = rc.model.overhead.podFixed[resource]  # type: ignore[union-attr,index]
                 others = [p for p in pools if p is not worst]
                 more = f" (and {plural(len(others), 'more pool')}: {describe_pools(others)})" if others else ""
@@ -69,5 +67,5 @@ class OverheadExceedsAllocatable(Rule):
                     obj=rc.ref,
                     field_path=("overhead", "podFixed", resource),
                     hint="correct the overhead, or restrict the class to larger pools with scheduling.nodeSelector",
-                    related=[p.pool.ref for p in pools],
+                    related=[refs[i] for i in fits.none_fit],
                 )

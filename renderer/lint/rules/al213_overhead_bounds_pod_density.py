@@ -47,17 +47,16 @@ class OverheadBoundsPodDensity(Rule):
     severity = "info"
     summary = "maxPods pods of a RuntimeClass would spend more than the committed allocatable on overhead"
 
+    # Complexity: O(Σ pools each RuntimeClass can land on + distinct (overhead, selection) × pools + findings):
+    # the divisions are shared by classes with the same overhead and pools (CapacityModel.overhead_fits).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
+        pools = ctx.model.pools
+        refs = ctx.model.pool_refs
         for rc in ctx.load.policies.runtime_classes:
-            per_resource: dict[str, list[tuple[PoolCapacity, int]]] = {}
-            for pc in ctx.model.pools_selected_by(rc):
-                for figures in pc.overhead:
-                    if figures.runtime_class is not rc:
-                        continue
-                    for resource, fit in sorted(figures.pods_fit.items()):
-                        if fit is not None and 0 < fit < pc.max_pods:
-                            per_resource.setdefault(resource, []).append((pc, fit))
-            for resource, items in per_resource.items():
+            for resource, fits in ctx.model.overhead_fits(rc).items():
+                if not fits.bounded:
+                    continue
+                items: list[tuple[PoolCapacity, int]] = [(pools[i], fit) for i, fit in fits.bounded]
                 pc, fit = min(items, key=lambda t: t[1] / t[0].max_pods)
                 per_pod = rc.model.overhead.podFixed[resource]  # type: ignore[union-attr,index]
                 others = [p for p, _ in items if p is not pc]
@@ -71,5 +70,5 @@ class OverheadBoundsPodDensity(Rule):
                     field_path=("overhead", "podFixed", resource),
                     hint="nothing to do on a shared pool; on a pool dedicated to this runtime lower maxPods or use "
                     "larger nodes",
-                    related=[p.pool.ref for p, _ in items],
+                    related=[refs[i] for i, _ in fits.bounded],
                 )

@@ -40,6 +40,7 @@ class EnforceNodeAllocatableValues(Rule):
     severity = "error"
     summary = "enforceNodeAllocatable has an unknown or duplicated value"
 
+    # Complexity: O(ReservationPolicies × enforceNodeAllocatable entries).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             got = enforcements(rp.model)

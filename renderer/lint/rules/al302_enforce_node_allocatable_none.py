@@ -37,6 +37,7 @@ class EnforceNodeAllocatableNone(Rule):
     severity = "error"
     summary = "enforceNodeAllocatable combines none with other values"
 
+    # Complexity: O(ReservationPolicies × enforceNodeAllocatable entries).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             got = enforcements(rp.model)

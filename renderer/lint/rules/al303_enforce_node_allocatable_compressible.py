@@ -40,6 +40,7 @@ class EnforceNodeAllocatableCompressible(Rule):
     severity = "error"
     summary = "enforceNodeAllocatable lists X and X-compressible together"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             got = enforcements(rp.model)

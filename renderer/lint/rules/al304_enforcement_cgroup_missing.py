@@ -46,6 +46,7 @@ class EnforcementCgroupMissing(Rule):
     severity = "error"
     summary = "system-reserved or kube-reserved enforcement without its cgroup"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             got = enforcements(rp.model)

@@ -39,6 +39,7 @@ class EnforcementNeedsCgroupsPerQOS(Rule):
     severity = "error"
     summary = "enforceNodeAllocatable (default [pods]) with cgroupsPerQOS: false"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             spec = rp.model.spec

@@ -41,6 +41,7 @@ class ReservedCpusWithReservedCgroup(Rule):
     severity = "error"
     summary = "reservedSystemCPUs combined with systemReservedCgroup or kubeReservedCgroup"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

@@ -39,6 +39,7 @@ class ReservedCpusCpuset(Rule):
     severity = "error"
     summary = "reservedSystemCPUs is not a valid CPU list, or names CPUs a selected pool does not have"
 
+    # Complexity: O(ReservationPolicies + Σ pools each one selects): the cpuset is parsed once per policy.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             got = KubeletView(rp.model).get("reservedSystemCPUs")

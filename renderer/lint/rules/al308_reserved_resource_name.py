@@ -42,6 +42,7 @@ class ReservedResourceName(Rule):
     severity = "error"
     summary = "systemReserved/kubeReserved names a resource the kubelet cannot reserve"
 
+    # Complexity: O(ReservationPolicies × reserved resource names).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             for attr in ("systemReserved", "kubeReserved"):

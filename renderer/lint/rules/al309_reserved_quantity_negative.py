@@ -39,6 +39,7 @@ class ReservedQuantityNegative(Rule):
     severity = "error"
     summary = "a reserved quantity is negative"
 
+    # Complexity: O(ReservationPolicies × reserved quantities).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             spec = rp.model.spec

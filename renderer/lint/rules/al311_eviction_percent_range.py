@@ -40,6 +40,7 @@ class EvictionPercentRange(Rule):
     severity = "error"
     summary = "an eviction percentage is not a number or is outside 0-100%"
 
+    # Complexity: O(ReservationPolicies × eviction thresholds).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             for name, values, path in threshold_maps(rp.model):

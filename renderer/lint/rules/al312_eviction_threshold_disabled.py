@@ -42,6 +42,7 @@ class EvictionThresholdDisabled(Rule):
     severity = "info"
     summary = 'an eviction threshold of "0%" or "100%" is dropped by the kubelet'
 
+    # Complexity: O(ReservationPolicies × eviction thresholds).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             for name, values, path in threshold_maps(rp.model):

@@ -42,6 +42,7 @@ class EvictionQuantityNotPositive(Rule):
     severity = "error"
     summary = "an eviction threshold quantity is invalid, zero or negative"
 
+    # Complexity: O(ReservationPolicies × eviction thresholds).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             for name, values, path in threshold_maps(rp.model):

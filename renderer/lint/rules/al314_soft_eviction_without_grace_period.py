@@ -42,6 +42,7 @@ class SoftEvictionWithoutGracePeriod(Rule):
     severity = "error"
     summary = "an evictionSoft threshold has no evictionSoftGracePeriod"
 
+    # Complexity: O(ReservationPolicies × soft eviction thresholds).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

@@ -47,6 +47,7 @@ class GracePeriodWithoutSoftEviction(Rule):
     severity = "warning"
     summary = "an evictionSoftGracePeriod entry has no evictionSoft threshold"
 
+    # Complexity: O(ReservationPolicies × grace periods).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

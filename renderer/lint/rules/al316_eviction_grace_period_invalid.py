@@ -40,6 +40,7 @@ class EvictionGracePeriodInvalid(Rule):
     severity = "error"
     summary = "an eviction grace period is not a Go duration or is negative"
 
+    # Complexity: O(ReservationPolicies × grace periods).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

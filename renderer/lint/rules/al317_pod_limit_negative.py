@@ -38,6 +38,7 @@ class PodLimitNegative(Rule):
     severity = "error"
     summary = "maxPods or podsPerCore is negative"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

@@ -38,6 +38,7 @@ class PodsPerCoreExceedsMaxPods(Rule):
     severity = "warning"
     summary = "podsPerCore is larger than maxPods, so it never takes effect"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             spec = rp.model.spec

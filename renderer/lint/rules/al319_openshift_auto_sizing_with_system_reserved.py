@@ -46,6 +46,7 @@ class OpenShiftAutoSizingWithSystemReserved(Rule):
     severity = "error"
     summary = 'OpenShift: autoSizing together with systemReserved ("cannot be set together")'
 
+    # Complexity: O(ReservationPolicies + Σ pools each one selects).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             spec = rp.model.spec

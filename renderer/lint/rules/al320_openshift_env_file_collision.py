@@ -74,6 +74,8 @@ class OpenShiftEnvFileCollision(Rule):
     severity = "error"
     summary = "OpenShift: two MachineConfigs would write /etc/node-sizing-enabled.env"
 
+    # Complexity: O(pools + sizing plans + custom-pool plans × worker-pool plans); plans are per (MachineConfigPool,
+    # policy), a handful.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         plans: dict[tuple[str, str], tuple[SizingPlan, Loaded[ReservationPolicy]]] = {}
         pools_of: dict[tuple[str, str], list[str]] = {}

@@ -64,6 +64,7 @@ class OpenShiftOperatorOwnedField(Rule):
     severity = "error"
     summary = "OpenShift: a kubelet field the Machine Config Operator owns is set"
 
+    # Complexity: O(ReservationPolicies × operator-owned fields + Σ pools each one selects).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             pools = selects_openshift(ctx, rp)

@@ -41,6 +41,7 @@ class OpenShiftSystemReservedCgroup(Rule):
     severity = "error"
     summary = "OpenShift: systemReservedCgroup differs from systemCgroups"
 
+    # Complexity: O(ReservationPolicies + Σ pools each one selects).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

@@ -40,6 +40,7 @@ class SystemCgroupsWithoutCgroupRoot(Rule):
     severity = "error"
     summary = "systemCgroups is set without cgroupRoot"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

@@ -45,6 +45,7 @@ class ImageGcThresholds(Rule):
     severity = "error"
     summary = "image GC thresholds are not integers in 0-100, or low is not below high"
 
+    # Complexity: O(ReservationPolicies).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             view = KubeletView(rp.model)

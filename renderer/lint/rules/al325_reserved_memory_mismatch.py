@@ -109,7 +109,7 @@ class ReservedMemoryMismatch(Rule):
     summary = "static memory manager: reservedMemory does not add up to what Node Allocatable reserves"
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
-        # O(pools × memory types): each pool is compared once with its single ReservationPolicy.
+        # Complexity: O(pools × memory types): each pool is compared once with its single ReservationPolicy.
         groups: dict[tuple[int, str, str, str], list[PoolCapacity]] = {}
         for pc in ctx.model.pools:
             rp = pc.policy

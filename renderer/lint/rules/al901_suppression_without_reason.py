@@ -45,6 +45,7 @@ class SuppressionWithoutReason(Rule):
     summary = "an allocatable.dev/ignore entry has no reason, so it is not applied"
     phase = "after"
 
+    # Complexity: O(suppression problems).
     def check_after(self, ctx: LintContext, findings: list[Finding]) -> Iterator[Finding]:
         if ctx.suppressions is None:
             return

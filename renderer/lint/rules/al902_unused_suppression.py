@@ -40,6 +40,7 @@ class UnusedSuppression(Rule):
     summary = "an allocatable.dev/ignore entry suppresses nothing"
     phase = "after"
 
+    # Complexity: O(suppressions).
     def check_after(self, ctx: LintContext, findings: list[Finding]) -> Iterator[Finding]:
         if ctx.suppressions is None:
             return

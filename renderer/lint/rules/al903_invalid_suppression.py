@@ -40,6 +40,7 @@ class InvalidSuppression(Rule):
     summary = "an allocatable.dev/ignore entry is unreadable, names an unknown code, or repeats one"
     phase = "after"
 
+    # Complexity: O(suppression problems).
     def check_after(self, ctx: LintContext, findings: list[Finding]) -> Iterator[Finding]:
         if ctx.suppressions is None:
             return

@@ -39,6 +39,7 @@ class UnknownRuleInSettings(Rule):
     severity = "error"
     summary = "a rules entry in .allocatable.yaml names no known rule"
 
+    # Complexity: O(entries under rules in .allocatable.yaml).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         source = ctx.load.policies.settings_source
         if source is None:
