@@ -101,6 +101,8 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc]
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[str, yaml.Node] = {}
         for key_node, _ in node.value:
+            if key_node.tag == _VALUE_TAG:  # PyYAML would read a YAML 1.1 "=" value key as the string "="
+                _unsupported_tag(self, key_node)
             if isinstance(key_node, yaml.ScalarNode):
                 k = key_node.value
                 first = seen.get(k)
@@ -111,6 +113,7 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc]
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_VALUE_TAG = "tag:yaml.org,2002:value"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
