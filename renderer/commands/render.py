@@ -130,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
 
     out_dir: Path = args.output if args.output is not None else Path(settings.outputDir)
     problem = output.overlap(out_dir, result.policies.root)
+    if problem is None and args.output is None:  # from the settings, which travel with the policies
+        problem = output.escapes(out_dir, Path.cwd())
     if problem is not None:
         return error(problem)
     try:

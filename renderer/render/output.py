@@ -262,7 +262,7 @@ class Tree:
             raise OutputError(f"cannot read {self.shown(rel)}: {_why(exc)}") from None
         try:
             if not stat.S_ISREG(os.fstat(file_fd).st_mode):
-                raise OutputError(f"{self.shown(rel)} is not a regular file")
+                raise OutputError(f"{self.shown(rel)} is not a regular file; remove it or choose another directory")
             chunks = []
             while chunk := os.read(file_fd, 1 << 20):
                 chunks.append(chunk)
@@ -721,3 +721,15 @@ def overlap(out_dir: Path, policy_dir: Path) -> str | None:
             "render would write (and remove stale files) among the policies; choose another -o DIR"
         )
     return None
+
+
+def escapes(out_dir: Path, top: Path) -> str | None:
+    """Why ``out_dir`` (from ``render.outputDir``) may not be used: its real path, symlinks resolved, leaves ``top``
+    (the working directory). Settings travel with the policies; ``-o DIR`` on the command line is not checked."""
+    out_real, top_real = os.path.realpath(out_dir), os.path.realpath(top)
+    if out_real == top_real or out_real.startswith(top_real.rstrip(os.sep) + os.sep):
+        return None
+    return (
+        f"render.outputDir {out_dir.as_posix()} leads outside the working directory (symlinks resolved, to "
+        f"{out_real}); give -o DIR on the command line to render there"
+    )

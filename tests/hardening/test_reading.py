@@ -196,7 +196,7 @@ def test_sarif_and_positions_never_open_a_fifo(tmp_path: Path) -> None:
 
 def _secret_settings(outside: Path) -> Path:
     target = outside / "secret.yaml"
-    write(outside, {"secret.yaml": SETTINGS + f"unknownField: {SECRET}\nrender: {{outputDir: {SECRET}}}\n"})
+    write(outside, {"secret.yaml": SETTINGS + f"{SECRET}: {SECRET}\nrender: {{outputDir: {SECRET}}}\n"})
     return target
 
 
@@ -260,7 +260,7 @@ def _git(cwd: Path, *args: str) -> None:
     )
 
 
-@pytest.mark.parametrize("target", ["../secret.yaml", "../../outside/secret.yaml", "ABSOLUTE"])
+@pytest.mark.parametrize("target", ["../secret.yaml", "../../outside/secret.yaml", "ABSOLUTE", "CLIMB"])
 def test_base_revision_settings_symlink_is_refused_and_never_quoted(tmp_path: Path, target: str) -> None:
     """``diff --base`` and ``lint --base`` load the base from git objects: a symlink there is refused alike."""
     outside = tmp_path / "outside"
@@ -270,6 +270,8 @@ def test_base_revision_settings_symlink_is_refused_and_never_quoted(tmp_path: Pa
     write(work, {"secret.yaml": secret.read_text()})
     _git(work, "init", "-q")
     (repo / ".allocatable.yaml").unlink()
+    if target == "CLIMB":  # enough ".." to leave any mirror of the repository, then down to the real file
+        target = "../" * 40 + str(secret).lstrip("/")
     (repo / ".allocatable.yaml").symlink_to(str(secret) if target == "ABSOLUTE" else target)
     _git(work, "add", "-A")
     _git(work, "commit", "-qm", "base with a settings symlink")

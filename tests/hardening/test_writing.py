@@ -201,6 +201,23 @@ def test_output_dir_from_settings_that_contains_the_policies(tmp_path: Path) -> 
     assert res.returncode == 2 and "contains the policy directory policies" in res.stderr, shown(res)
 
 
+def test_output_dir_from_settings_that_leads_out_through_a_symlink(tmp_path: Path) -> None:
+    """Settings travel with the policies: render.outputDir may not lead out of the working directory, even
+    through a symlinked parent (-o on the command line may)."""
+    repo = good_repo(tmp_path / "policies")
+    (repo / ".allocatable.yaml").write_text(
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender: {outputDir: build/out}\n"
+    )
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "build").symlink_to(elsewhere)
+    for args in (["render", "policies"], ["render", "--check", "policies"]):
+        res = cli(*args, cwd=tmp_path)
+        assert res.returncode == 2 and "leads outside the working directory" in res.stderr, shown(res)
+    assert list(elsewhere.iterdir()) == []
+    assert cli("render", "policies", "-o", "build/out", cwd=tmp_path).returncode == 0  # the user's own choice
+
+
 # --- class 9: directory descriptors: a swapped directory is never followed ----------------------------------------
 
 
