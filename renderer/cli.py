@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from renderer.escaping import install_output_fallbacks
+
+    install_output_fallbacks(sys.stdout, sys.stderr)  # an ASCII-only terminal degrades, never crashes (→ as ->)
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
     if extras:  # say which command's --help to read, not the top level's

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 
+from renderer.loading.files import MAX_FILE_BYTES_CEILING
 from renderer.models.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
 
 RuleSeverity = Literal["error", "warning", "info"]
@@ -59,6 +60,44 @@ class Thresholds(Strict):
     )
 
 
+#: Linux's PATH_MAX (4096, with the terminating NUL) and NAME_MAX: longer paths cannot be created anywhere.
+_PATH_MAX_BYTES = 4095
+_NAME_MAX_BYTES = 255
+
+
+def check_output_dir(value: str) -> str:
+    """A directory path the file system can hold (no NUL or other control character, no over-long name), inside the
+    working directory."""
+    bad = next((c for c in value if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:
+        name = "a NUL character" if bad == "\0" else f"the control character U+{ord(bad):04X}"
+        raise ValueError(
+            f"the path contains {name}, which no directory name can hold; write a plain path such as rendered"
+        )
+    parts = value.replace("\\", "/").split("/")
+    if value.startswith(("/", "\\")) or (len(value) > 1 and value[1] == ":") or ".." in parts:
+        raise ValueError(
+            f'"{value}" leaves the working directory; write a relative path without ".." (settings travel with the '
+            "policies, so a pull request could otherwise make render write, or render --check read, anywhere); "
+            "give -o DIR on the command line for another place"
+        )
+    encoded = value.encode("utf-8", "surrogateescape")
+    if len(encoded) > _PATH_MAX_BYTES:
+        raise ValueError(
+            f"the path is {len(encoded)} bytes long, more than a path can be ({_PATH_MAX_BYTES}); shorten it"
+        )
+    long_part = next((p for p in encoded.split(b"/") if len(p) > _NAME_MAX_BYTES), None)
+    if long_part is not None:
+        raise ValueError(
+            f"a directory name in the path is {len(long_part)} bytes long, more than a name can be "
+            f"({_NAME_MAX_BYTES}); shorten it"
+        )
+    return value
+
+
+OutputDir = Annotated[str, AfterValidator(check_output_dir)]
+
+
 class KarpenterSettings(Strict):
     """How pools delivered through a Karpenter EC2NodeClass are rendered (see docs/karpenter.md)."""
 
@@ -100,7 +139,7 @@ class RenderSettings(Strict):
         default=None,
         description="targets rendered when --target is not given (default: every target that is on by default)",
     )
-    outputDir: str = Field(
+    outputDir: OutputDir = Field(
         default="rendered",
         min_length=1,
         description="output directory of `allocatable render`, relative to the working directory; must not be "
@@ -137,7 +176,9 @@ class Limits(Strict):
     maxFileBytes: int = Field(
         default=256 * 1024 * 1024,
         gt=0,
-        description="larger files are refused (AL006); each document, or List item, is bounded at 8 MiB anyway",
+        le=MAX_FILE_BYTES_CEILING,
+        description="larger files are refused (AL006), at most 1 GiB; each document, or List item, is bounded at 8 MiB "
+        "anyway",
     )
 
 
