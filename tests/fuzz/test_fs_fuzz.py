@@ -4,8 +4,8 @@ or leave it, FIFOs, sockets and unreadable directories, validated by the CLI in 
 For every tree: the run ends (a FIFO never blocks it), exits 0 or 2 without a traceback, reports every FIFO,
 socket, link leaving the repo and unreadable directory it meets as one AL006 line at that entry, never prints a byte
 of the files outside the repo, and changes nothing on disk. Unreadable directories need an unprivileged reader: as
-root, the CLI runs as nobody through setpriv (see tests/hardening/hardening_support.py); the tree lives in a
-world-readable temporary directory for that. Examples per run: 60 (each is one subprocess).
+root, the CLI runs with every capability dropped (see tests/privileges.py). Examples per run: 60 (each is one
+subprocess).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from privileges import drop_privileges
 
 SECRET = "s3cr3t-fs-fuzz-never-printed"
 POOL = """apiVersion: policy.allocatable.dev/v1alpha1
@@ -50,14 +51,6 @@ ENTRIES = st.lists(
     max_size=8,
     unique_by=lambda e: (e.name, e.under),
 )
-
-
-def _setpriv() -> list[str]:
-    if os.geteuid() != 0:
-        return []
-    found = shutil.which("setpriv")
-    assert found, "running as root needs setpriv (util-linux) to drop privileges"
-    return [found, "--reuid=65534", "--regid=65534", "--clear-groups", "--"]
 
 
 def _build(top: Path, entries: list[Entry]) -> tuple[Path, dict[str, str], list[socket.socket]]:
@@ -130,7 +123,7 @@ def test_random_trees_are_reported_never_followed_never_blocking(entries: list[E
         _, expected, sockets = _build(top, entries)
         before = _snapshot(top)
         proc = subprocess.run(
-            [*_setpriv(), sys.executable, "-m", "renderer", "validate", "repo"],
+            [*drop_privileges(), sys.executable, "-m", "renderer", "validate", "repo"],
             cwd=top,
             env={**os.environ, "NO_COLOR": "1", "PYTHONDONTWRITEBYTECODE": "1"},
             capture_output=True,

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from privileges import drop_privileges
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 POOL = """\
@@ -121,7 +123,7 @@ def cli(
 ) -> subprocess.CompletedProcess[str]:
     """``allocatable ARGS`` in a subprocess (the module, so the test venv's code runs); never hangs the suite.
 
-    ``unprivileged``: as root, run it as the nobody user (see ``drop_privileges``)."""
+    ``unprivileged``: as root, run it with every capability dropped (see ``tests/privileges.py``)."""
     return subprocess.run(
         [*(drop_privileges() if unprivileged else []), sys.executable, "-m", "renderer", *args],
         cwd=cwd,
@@ -193,30 +195,12 @@ def position_of(text: str, needle: str) -> tuple[int, int]:
     return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
 
 
-# --- reads that must fail: privileges ---------------------------------------------------------------------------
-#
-# Permission bits do not stop root (CAP_DAC_OVERRIDE). When the tests run as root, the CLI subprocess is started
-# through util-linux's ``setpriv --reuid=65534 --regid=65534 --clear-groups`` (the nobody user, no supplementary
-# groups; changing the uid away from 0 clears every capability), so the kernel's permission checks apply to it as
-# to any user, and the files it must fail to read are chmod-ed as usual. Not root: the subprocess runs as the
-# current user, for whom the same chmod is enough.
-
-NOBODY = "65534"
-
-
-def drop_privileges() -> list[str]:
-    """The command prefix that runs a command without privileges (empty when not root)."""
-    if os.geteuid() != 0:
-        return []
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:  # pragma: no cover - util-linux is part of every Debian/Ubuntu base image
-        raise RuntimeError("running as root needs setpriv (util-linux) to drop privileges for this test")
-    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+# --- reads that must fail: privileges (see tests/privileges.py) ----------------------------------------------
 
 
 @contextmanager
 def world_readable_tmp() -> Iterator[Path]:
-    """A temporary directory the unprivileged child can enter (pytest's tmp_path is private to its owner)."""
+    """A temporary directory whose chmod-ed subdirectories are made writable again before it is removed."""
     path = Path(tempfile.mkdtemp(prefix="allocatable-hardening-"))
     path.chmod(0o755)
     try:

@@ -4,7 +4,7 @@ render left (10), and init / schema -o use the same writer (11).
 
 The fault-injection test makes one low-level call fail at every position of a multi-file render (in-process, by
 replacing the ``os`` functions the writer calls), and one real failure comes from a read-only directory (as root:
-the CLI runs as nobody through setpriv, see hardening_support)."""
+the CLI runs with every capability dropped, see tests/privileges.py)."""
 
 from __future__ import annotations
 
