@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from renderer.findings import SourceRef
 from renderer.models.inventory import Pool, pool_from_node
 from renderer.models.node import KEPT_ANNOTATIONS, Node, node_machine_config_pool
+from renderer.validation.validate import validated
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
 from renderer.verify.snapshot import Item, SnapshotError, read_items, read_text
 
@@ -49,7 +50,8 @@ def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
     for item in read_items(text, display, NODE_KEEP):
         _expect_kind(display, item, "Node", "--nodes", "kubectl get nodes -o json")
         try:
-            node = Node.model_validate(item.data)
+            node = validated("Node", item.data)
+            assert isinstance(node, Node)
         except ValidationError as exc:
             err = exc.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in err["loc"])
