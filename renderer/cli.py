@@ -45,11 +45,12 @@ def _command_named(name: str) -> ModuleType | None:
     return mod if getattr(mod, "NAME", None) == name and hasattr(mod, "run") else None
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, *, listing: bool = False) -> argparse.ArgumentParser:
     """The whole command line's parser; with the name of a ``command``, one holding only that command.
 
     ``allocatable lint ...`` parses exactly as with the whole tree, but imports and registers one command instead
     of all of them (every command's options, reporters, targets and scaffolds): a cold run starts faster.
+    ``listing``: every command, without its options (enough for ``allocatable --help`` and the usage line).
     """
     one = None if command is None else _command_named(command)
     mods = _commands() if one is None else [one]
@@ -64,6 +65,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for mod in mods:
         description, epilog = describe(mod)
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=description, epilog=epilog)
+        if listing:
+            continue
         p.set_defaults(_parser=p)
         mod.register(p)
         add_color(p)
@@ -76,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
         argv = sys.argv[1:]
     # The command comes first in nearly every call (`allocatable lint ...`): then only its parser is built. Anything
     # else (`--help`, options before the command, no command, an unknown one) gets the whole tree, as before.
-    parser = build_parser(argv[0] if argv else None)
+    listing = argv in ([], ["-h"], ["--help"], ["--version"])  # nothing below the command list is read
+    parser = build_parser(argv[0] if argv else None, listing=listing)
     args, extras = parser.parse_known_args(argv)
     if extras:  # say which command's --help to read, not the top level's
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")

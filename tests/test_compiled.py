@@ -123,3 +123,17 @@ def test_they_agree_on_variations_of_every_kind() -> None:
         seen[kind] = seen.get(kind, 0) + 1
         for variant in _variations(doc):
             assert _outcome(kind, variant, True) == _outcome(kind, variant, False), (where, variant)
+
+
+def test_with_another_pydantic_core_the_schema_models_validate_with_the_same_result() -> None:
+    def lint(prelude: str) -> subprocess.CompletedProcess[str]:
+        code = f"{prelude}\nimport sys\nfrom renderer.cli import main\nsys.exit(main(['lint', '-o', 'json', 'policies']))\n"
+        return subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=False, timeout=120
+        )
+
+    compiled_run = lint("")
+    fallback = lint("import renderer.models.compiled as c\nc.CURRENT = False")
+    assert compiled_run.returncode == fallback.returncode == 0
+    assert compiled_run.stdout == fallback.stdout and compiled_run.stderr == fallback.stderr
+    assert '"objects": 23' in compiled_run.stdout and '"code": "AL213"' in compiled_run.stdout

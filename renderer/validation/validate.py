@@ -44,14 +44,18 @@ def validated(kind: str, data: Any) -> Record:
     """``data`` as the record of ``kind`` (a key of ``compiled.SCHEMAS``); raises pydantic's ``ValidationError``.
 
     The compiled validator (pydantic_core, no pydantic import) accepts exactly what the schema model accepts; when it
-    rejects, the schema model validates again, so the errors reported are the model's own. Cost: O(document).
+    rejects, the schema model validates again, so the errors reported are the model's own. With another
+    pydantic_core release than the schemas were compiled for, the schema model validates every document (slower,
+    never different). Cost: O(document).
     """
-    try:
-        return cast(Record, compiled.validator(kind).validate_python(data))
-    except ValidationError:
-        from renderer.models.schema import kinds
+    if compiled.CURRENT:
+        try:
+            return cast(Record, compiled.validator(kind).validate_python(data))
+        except ValidationError:
+            pass
+    from renderer.models.schema import kinds
 
-        return kinds()[kind].model_validate(data)  # type: ignore[return-value]  # raises; a schema model is a Record
+    return kinds()[kind].model_validate(data)  # type: ignore[return-value]  # raises, or a schema model: a Record
 
 
 def default_settings() -> Settings:

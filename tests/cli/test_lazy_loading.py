@@ -32,3 +32,9 @@ def test_every_format_module_registers_the_format_of_its_name() -> None:
     for name in reporters.names():
         assert reporters.get(name) is REGISTRY[name]
     assert sorted(REGISTRY) == reporters.names() == ["github", "json", "sarif", "text"]
+
+
+def test_the_command_list_alone_prints_the_same_help_and_usage() -> None:
+    listing = build_parser(listing=True)
+    assert listing.format_help() == WHOLE.format_help()
+    assert listing.format_usage() == WHOLE.format_usage()
