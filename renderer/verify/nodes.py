@@ -6,7 +6,7 @@ Cost: O(size of the dump); only the fields listed in ``NODE_KEEP`` / ``POD_KEEP`
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from pydantic_core import ValidationError
 
@@ -50,8 +50,7 @@ def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
     for item in read_items(text, display, NODE_KEEP):
         _expect_kind(display, item, "Node", "--nodes", "kubectl get nodes -o json")
         try:
-            node = validated("Node", item.data)
-            assert isinstance(node, Node)
+            node = cast(Node, validated("Node", item.data))
         except ValidationError as exc:
             err = exc.errors(include_url=False)[0]
             loc = ".".join(str(p) for p in err["loc"])
