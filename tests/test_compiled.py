@@ -137,3 +137,31 @@ def test_with_another_pydantic_core_the_schema_models_validate_with_the_same_res
     assert compiled_run.returncode == fallback.returncode == 0
     assert compiled_run.stdout == fallback.stdout and compiled_run.stderr == fallback.stderr
     assert '"objects": 23' in compiled_run.stdout and '"code": "AL213"' in compiled_run.stdout
+
+
+def _schema_models() -> list[type[Any]]:
+    import importlib
+    import pkgutil
+
+    from pydantic import BaseModel
+
+    import renderer.models.schema as pkg
+
+    out: list[type[Any]] = []
+    for info in pkgutil.iter_modules(pkg.__path__):
+        module = importlib.import_module(f"{pkg.__name__}.{info.name}")
+        out += [
+            v
+            for v in vars(module).values()
+            if isinstance(v, type) and issubclass(v, BaseModel) and v.__module__ == module.__name__ and v.model_fields
+        ]
+    return out
+
+
+@pytest.mark.parametrize("model", _schema_models(), ids=lambda m: m.__qualname__)
+def test_every_schema_model_declares_the_fields_of_its_record_in_order(model: type[Any]) -> None:
+    from renderer.models.schema.compile import record_of
+
+    record = record_of(model)
+    assert record.__name__ == model.__name__ and record.__module__ == model.__module__.replace(".schema", "")
+    assert list(model.model_fields) == list(vars(record)["__annotations__"])
