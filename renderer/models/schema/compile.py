@@ -8,7 +8,7 @@ A document the compiled validator accepts is exactly one pydantic accepts, with 
 rejects is validated again by the pydantic model, whose errors are the ones reported.
 
 Run ``python -m renderer.models.schema.compile`` after changing a model; ``tests/test_compiled.py`` fails on a stale
-file. Cost: O(size of the schemas).
+file. Cost: O(size of the schemas × their nesting depth), once per change.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ class _Writer:
         self.imports: dict[str, str] = {}  # module -> alias
         self.records: dict[type[Record], str] = {}  # record class -> generated class name
         self.factories: dict[str, str] = {}  # generated class name -> its factory's name
+        self.pending: list[tuple[str, type[BaseModel]]] = []  # factories whose schema is still to be written
 
     def module(self, name: str) -> str:
         if name not in self.imports:
@@ -76,6 +77,9 @@ class _Writer:
     def _value(self, obj: Any, indent: int, names: bool, flat: bool) -> str:
         pad = "    " * (indent + 1)
         if isinstance(obj, dict):
+            if not names and obj.get("type") in ("definitions", "definition-ref"):
+                # Shared or recursive models would need their definitions named; none is, so refs are dropped.
+                raise ValueError("a model is reused or recursive: teach the compiler to keep pydantic's definitions")
             items = []
             for key, val in obj.items():
                 if not names and key in _DROPPED:
@@ -96,9 +100,7 @@ class _Writer:
             if flat or not obj:
                 return "[" + ", ".join(self._value(v, 0, False, flat=True) for v in obj) + "]"
             return "[\n" + "".join(f"{pad}{self.value(v, indent + 1)},\n" for v in obj) + "    " * indent + "]"
-        if obj is None or isinstance(obj, bool | int | str):
-            return repr(obj)
-        if isinstance(obj, float):
+        if obj is None or isinstance(obj, bool | int | float | str):
             return repr(obj)
         if callable(obj) and getattr(obj, "__module__", None) is not None and hasattr(obj, "__qualname__"):
             return self.function(obj)
@@ -111,8 +113,6 @@ class _Writer:
             self.factories[name] = f"_new_{name}"
             self.pending.append((name, model))
         return self.factories[name]
-
-    pending: list[tuple[str, type[BaseModel]]]
 
 
 HEADER = '''"""pydantic's core schemas of every kind, compiled for pydantic_core alone (no pydantic import on a clean run).
@@ -175,7 +175,6 @@ def dump(name: str, record: Any, mode: str = "python") -> Any:
 def generate() -> str:
     """The text of ``renderer/models/compiled.py``."""
     writer = _Writer()
-    writer.pending = []
     schemas: list[tuple[str, str]] = []
     for kind, model in kinds().items():
         schemas.append((kind, writer.value(model.__pydantic_core_schema__, 1)))
