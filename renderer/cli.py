@@ -75,6 +75,9 @@ def build_parser(command: str | None = None, *, listing: bool = False) -> argpar
 
 
 def main(argv: list[str] | None = None) -> int:
+    from renderer.escaping import install_output_fallbacks
+
+    install_output_fallbacks(sys.stdout, sys.stderr)  # an ASCII-only terminal degrades, never crashes (→ as ->)
     if argv is None:
         argv = sys.argv[1:]
     # The command comes first in nearly every call (`allocatable lint ...`): then only its parser is built. Anything

@@ -55,7 +55,7 @@ def _documents() -> Iterator[tuple[str, str, Any]]:
     for path in paths:
         try:
             docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
-        except (yaml.YAMLError, UnicodeDecodeError, RecursionError, ValueError):
+        except Exception:  # the bad-input corpus holds files PyYAML cannot read (tags, bombs, encodings)
             continue
         where = str(path.relative_to(REPO_ROOT))
         for i, doc in enumerate(docs):

@@ -15,6 +15,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable
@@ -26,6 +27,8 @@ import pytest
 CASES_DIR = Path(__file__).resolve().parent / "corpus" / "cases"
 REPO = "repo"  # the policy repo is copied to tmp_path / REPO; reported paths start with it
 
+#: Control characters of input data are escaped in every output (issue 12): none may reach the terminal raw.
+_RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _EXPECT_RE = re.compile(r"^(?:(?P<path>[^\s:]+):)?(?P<line>\d+):(?P<col>\d+) (?P<code>AL\d{3}) (?P<text>.+)$")
 
 
@@ -97,6 +100,8 @@ def snapshot(root: Path) -> dict[str, tuple[str, ...]]:
                 out[rel] = ("link", os.readlink(p))
             elif p.is_dir():
                 out[rel] = ("dir",)
+            elif not stat.S_ISREG(st.st_mode):  # a FIFO or socket: never opened (reading a FIFO blocks)
+                out[rel] = ("special", oct(st.st_mode))
             else:
                 digest = hashlib.sha256(p.read_bytes()).hexdigest()
                 out[rel] = ("file", digest, str(st.st_size), str(st.st_mtime_ns))
@@ -123,6 +128,8 @@ def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
     shown = f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
 
     assert "Traceback" not in res.stdout + res.stderr, shown
+    raw = _RAW_CONTROL.search(res.stdout + res.stderr)
+    assert raw is None, f"a raw control character reached the output: {raw.group()!r}\n{shown}"
     assert res.stderr.startswith("validate: ") and res.stderr.count("\n") == 1, shown  # the summary, on stderr
     assert after == before, "validate changed files under the working directory"
 
@@ -148,7 +155,7 @@ def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
 
 
 def test_corpus_is_big_enough() -> None:
-    assert len(committed_cases()) + len(GENERATED) >= 60
+    assert len(committed_cases()) + len(GENERATED) >= 160
 
 
 @pytest.mark.parametrize("entry", committed_cases(), ids=lambda p: p.name)
@@ -409,6 +416,66 @@ def gen_one_line_per_problem_across_files(repo: Path) -> None:
     _write(repo / "b" / "d.json", '{"apiVersion" "v1"}\n')
 
 
+def _fifo(path: Path) -> None:
+    if not hasattr(os, "mkfifo"):  # pragma: no cover - Windows
+        pytest.skip("no FIFOs here")
+    os.mkfifo(path)
+
+
+@_gen("pipe.yaml:1:1 AL006 is a FIFO (named pipe), not a regular file")
+def gen_fifo_as_policy_file(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _fifo(repo / "pipe.yaml")  # opening it for reading would block forever
+
+
+@_gen(".allocatable.yaml:1:1 AL006 is a FIFO (named pipe), not a regular file")
+def gen_fifo_as_settings_file(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _fifo(repo / ".allocatable.yaml")
+
+
+@_gen("sock.yaml:1:1 AL006 is a socket, not a regular file")
+def gen_socket_as_policy_file(repo: Path) -> None:
+    import socket
+
+    _write(repo / "pool.yaml", POOL)
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(repo / "sock.yaml"))
+
+
+@_gen("zero.yaml:1:1 AL006 symlink points outside the policy repo")
+def gen_symlink_to_dev_zero(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _symlink(repo / "zero.yaml", "/dev/zero")
+
+
+@_gen(".allocatable.yaml:1:1 AL006 symlink points outside the policy repo ... copy the file into the repo")
+def gen_settings_symlinked_outside_repo(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    outside = _outside(repo)
+    _write(outside / "settings.yaml", "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nsecret: x\n")
+    _symlink(repo / ".allocatable.yaml", outside / "settings.yaml")
+
+
+@_gen(".allocatable.yaml:1:1 AL006 broken symlink")
+def gen_settings_broken_symlink(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _symlink(repo / ".allocatable.yaml", "nowhere.yaml")
+
+
+@_gen("a.yaml:1:1 AL006 symlink loop", "b.yaml:1:1 AL006 symlink loop")
+def gen_symlink_loop(repo: Path) -> None:
+    _write(repo / "pool.yaml", POOL)
+    _symlink(repo / "a.yaml", "b.yaml")
+    _symlink(repo / "b.yaml", "a.yaml")
+
+
+@_gen()  # a directory symlink looping back into the repo is not walked (and never crashes)
+def gen_symlinked_directory_loop_inside(repo: Path) -> None:
+    _write(repo / "pools" / "web.yaml", POOL)
+    _symlink(repo / "pools" / "again", "..")
+
+
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_case(name: str, tmp_path: Path) -> None:
     gen = GENERATED[name]
@@ -432,13 +499,3 @@ def test_expectation_format() -> None:
     assert parse_expectation("5:3 AL002 duplicate key", "x.yaml").path == "x.yaml"
     with pytest.raises(ValueError, match="bad expectation"):
         parse_expectation("5 AL002 x", "x.yaml")
-
-
-def test_negative_max_file_size_is_a_usage_error(tmp_path: Path) -> None:
-    repo = tmp_path / REPO
-    repo.mkdir()
-    _write(repo / "pool.yaml", POOL)
-    res = run_validate(tmp_path, "--max-file-size", "-5")
-    assert res.returncode == 2
-    assert res.stdout == ""
-    assert res.stderr == "allocatable: error: --max-file-size must be a positive number of bytes, got -5\n"

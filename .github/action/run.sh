@@ -11,7 +11,11 @@
 #   run.sh verify        allocatable verify on the nodes/pods snapshot files, if given  → outputs: verify-exit,
 #                                                                                        nodes-drifted, pods-over
 #   run.sh result        fail the job when lint (per fail-on) or render --check failed
+#
+# Every expansion is quoted, every path and ref reaches a command after `--` (or `--end-of-options`), and values
+# echoed into workflow commands are escaped, so no input can become an option, a second command or an annotation.
 set -uo pipefail
+set -f # no input is ever glob-expanded
 
 cmd="${1:?usage: run.sh base|lint|diff|render-check|verify|result}"
 path="${INPUT_PATH:-policies}"
@@ -20,7 +24,39 @@ out="${GITHUB_OUTPUT:-/dev/null}"
 summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
 
 output() { printf '%s=%s\n' "$1" "$2" >>"$out"; }
-have_commit() { git rev-parse --verify --quiet "$1^{commit}" >/dev/null 2>&1; }
+have_commit() { git rev-parse --verify --quiet --end-of-options "$1^{commit}" >/dev/null 2>&1; }
+
+# Workflow-command data escaping (GitHub's own rules): % first, then CR and LF.
+escape_data() {
+  local s="${1//%/%25}"
+  s="${s//$'\r'/%0D}"
+  printf '%s' "${s//$'\n'/%0A}"
+}
+
+# Markdown for the job summary: a value shown in `code`, with no way out of it (backticks, line breaks, pipes).
+md_code() {
+  local s="${1//\`/\'}"
+  s="${s//$'\r'/ }"
+  s="${s//$'\n'/ }"
+  s="${s//|/\\|}"
+  printf '%s%s%s' '`' "$s" '`'
+}
+
+# The policy path must stay inside the repository, symlinks resolved: a pull request could replace it with a
+# link to the runner's home directory, and findings quote what they read.
+check_path() {
+  local top real
+  top="$(git rev-parse --show-toplevel 2>/dev/null || pwd -P)"
+  if ! real="$(realpath -e -- "$path" 2>/dev/null)"; then
+    echo "::error title=allocatable::path $(escape_data "$path") does not exist in the repository"
+    return 1
+  fi
+  case "$real/" in
+  "$top"/*) return 0 ;;
+  esac
+  echo "::error title=allocatable::path $(escape_data "$path") leads outside the repository (symlinks resolved); refusing to read it"
+  return 1
+}
 
 case "$cmd" in
 base)
@@ -30,24 +66,33 @@ base)
     output base ""
     exit 0
   fi
-  resolved=""
-  for candidate in "origin/$ref" "$ref"; do
-    if have_commit "$candidate"; then resolved="$candidate"; break; fi
-  done
-  if [ -z "$resolved" ]; then
-    # Shallow checkouts (actions/checkout's default) lack the base branch: fetch just its tip.
-    if git fetch --quiet --no-tags --depth=1 origin "+refs/heads/$ref:refs/remotes/origin/$ref" 2>/dev/null; then
-      resolved="origin/$ref"
-    elif git fetch --quiet --no-tags --depth=1 origin "$ref" 2>/dev/null; then
-      resolved="$(git rev-parse FETCH_HEAD)"
-    fi
-  fi
-  if [ -z "$resolved" ] || ! have_commit "$resolved"; then
-    echo "::warning title=allocatable::base revision \"$ref\" not found, even after git fetch; the capacity diff is skipped"
+  # A ref is a branch, tag or commit name: never an option (--upload-pack=...), never a refspec (a:b).
+  if [[ "$ref" == -* ]] || ! git check-ref-format "refs/heads/$ref"; then
+    echo "::warning title=allocatable::base-ref \"$(escape_data "$ref")\" is not a branch, tag or commit name; the capacity diff is skipped"
     output base ""
     exit 0
   fi
-  echo "allocatable: comparing with $resolved ($(git rev-parse --short=12 "$resolved"))"
+  resolved=""
+  for candidate in "origin/$ref" "$ref"; do
+    if have_commit "$candidate"; then
+      resolved="$candidate"
+      break
+    fi
+  done
+  if [ -z "$resolved" ]; then
+    # Shallow checkouts (actions/checkout's default) lack the base branch: fetch just its tip.
+    if git fetch --quiet --no-tags --depth=1 origin -- "+refs/heads/$ref:refs/remotes/origin/$ref" 2>/dev/null; then
+      resolved="origin/$ref"
+    elif git fetch --quiet --no-tags --depth=1 origin -- "$ref" 2>/dev/null; then
+      resolved="$(git rev-parse --verify --quiet --end-of-options FETCH_HEAD)"
+    fi
+  fi
+  if [ -z "$resolved" ] || ! have_commit "$resolved"; then
+    echo "::warning title=allocatable::base revision \"$(escape_data "$ref")\" not found, even after git fetch; the capacity diff is skipped"
+    output base ""
+    exit 0
+  fi
+  echo "allocatable: comparing with $resolved ($(git rev-parse --short=12 --verify --end-of-options "$resolved"))"
   output base "$resolved"
   ;;
 
@@ -57,21 +102,26 @@ lint)
   error) ;;
   warning) strict=(--strict) ;;
   *)
-    echo "::error title=allocatable::fail-on must be error or warning, got \"${INPUT_FAIL_ON}\""
+    echo "::error title=allocatable::fail-on must be error or warning, got \"$(escape_data "${INPUT_FAIL_ON}")\""
     output lint-exit 2
     exit 0
     ;;
   esac
+  if ! check_path; then
+    output lint-exit 2
+    exit 0
+  fi
   base=()
-  [ -n "${BASE:-}" ] && base=(--base "$BASE")
+  [ -n "${BASE:-}" ] && base=("--base=$BASE")
   # 1. annotations on the changed lines (workflow commands on stdout); the exit status decides the result.
-  allocatable lint "$path" -o github "${strict[@]}" "${base[@]}"
+  allocatable lint -o github "${strict[@]}" "${base[@]}" -- "$path"
   code=$?
   output lint-exit "$code"
   # 2. counts, from the JSON report.
   json="$tmp/allocatable-lint.json"
-  allocatable lint "$path" -o json "${base[@]}" >"$json" 2>/dev/null
-  counts="$(python3 - "$json" <<'PY'
+  allocatable lint -o json "${base[@]}" -- "$path" >"$json" 2>/dev/null
+  counts="$(
+    python3 - "$json" <<'PY'
 import json, sys
 try:
     findings = json.load(open(sys.argv[1], encoding="utf-8")).get("findings", [])
@@ -80,15 +130,15 @@ except (OSError, ValueError):
 n = {s: sum(1 for f in findings if f.get("severity") == s) for s in ("error", "warning", "info")}
 print(n["error"], n["warning"], n["info"])
 PY
-)"
+  )"
   read -r errors warnings notices <<<"$counts"
   output errors "${errors:-0}"
   output warnings "${warnings:-0}"
   output notices "${notices:-0}"
   # 3. SARIF for code scanning (github/codeql-action/upload-sarif).
   if [ -n "${INPUT_SARIF_FILE:-}" ]; then
-    mkdir -p "$(dirname "$INPUT_SARIF_FILE")"
-    allocatable lint "$path" -o sarif "${base[@]}" >"$INPUT_SARIF_FILE" 2>/dev/null
+    mkdir -p -- "$(dirname -- "$INPUT_SARIF_FILE")"
+    allocatable lint -o sarif "${base[@]}" -- "$path" >"$INPUT_SARIF_FILE" 2>/dev/null
     output sarif-file "$INPUT_SARIF_FILE"
   else
     output sarif-file ""
@@ -101,7 +151,7 @@ PY
   {
     echo "### allocatable lint: $verdict"
     echo
-    echo "\`$path\`: ${errors:-0} errors, ${warnings:-0} warnings, ${notices:-0} notices (fail-on: ${INPUT_FAIL_ON:-error})"
+    echo "$(md_code "$path"): ${errors:-0} errors, ${warnings:-0} warnings, ${notices:-0} notices (fail-on: $(md_code "${INPUT_FAIL_ON:-error}"))"
     echo
   } >>"$summary"
   ;;
@@ -111,49 +161,62 @@ diff)
     output capacity-changed ""
     exit 0
   fi
+  if ! check_path; then
+    output capacity-changed ""
+    exit 0
+  fi
   md="$tmp/allocatable-diff.md"
-  if allocatable diff --base "$BASE" "$path" -o markdown >"$md"; then
-    cat "$md" >>"$summary"
-    changed="$(allocatable diff --base "$BASE" "$path" -o json |
+  if allocatable diff "--base=$BASE" -o markdown -- "$path" >"$md"; then
+    cat -- "$md" >>"$summary"
+    changed="$(allocatable diff "--base=$BASE" -o json -- "$path" |
       python3 -c 'import json,sys; print(str(json.load(sys.stdin)["summary"]["capacityChanged"]).lower())')"
     output capacity-changed "$changed"
     output diff-file "$md"
   else
-    echo "::warning title=allocatable::the capacity diff against $BASE failed (see the log above)"
+    echo "::warning title=allocatable::the capacity diff against $(escape_data "$BASE") failed (see the log above)"
     output capacity-changed ""
   fi
   ;;
 
 render-check)
-  allocatable render --check "$path"
+  if ! check_path; then
+    output render-exit 2
+    exit 0
+  fi
+  allocatable render --check -- "$path"
   code=$?
   output render-exit "$code"
   if [ "$code" -ne 0 ]; then
-    echo "::error title=allocatable render --check::the rendered output is not current: run \`allocatable render $path\` and commit the result"
+    echo "::error title=allocatable render --check::the rendered output is not current: run $(escape_data "allocatable render $path") and commit the result"
     {
       echo "### allocatable render --check: failed"
       echo
-      echo "Run \`allocatable render $path\` and commit the result."
+      echo "Run $(md_code "allocatable render $path") and commit the result."
       echo
     } >>"$summary"
   fi
   ;;
 
 verify)
+  if ! check_path; then
+    output verify-exit 2
+    exit 0
+  fi
   args=()
-  [ -n "${INPUT_NODES_FILE:-}" ] && args+=(--nodes "$INPUT_NODES_FILE")
-  [ -n "${INPUT_PODS_FILE:-}" ] && args+=(--pods "$INPUT_PODS_FILE")
+  [ -n "${INPUT_NODES_FILE:-}" ] && args+=("--nodes=$INPUT_NODES_FILE")
+  [ -n "${INPUT_PODS_FILE:-}" ] && args+=("--pods=$INPUT_PODS_FILE")
   if [ "${#args[@]}" -eq 0 ]; then
     output verify-exit ""
     exit 0
   fi
-  [ -n "${INPUT_PODS_FILE:-}" ] && [ -n "${BASE:-}" ] && args+=(--base "$BASE")
-  allocatable verify "$path" "${args[@]}" -o github
+  [ -n "${INPUT_PODS_FILE:-}" ] && [ -n "${BASE:-}" ] && args+=("--base=$BASE")
+  allocatable verify -o github "${args[@]}" -- "$path"
   code=$?
   output verify-exit "$code"
   json="$tmp/allocatable-verify.json"
-  allocatable verify "$path" "${args[@]}" -o json >"$json" 2>/dev/null
-  read -r drifted over <<<"$(python3 - "$json" <<'PY'
+  allocatable verify -o json "${args[@]}" -- "$path" >"$json" 2>/dev/null
+  read -r drifted over <<<"$(
+    python3 - "$json" <<'PY'
 import json, sys
 try:
     doc = json.load(open(sys.argv[1], encoding="utf-8"))
@@ -161,10 +224,10 @@ except (OSError, ValueError):
     doc = {}
 print(sum(1 for n in doc.get("nodes", []) if not n.get("match")), sum(1 for p in doc.get("pods", []) if not p.get("fits")))
 PY
-)"
+  )"
   output nodes-drifted "${drifted:-}"
   output pods-over "$([ -n "${INPUT_PODS_FILE:-}" ] && echo "${over:-}")"
-  allocatable verify "$path" "${args[@]}" -o markdown >>"$summary" 2>/dev/null
+  allocatable verify -o markdown "${args[@]}" -- "$path" >>"$summary" 2>/dev/null
   ;;
 
 result)
@@ -173,15 +236,15 @@ result)
   if [ -z "$lint_exit" ]; then
     echo "allocatable: lint did not run"
     failed=1
-  elif [ "$lint_exit" -ne 0 ]; then
-    echo "allocatable: lint failed (exit $lint_exit; fail-on: ${INPUT_FAIL_ON:-error})"
+  elif [ "$lint_exit" != 0 ]; then
+    echo "allocatable: lint failed (exit $lint_exit; fail-on: $(escape_data "${INPUT_FAIL_ON:-error}"))"
     failed=1
   fi
-  if [ -n "${RENDER_EXIT:-}" ] && [ "$RENDER_EXIT" -ne 0 ]; then
+  if [ -n "${RENDER_EXIT:-}" ] && [ "$RENDER_EXIT" != 0 ]; then
     echo "allocatable: render --check failed (exit $RENDER_EXIT)"
     failed=1
   fi
-  if [ -n "${VERIFY_EXIT:-}" ] && [ "$VERIFY_EXIT" -ne 0 ]; then
+  if [ -n "${VERIFY_EXIT:-}" ] && [ "$VERIFY_EXIT" != 0 ]; then
     echo "allocatable: verify found nodes that differ from the policies or pods that do not fit (exit $VERIFY_EXIT)"
     failed=1
   fi

@@ -27,12 +27,20 @@ non-negative digit strings, and every integer has many spellings (``"7"``, ``"07
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal, TypeAlias, get_args
+
+from renderer.labels import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_LABEL_VALUE_LEN,
+    is_valid_label_value,
+    label_key_problem,
+    parse_int64,
+)
 
 __all__ = [
     "DEFAULT_WITNESS_NAME",
@@ -70,11 +78,7 @@ NAME_WITNESS_KEY: Final = "matchFields:metadata.name"
 #: Node name used for a witness whose terms do not constrain the name.
 DEFAULT_WITNESS_NAME: Final = "node"
 
-INT64_MIN: Final = -(2**63)
-INT64_MAX: Final = 2**63 - 1
-_MAX_LABEL_VALUE_LEN: Final = 63
-_MAX_LABEL_NAME_LEN: Final = 63
-_MAX_DNS_SUBDOMAIN_LEN: Final = 253
+_MAX_LABEL_VALUE_LEN: Final = MAX_LABEL_VALUE_LEN
 _MAX_SHOWN_VALUES: Final = 6
 
 
@@ -97,48 +101,6 @@ class Term:
 
 # ----------------------------------------------------------------------------------------------------
 # Parsing and validation helpers
-
-_INT_RE: Final = re.compile(r"[+-]?[0-9]+")
-_LABEL_VALUE_RE: Final = re.compile(r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?)?")
-_LABEL_NAME_RE: Final = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]*[A-Za-z0-9])?")
-_DNS_SUBDOMAIN_RE: Final = re.compile(r"[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*")
-
-
-def parse_int64(text: str) -> int | None:
-    """Parse like Go's ``strconv.ParseInt(text, 10, 64)``; None when Go would return an error."""
-    if _INT_RE.fullmatch(text) is None:
-        return None
-    digits = text.lstrip("+-").lstrip("0")
-    if len(digits) > 19:  # beyond int64 (and keeps int() clear of its digit limit)
-        return None
-    number = int(text)
-    return number if INT64_MIN <= number <= INT64_MAX else None
-
-
-def is_valid_label_value(value: str) -> bool:
-    """True for a valid Kubernetes label value (the empty string included)."""
-    return len(value) <= _MAX_LABEL_VALUE_LEN and _LABEL_VALUE_RE.fullmatch(value) is not None
-
-
-def label_key_problem(key: str) -> str | None:
-    """Why ``key`` is not a valid label key (qualified name), or None when it is."""
-    parts = key.split("/")
-    if len(parts) > 2:
-        return "a label key has at most one '/'"
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            return "the prefix before '/' must not be empty"
-        if len(prefix) > _MAX_DNS_SUBDOMAIN_LEN or _DNS_SUBDOMAIN_RE.fullmatch(prefix) is None:
-            return "the prefix must be a lowercase DNS subdomain"
-    if not name:
-        return "the name part must not be empty"
-    if len(name) > _MAX_LABEL_NAME_LEN:
-        return f"the name part must be at most {_MAX_LABEL_NAME_LEN} characters"
-    if _LABEL_NAME_RE.fullmatch(name) is None:
-        return "the name part must be alphanumeric, '-', '_' or '.', starting and ending alphanumeric"
-    return None
 
 
 def requirement_problem(req: Requirement, *, field: bool = False) -> str | None:

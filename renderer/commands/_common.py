@@ -29,16 +29,20 @@ USAGE_EXIT = "invalid input or usage error (one line on stderr: allocatable: err
 
 def error(message: str) -> int:
     """Write the one-line usage/input error (``what is wrong; what to do``) to stderr; return exit code 2."""
+    from renderer.escaping import plain
+
     sys.stdout.flush()
-    sys.stderr.write(f"{PROG}: error: {message}\n")
+    sys.stderr.write(f"{PROG}: error: {plain(message)}\n")  # one line: paths and values in it are data
     sys.stderr.flush()
     return EXIT_USAGE
 
 
 def note(message: str) -> None:
     """A summary or progress line: stderr, after whatever stdout holds so far (terminals show them in order)."""
+    from renderer.escaping import plain
+
     sys.stdout.flush()
-    sys.stderr.write(message + "\n")
+    sys.stderr.write(plain(message) + "\n")
     sys.stderr.flush()
 
 
@@ -106,6 +110,18 @@ def invoke(command: ModuleType, argv: list[str]) -> int:
     return int(command.run(args))
 
 
+def max_file_size(text: str) -> int:
+    """``--max-file-size``: a whole number of bytes within the bounds ``renderer.loading.files`` accepts."""
+    from renderer.loading.files import MAX_FILE_BYTES_CEILING
+
+    if text.isascii() and text.isdigit() and 1 <= int(text[:20]) <= MAX_FILE_BYTES_CEILING and len(text) <= 20:
+        return int(text)
+    shown = text if len(text) <= 24 else text[:20] + "…"
+    raise argparse.ArgumentTypeError(
+        f"must be a whole number of bytes from 1 to {MAX_FILE_BYTES_CEILING} (1 GiB), got {shown!r}"
+    )
+
+
 def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
     parser.add_argument(
         "paths",
@@ -119,7 +135,7 @@ def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
     )
     parser.add_argument(
         "--max-file-size",
-        type=int,
+        type=max_file_size,
         default=None,
         metavar="BYTES",
         help="refuse policy files larger than this (default 256 MiB, or limits.maxFileBytes in .allocatable.yaml)",

@@ -69,12 +69,13 @@ def run(args: argparse.Namespace) -> int:
     ]
     if blocked:
         return _fail(f"cannot create {', '.join(sorted(set(blocked)))}: a parent path is a file; move it away")
+    from renderer.render.output import OutputError, write_files
+
+    try:  # all or nothing, never through a symlinked directory: the render writer's own code
+        write_files(root, {f.path: f.text.encode("utf-8") for f in planned}, overwrite=args.force)
+    except OutputError as exc:
+        return _fail(str(exc))
     for f in planned:
-        target = root / f.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.is_symlink():
-            target.unlink()
-        target.write_text(f.text, encoding="utf-8")
         verb = "overwrote" if f.path in clashes else "created"
         sys.stderr.write(f"{verb} {display_path((root / f.path).absolute())}\n")
     policies = root / args.policy_dir

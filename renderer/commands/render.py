@@ -84,11 +84,6 @@ def _report(result: LoadResult, findings: list[Finding], *, to_stderr: bool) -> 
     note(summary(report))
 
 
-def _inside(child: Path, parent: Path) -> bool:
-    c, p = child.resolve(), parent.resolve()
-    return c == p or p in c.parents
-
-
 def run(args: argparse.Namespace) -> int:
     from renderer.capacity.model import build as build_model
     from renderer.lint.engine import run_rules
@@ -134,19 +129,23 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     out_dir: Path = args.output if args.output is not None else Path(settings.outputDir)
-    if _inside(out_dir, result.policies.root):
-        return error(
-            f"output directory {out_dir.as_posix()} is inside the policy directory "
-            f"{result.policies.root.as_posix()}, where rendered files would be read as policies; choose another -o DIR"
-        )
+    problem = output.overlap(out_dir, result.policies.root)
+    if problem is None and args.output is None:  # from the settings, which travel with the policies
+        problem = output.escapes(out_dir, Path.cwd())
+    if problem is not None:
+        return error(problem)
     try:
         if args.check:
             return _check(out_dir, rendered.files, args)
         report = output.write(out_dir, rendered.files)
     except output.OutputError as exc:
         return error(str(exc))
-    except OSError as exc:
+    except OSError as exc:  # pragma: no cover - the writer turns every OSError into an OutputError naming its path
         return error(f"{out_dir.as_posix()}: {exc.strerror or exc}")
+    if report.cleaned:
+        note(f"render: removed {_files(len(report.cleaned))} left by an interrupted render")
+    for path in report.leftovers:
+        note(f"render: warning: could not remove {path} (a previous version); the next render removes it")
     parts = [f"{len(report.written)} written", f"{len(report.unchanged)} unchanged"]
     if report.removed:
         parts.append(f"{len(report.removed)} stale removed")
@@ -165,10 +164,12 @@ def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace) -> 
     if not differences:
         note(f"render --check: {out_dir.as_posix()} is up to date ({_files(len(files))})")
         return 0
-    for d in differences:
-        sys.stdout.write(f"{(out_dir / d.path).as_posix()}: {d.status}\n")
+    from renderer.escaping import plain
+
+    for d in differences:  # paths and diff lines come from the disk: data, escaped
+        sys.stdout.write(f"{plain((out_dir / d.path).as_posix())}: {d.status}\n")
         for line in d.diff:
-            sys.stdout.write(f"    {line}\n")
+            sys.stdout.write(f"    {plain(line)}\n")
     where = " ".join(p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p)
     cmd = f"allocatable render{(' ' + where) if where else ''} -o {out_dir.as_posix()}"
     n = len(differences)

@@ -30,29 +30,31 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from renderer.commands._common import error
     from renderer.models.schemas import generate
+    from renderer.render.output import OutputError, Tree, write_files
 
-    files = generate()
+    files = {name: text.encode("utf-8") for name, text in generate().items()}
     out: Path = args.output
-    stale = []
-    for name, text in files.items():
-        target = out / name
-        current = target.read_text(encoding="utf-8") if target.is_file() else None
-        if current != text:
-            stale.append(name)
-    if args.check:
-        for name in stale:
-            sys.stdout.write(f"{(out / name).as_posix()}: out of date; run `allocatable schema -o {out.as_posix()}`\n")
-        sys.stdout.flush()
-        if stale:
-            sys.stderr.write(f"schema --check: {len(stale)} of {len(files)} schemas out of date in {out.as_posix()}\n")
-        else:
-            sys.stderr.write(f"schema --check: {out.as_posix()} is up to date ({len(files)} schemas)\n")
-        return 1 if stale else 0
-    out.mkdir(parents=True, exist_ok=True)
+    try:  # read and written as render writes: no symlinks followed, all or nothing
+        with Tree(out) as tree:
+            stale = [name for name in files if tree.read(name) != files[name]]
+        if args.check:
+            for name in stale:
+                sys.stdout.write(
+                    f"{(out / name).as_posix()}: out of date; run `allocatable schema -o {out.as_posix()}`\n"
+                )
+            sys.stdout.flush()
+            if stale:
+                sys.stderr.write(
+                    f"schema --check: {len(stale)} of {len(files)} schemas out of date in {out.as_posix()}\n"
+                )
+            else:
+                sys.stderr.write(f"schema --check: {out.as_posix()} is up to date ({len(files)} schemas)\n")
+            return 1 if stale else 0
+        write_files(out, {name: files[name] for name in stale}, overwrite=True)
+    except OutputError as exc:
+        return error(str(exc))
     for name in stale:
-        tmp = out / f".{name}.tmp"
-        tmp.write_text(files[name], encoding="utf-8")
-        tmp.replace(out / name)
         sys.stderr.write(f"wrote {(out / name).as_posix()}\n")
     return 0

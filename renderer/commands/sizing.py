@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 NAME = "sizing"
@@ -26,6 +27,22 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", choices=["text", "json"], default="text", help="text (default) or json")
 
 
+INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+
+
+def _fits(resource: str, text: str) -> bool:
+    """True when ``text`` is a quantity Kubernetes stores: within int64, in millicores for cpu."""
+    from renderer.quantity import Quantity, QuantityError
+
+    try:
+        q = Quantity.parse(text)
+    except QuantityError:
+        return False
+    return abs(q.milli_value() if resource == "cpu" else q.int_value()) <= INT64_MAX
+
+
 def _fail(message: str) -> int:
     from renderer.commands._common import error
 
@@ -40,24 +57,41 @@ def run(args: argparse.Namespace) -> int:
 
     if args.formula not in FORMULAS:
         return _fail(f'unknown formula "{args.formula}"; choose one of: {", ".join(FORMULAS)}')
+    if not _DECIMAL.fullmatch(args.cpus):
+        return _fail(f'--cpus "{args.cpus}" is not a number; give logical CPUs such as 8 or 3.5')
     try:
         cpus = Decimal(args.cpus)
-    except InvalidOperation:
-        return _fail(f'--cpus "{args.cpus}" is not a number; give logical CPUs such as 8 or 3.5')
+    except InvalidOperation:  # pragma: no cover - the pattern admits only plain decimals
+        return _fail(f'--cpus "{args.cpus}" is not a number')
     if not cpus.is_finite() or cpus <= 0:
         return _fail(f"--cpus must be a number greater than 0, got {args.cpus}")
+    if cpus * 1000 > INT64_MAX:  # Kubernetes reads cpu in millicores, as an int64
+        return _fail(
+            f"--cpus {args.cpus} is more than a Kubernetes cpu quantity holds (at most {Decimal(INT64_MAX) / 1000} "
+            "cores: millicores are an int64)"
+        )
     try:
         memory = Quantity.parse(args.memory)
     except QuantityError as exc:
         return _fail(f"--memory: {exc}")
     if memory.is_negative() or memory.is_zero():
         return _fail(f"--memory must be greater than 0, got {args.memory}")
-    if args.max_pods is not None and args.max_pods < 1:
-        return _fail(f"--max-pods must be at least 1, got {args.max_pods}")
+    if args.max_pods is not None and not 1 <= args.max_pods <= INT32_MAX:
+        return _fail(
+            f"--max-pods must be from 1 to {INT32_MAX} (the kubelet's maxPods is an int32), got {args.max_pods}"
+        )
     try:
         result = compute(args.formula, MachineShape(cpus=cpus, memory_bytes=memory.int_value(), max_pods=args.max_pods))
     except FormulaError as exc:
         return _fail(str(exc))
+    for label, values in (("systemReserved", result.system_reserved), ("kubeReserved", result.kube_reserved)):
+        for resource, text in values.items():
+            if not _fits(resource, text):
+                return _fail(
+                    f"the {result.formula} formula gives {label}.{resource} = {text} for this machine, more than a "
+                    "Kubernetes quantity holds (an int64 of bytes, or of millicores for cpu); check --cpus, "
+                    "--memory and --max-pods"
+                )
     if args.output == "json":
         doc = {
             "formula": result.formula,

@@ -6,6 +6,8 @@ from decimal import Decimal
 from typing import Any
 
 from renderer.delivery.diff import DIFF_RESOURCES, Change, DiffResult, PoolDiff
+from renderer.escaping import markdown as md
+from renderer.escaping import markdown_code, plain
 from renderer.findings import Finding
 from renderer.quantity import Quantity
 
@@ -116,7 +118,7 @@ def headline(d: DiffResult) -> str:
 def caveat(d: DiffResult) -> str | None:
     """A warning when a side does not validate: its invalid objects are missing from the figures."""
     sides = [
-        f"{_plural(n, 'validation error')} in {'the ' + label if label == 'working tree' else label}"
+        f"{_plural(n, 'validation error')} in {'the ' + label if label == 'working tree' else plain(label)}"
         for n, label in ((d.invalid[0], d.base_label), (d.invalid[1], d.head_label))
         if n
     ]
@@ -127,13 +129,13 @@ def caveat(d: DiffResult) -> str | None:
 
 def _finding_line(f: Finding) -> str:
     """The one-line form every text output uses: ``path:line:col: severity: message [code] (object)``."""
-    message = f.message if not f.hint else f"{f.message}; {f.hint}"
-    line = f"{f.path}:{f.line}:{f.column}: {f.severity}: {message} [{f.code}]"
-    return line + (f" ({f.object})" if f.object else "")
+    from renderer.reporters.text import format_finding
+
+    return format_finding(f)
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+def _md_names(names: list[str] | tuple[str, ...]) -> str:
+    return ", ".join(md(n) for n in names) or "none"
 
 
 def _resources(d: DiffResult) -> list[str]:
@@ -148,10 +150,16 @@ def _resources(d: DiffResult) -> list[str]:
 
 def markdown(d: DiffResult) -> str:
     res = _resources(d)
-    out = [MARKER, f"### Capacity diff: `{d.base_label}` → {d.head_label}", "", f"**{headline(d)}**", ""]
+    out = [
+        MARKER,
+        f"### Capacity diff: {markdown_code(d.base_label)} → {md(d.head_label)}",
+        "",
+        f"**{md(headline(d))}**",
+        "",
+    ]
     warn = caveat(d)
     if warn:
-        out += [f"> ⚠️ {warn}", ""]
+        out += [f"> ⚠️ {md(warn)}", ""]
     changed = d.changed_pools
     if changed:
         out.append("Committed allocatable per node (changed pools only):")
@@ -161,9 +169,9 @@ def markdown(d: DiffResult) -> str:
         for pd in changed[:MAX_LISTED]:
             status = "" if pd.status == "changed" else f" *({pd.status})*"
             out.append(
-                f"| `{pd.name}`{status} | {_count(pd)} | "
+                f"| {markdown_code(pd.name)}{status} | {_count(pd)} | "
                 + " | ".join(cell(pd.committed.get(r), r) for r in res)
-                + f" | {_md_escape('; '.join(pd.reasons))} |"
+                + f" | {md('; '.join(pd.reasons))} |"
             )
         if len(changed) > MAX_LISTED:
             out.append(f"| … and {len(changed) - MAX_LISTED} more | | " + " | " * len(res) + " |")
@@ -193,7 +201,7 @@ def markdown(d: DiffResult) -> str:
         out += ["<details>", f"<summary>Policy objects changed ({n})</summary>", ""]
         for label, refs in (("added", d.objects.added), ("removed", d.objects.removed), ("changed", d.objects.changed)):
             for ref in refs[:MAX_LISTED]:
-                out.append(f"- {label}: `{ref}`")
+                out.append(f"- {label}: {markdown_code(ref)}")
             if len(refs) > MAX_LISTED:
                 out.append(f"- … and {len(refs) - MAX_LISTED} more {label}")
         out += ["", "</details>", ""]
@@ -209,12 +217,15 @@ def _side(d: DiffResult, r: str, i: int) -> Quantity | None:
 
 
 def _md_pool(pd: PoolDiff, res: list[str]) -> list[str]:
-    out = [f"#### `{pd.ref}` ({pd.status}) — {pd.platform}, `{pd.source}`", ""]
+    out = [
+        f"#### {markdown_code(pd.ref)} ({pd.status}) — {md(str(pd.platform))}, {markdown_code(str(pd.source))}",
+        "",
+    ]
     cb, ca = pd.commit_classes
     rb, ra = pd.reservation_policies
     nodes = f"nodes {_count(pd)}"
-    classes = f"CommitClass {', '.join(cb) or 'none'}" + ("" if cb == ca else f" → {', '.join(ca) or 'none'}")
-    policies = f"ReservationPolicy {', '.join(rb) or 'none'}" + ("" if rb == ra else f" → {', '.join(ra) or 'none'}")
+    classes = f"CommitClass {_md_names(cb)}" + ("" if cb == ca else f" → {_md_names(ca)}")
+    policies = f"ReservationPolicy {_md_names(rb)}" + ("" if rb == ra else f" → {_md_names(ra)}")
     out += [f"{nodes} · {classes} · {policies}", ""]
     out.append("| | " + " | ".join(HEADERS[r] for r in res) + " |")
     out.append("|---|" + "---:|" * len(res))
@@ -253,9 +264,9 @@ def _md_findings(d: DiffResult) -> list[str]:
         out += ["<details open>" if open_ else "<details>", f"<summary>{title} ({len(findings)})</summary>", ""]
         for f in findings[:MAX_LISTED]:
             icon = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}[f.severity]
-            obj = f" ({f.object})" if f.object else ""
+            obj = f" ({md(f.object)})" if f.object else ""
             where = f"{f.path}:{f.line}" if f.line else f.path
-            out.append(f"- {icon} `{f.code}` `{where}`{obj}: {_md_escape(f.message)}")
+            out.append(f"- {icon} `{f.code}` {markdown_code(where)}{obj}: {md(f.message)}")
         if len(findings) > MAX_LISTED:
             out.append(f"- … and {len(findings) - MAX_LISTED} more")
         out += ["", "</details>", ""]
@@ -272,12 +283,12 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
 
 def text(d: DiffResult) -> str:
     res = _resources(d)
-    out = [f"diff {d.base_label} → {d.head_label}: {headline(d)}", ""]
+    out = [f"diff {plain(d.base_label)} → {plain(d.head_label)}: {headline(d)}", ""]
     warn = caveat(d)
     if warn:
         out[1:1] = [f"warning: {warn}"]
     for pd in d.changed_pools:
-        out.append(f"{pd.ref} ({pd.status}): {'; '.join(pd.reasons)}")
+        out.append(f"{plain(pd.ref)} ({pd.status}): {plain('; '.join(pd.reasons))}")
         rows = [["", "nodes", *res]]
         rows.append(["committed/node", _count(pd), *(cell(pd.committed.get(r), r) for r in res)])
         rows.append(["cluster", "", *(delta(pd.cluster[r], r) if r in pd.cluster else "—" for r in res)])
@@ -293,7 +304,7 @@ def text(d: DiffResult) -> str:
         out.append("")
         for label, refs in (("added", d.objects.added), ("removed", d.objects.removed), ("changed", d.objects.changed)):
             if refs:
-                out.append(f"objects {label}: {', '.join(refs)}")
+                out.append(f"objects {label}: {plain(', '.join(refs))}")
     for title, findings in (("new findings", d.new_findings), ("fixed findings", d.fixed_findings)):
         if findings:
             out += ["", f"{title}:"]

@@ -272,6 +272,15 @@ def mirror_revision(paths: list[Path], ref: str) -> MirroredRevision:
                     load_paths.append(mirrored)
         if not load_paths:
             load_paths = [mirrored_root]
+        # A path that is a symlink at the revision is followed only while it stays in the repository's mirror:
+        # a link to /etc (or ../../..) in a commit must not make --base read this machine's files.
+        mirror_top = os.path.realpath(_mirror(checkout.path, rev.top))
+        for arg, mirrored in [(a, m) for a, m in wanted if m in load_paths]:
+            resolved = os.path.realpath(mirrored)
+            if resolved != mirror_top and not resolved.startswith(mirror_top + os.sep):
+                raise UsageError(
+                    f"{arg.as_posix()} is a symlink at {ref} that leads outside the git repository; refusing to read it"
+                )
         mirrored_cwd = _mirror(checkout.path, cwd)
         mirrored_cwd.mkdir(parents=True, exist_ok=True)
     except BaseException:

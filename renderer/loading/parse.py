@@ -22,18 +22,17 @@ Cost: O(size of the file) time; memory O(largest document + the kept fields of L
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any
 
 import yaml
 from yaml.composer import Composer
 from yaml.constructor import SafeConstructor
 
 from renderer.findings import Finding
-from renderer.loading.files import UsageError
+from renderer.loading.files import FileProblem, UsageError, read_regular
 from renderer.loading.stream import (
     NODE_FIELDS,
     DocumentTooLarge,
@@ -102,6 +101,8 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc]
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[str, yaml.Node] = {}
         for key_node, _ in node.value:
+            if key_node.tag == _VALUE_TAG:  # PyYAML would read a YAML 1.1 "=" value key as the string "="
+                _unsupported_tag(self, key_node)
             if isinstance(key_node, yaml.ScalarNode):
                 k = key_node.value
                 first = seen.get(k)
@@ -110,34 +111,9 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc]
                 seen[k] = key_node
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        try:
-            return SafeConstructor.construct_yaml_int(self, node)
-        except ValueError:  # more digits than Python converts (sys.get_int_max_str_digits)
-            m = node.start_mark
-            raise _ParseProblem(
-                "AL001",
-                f"the number {node.value[:20]}… has {len(node.value)} digits, too many to read; "
-                "put it in quotes if it is text",
-                m.line + 1,
-                m.column + 1,
-            ) from None
-
-    def construct_yaml_timestamp(self, node: yaml.ScalarNode) -> Any:
-        try:
-            return SafeConstructor.construct_yaml_timestamp(self, node)
-        except (ValueError, OverflowError) as exc:
-            m = node.start_mark
-            raise _ParseProblem(
-                "AL001",
-                f'"{node.value}" is read as a date, but it is not a valid one ({exc}); '
-                "put it in quotes if it is not meant as a date",
-                m.line + 1,
-                m.column + 1,
-            ) from None
-
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_VALUE_TAG = "tag:yaml.org,2002:value"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -194,8 +170,181 @@ def construct_plain(loader: _StrictLoader, node: yaml.Node) -> Any:
 
 _SCALAR_TAGS = frozenset("tag:yaml.org,2002:" + t for t in ("null", "bool", "int", "float", "timestamp", "binary"))
 
-_StrictLoader.add_constructor("tag:yaml.org,2002:int", _StrictLoader.construct_yaml_int)
-_StrictLoader.add_constructor("tag:yaml.org,2002:timestamp", _StrictLoader.construct_yaml_timestamp)
+
+# --- tags and the scalars they construct --------------------------------------------------------------------------
+#
+# Kubernetes reads manifests as plain JSON data: mappings, lists, strings, numbers, booleans and null. Every other
+# tag, and every tag whose value does not read as its type, is one AL001 finding at the tag's own line and column
+# saying what to change -- never an exception from inside PyYAML's constructor, never a position of 1:1. Both the
+# fast constructor (``construct_plain``) and PyYAML's own (the guarded path, and documents with aliases) go through
+# the constructors installed here. Cost: O(1) per scalar on top of PyYAML's own conversion.
+
+_CORE_TAG = "tag:yaml.org,2002:"
+_NULL_WORDS = frozenset(("", "~", "null", "Null", "NULL"))
+#: What a scalar tagged ``!!<name>`` must read as, and how to write one, for messages.
+_TAG_MEANS = {
+    "bool": ("a boolean", "write true or false"),
+    "int": ("an integer", "write a whole number such as 3"),
+    "float": ("a number", "write a number such as 1.5"),
+    "null": ("null", "write null or ~"),
+    "timestamp": ("a date", "write a date such as 2024-01-31"),
+    "str": ("a string", "write a string"),
+}
+_SHOWN_VALUE_CHARS = 40
+
+
+_TAG_END = re.compile(r"[\s,\[\]{}]")
+
+
+def _source_line(loader: Any, node: yaml.Node) -> str | None:
+    """The source line a node starts on, when ``parse_text`` kept the text on the loader."""
+    text: str | None = getattr(loader, "source_text", None)
+    m = node.start_mark
+    if text is None or m.line > text.count("\n"):
+        return None
+    return text.split("\n", m.line + 1)[m.line]
+
+
+def _tag_name(loader: Any, node: yaml.Node) -> str:
+    """The node's tag as written in the file (``!!bool``, ``!<tag:...>``, ``!local``); else its short form."""
+    line = _source_line(loader, node)
+    col = node.start_mark.column
+    if line is not None and line[col : col + 1] == "!":
+        if line[col : col + 2] == "!<" and ">" in line[col:]:
+            return line[col : line.index(">", col) + 1]
+        end = _TAG_END.search(line, col)
+        return line[col : end.start() if end else len(line)]
+    tag = node.tag
+    return "!!" + tag[len(_CORE_TAG) :] if tag.startswith(_CORE_TAG) else tag
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= _SHOWN_VALUE_CHARS else value[:_SHOWN_VALUE_CHARS] + "…"
+
+
+def _node_kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    return "a single value"
+
+
+def _problem_at(node: yaml.Node, message: str) -> _ParseProblem:
+    m = node.start_mark
+    return _ParseProblem("AL001", message, m.line + 1, m.column + 1)
+
+
+def _is_implicit(loader: Any, node: yaml.ScalarNode) -> bool:
+    """True when the scalar's type comes from its spelling, not from a tag written in the file.
+
+    A tagged node starts at its tag, so the source character at the node's mark tells (the text is kept on the
+    loader by ``parse_text``); without it, a plain scalar that resolves to its own tag counts as implicit.
+    """
+    line = _source_line(loader, node)
+    if line is not None:
+        return line[node.start_mark.column : node.start_mark.column + 1] != "!"
+    return not node.style and loader.resolve(yaml.ScalarNode, node.value, (True, False)) == node.tag
+
+
+def _unsupported_tag(loader: Any, node: yaml.Node) -> Any:
+    tag = _tag_name(loader, node)
+    raise _problem_at(
+        node,
+        f"the tag {tag} is not supported: policy files hold plain mappings, lists, strings, numbers, booleans and "
+        f"null, as Kubernetes reads them; remove {tag}"
+        + (" and quote the value" if isinstance(node, yaml.ScalarNode) else ""),
+    )
+
+
+def _scalar(name: str, build: Any) -> Any:
+    """A constructor for the scalar tag ``!!name`` that turns every failure into a located finding."""
+
+    def construct(loader: Any, node: yaml.Node) -> Any:
+        tag = _tag_name(loader, node)
+        if not isinstance(node, yaml.ScalarNode):
+            raise _problem_at(
+                node, f"the tag {tag} needs a single value, but it is on {_node_kind(node)}; remove {tag}"
+            )
+        try:
+            return build(loader, node)
+        except _ParseProblem:
+            raise
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as exc:
+            value = node.value
+            if _is_implicit(loader, node):
+                if name == "int":  # more digits than Python converts (sys.get_int_max_str_digits)
+                    raise _problem_at(
+                        node,
+                        f"the number {value[:20]}… has {len(value)} digits, too many to read; "
+                        "put it in quotes if it is text",
+                    ) from None
+                if name == "timestamp":
+                    raise _problem_at(
+                        node,
+                        f'"{_shown(value)}" is read as a date, but it is not a valid one ({exc}); '
+                        "put it in quotes if it is not meant as a date",
+                    ) from None
+            noun, fix = _TAG_MEANS[name]
+            raise _problem_at(
+                node,
+                f'"{_shown(value)}" is tagged {tag} but is not {noun}: {fix}, or remove {tag} '
+                "(and quote the value if it is text)",
+            ) from None
+
+    return construct
+
+
+def _build_null(loader: Any, node: yaml.ScalarNode) -> None:
+    if node.value not in _NULL_WORDS:
+        raise ValueError(node.value)
+    return None
+
+
+def _collection(tag: str, kind: type[yaml.Node]) -> Any:
+    build = SafeConstructor.yaml_constructors[tag]
+
+    def construct(loader: Any, node: yaml.Node) -> Any:
+        if not isinstance(node, kind):
+            name = _tag_name(loader, node)
+            raise _problem_at(
+                node,
+                f"the tag {name} needs {'a mapping' if kind is yaml.MappingNode else 'a list'}, but it is on "
+                f"{_node_kind(node)}; remove {name}",
+            )
+        return build(loader, node)
+
+    return construct
+
+
+def _install_tag_constructors(loader_cls: Any) -> None:
+    """Replace PyYAML's constructors on ``loader_cls`` (its own table, not SafeLoader's) with checked ones."""
+    safe = SafeConstructor.yaml_constructors
+    for name in ("bool", "int", "float", "timestamp", "str"):
+        loader_cls.add_constructor(_CORE_TAG + name, _scalar(name, safe[_CORE_TAG + name]))
+    loader_cls.add_constructor(_CORE_TAG + "null", _scalar("null", _build_null))
+    loader_cls.add_constructor(_CORE_TAG + "map", _collection(_CORE_TAG + "map", yaml.MappingNode))
+    loader_cls.add_constructor(_CORE_TAG + "seq", _collection(_CORE_TAG + "seq", yaml.SequenceNode))
+    for name in ("binary", "set", "omap", "pairs"):  # YAML 1.1 types with no JSON equivalent
+        loader_cls.add_constructor(_CORE_TAG + name, _unsupported_tag)
+    loader_cls.add_constructor(None, _unsupported_tag)  # local tags (!foo), !!python/..., any other URI
+
+
+def _json_tag(text: str) -> tuple[int, int] | None:
+    """(line, column), 1-based, of the first YAML tag in a .json file: JSON has none (only scanned when a "!" is
+    there at all, so plain JSON pays one ``in``)."""
+    if "!" not in text:
+        return None
+    try:
+        for token in yaml.scan(text, Loader=_BaseLoader):
+            if isinstance(token, yaml.TagToken):
+                return token.start_mark.line + 1, token.start_mark.column + 1
+    except yaml.YAMLError:
+        return None  # the parser reports the syntax error itself
+    return None
+
+
+_install_tag_constructors(_StrictLoader)
 
 
 class _GuardedLoader(_StrictLoader):
@@ -335,6 +484,18 @@ def _yaml_error_message(
                 "add the closing quote",
                 yaml.Mark(exc.problem_mark.name, 0, quote[0], quote[1], None, 0),
             )
+    if (exc.context or "").startswith("while scanning a tag") and exc.context_mark is not None:
+        # A tag runs up to the next space: "[a, !!str]" or "!!str,x" is a tag that never ended. Point at the tag.
+        start, end = exc.context_mark, exc.problem_mark
+        tag = "this tag"
+        if end is not None and end.line == start.line and end.column > start.column:
+            line = text.split("\n", start.line + 1)[start.line] if start.line <= text.count("\n") else ""
+            tag = f"the tag {line[start.column : end.column]}"
+        return (
+            f"invalid {kind}: {tag} is not followed by a space or a line break ({problem})",
+            'remove the tag, or quote the value if the "!" belongs to it',
+            exc.context_mark,
+        )
     if (exc.context or "").startswith("while scanning a quoted scalar") and exc.context_mark is not None:
         # The scanner notices only at the end of the file (or the next "---"); the culprit is the opening quote.
         where = f" at line {exc.problem_mark.line + 1}" if exc.problem_mark is not None else ""
@@ -419,6 +580,17 @@ def _parse(
             return [RawDocument(path, 0, doc.span.line, doc.data, doc.item_spans)], []
         except NeedsYamlPath:
             pass  # the YAML reader decides: same values, its messages and positions
+        tagged = _json_tag(text)
+        if tagged is not None:
+            return [], [
+                Finding(
+                    "AL001",
+                    "error",
+                    "invalid JSON: a YAML tag (!...) is not JSON; remove it, or rename the file to .yaml",
+                    path,
+                    *tagged,
+                )
+            ]
     loader = _StrictLoader(source)
     reader = EventReader(
         source,
@@ -491,6 +663,7 @@ def _parse_full(text: str, path: str, kind: str, max_document_chars: int) -> tup
             ]
     docs: list[RawDocument] = []
     loader = _GuardedLoader(text)
+    loader.source_text = text  # for messages about tags (see _is_implicit); read only when a value fails
     try:
         index = 0
         while loader.check_node():
@@ -537,49 +710,21 @@ def _largest_document(text: str, limit: int) -> yaml.Mark | None:
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def _read_bounded(fh: BinaryIO, limit: int) -> bytes:
-    """At most ``limit + 1`` bytes, allocating only what the file holds (``read(limit + 1)`` reserves the whole
-    limit, 256 MiB, up front). A regular file is read in one call of its own size."""
-    try:
-        size = os.fstat(fh.fileno()).st_size
-    except OSError:  # pragma: no cover - an open file can be stat'ed
-        size = 0
-    step = size + 1 if 0 < size <= limit else 1 << 20
-    chunks: list[bytes] = []
-    total = 0
-    while total <= limit:
-        chunk = fh.read(min(limit + 1 - total, step))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        total += len(chunk)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
 def read_file(
     abspath: str, display: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES
 ) -> tuple[list[RawDocument], list[Finding]]:
+    """Read (``renderer.loading.files.read_regular``: regular files only, never blocking, size-bounded) and parse."""
     if max_bytes < 1:  # only --max-file-size can get here: the settings value is validated as > 0
         raise UsageError(f"--max-file-size must be a positive number of bytes, got {max_bytes}")
     try:
-        with open(abspath, "rb") as fh:
-            raw = _read_bounded(fh, max_bytes)
-    except IsADirectoryError:
-        return [], [Finding("AL006", "error", "is a directory, expected a policy file", display, 1, 1)]
-    except OSError as exc:
-        return [], [Finding("AL006", "error", f"cannot read file: {exc.strerror}", display, 1, 1)]
-    if len(raw) > max_bytes:
-        return [], [
-            Finding(
-                "AL006",
-                "error",
-                f"file is larger than the {max_bytes} byte limit; split it, or raise the limit with "
-                "--max-file-size or limits.maxFileBytes in .allocatable.yaml",
-                display,
-                1,
-                1,
-            )
-        ]
+        raw = read_regular(abspath, max_bytes)
+    except FileProblem as exc:
+        message = str(exc)
+        if message == "is a directory":
+            message = "is a directory, expected a policy file"
+        elif message.startswith("is "):
+            message += ", not a regular file; policy files must be regular files: replace it with one or remove it"
+        return [], [Finding("AL006", "error", message, display, 1, 1)]
     text, problem = decode(raw, display)
     if problem is not None or text is None:
         return [], [problem] if problem else []

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from renderer.findings import FieldPath, Finding, SourceRef
+from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_regular
 
 try:  # pragma: no cover - depends on the wheel
     _Loader: type = yaml.CSafeLoader
@@ -132,9 +133,9 @@ class PositionResolver:
         abspath = self._abspaths.get(path)
         if abspath is None:
             return None
-        try:
-            return abspath.read_bytes().decode("utf-8-sig")
-        except (OSError, UnicodeDecodeError):
+        try:  # regular files only, never blocking (a file replaced by a FIFO since it was parsed)
+            return read_regular(abspath, MAX_FILE_BYTES_CEILING).decode("utf-8-sig")
+        except (FileProblem, UnicodeDecodeError):
             return None
 
     def locate(self, source: SourceRef, field_path: FieldPath, at_key: bool = False) -> tuple[int, int]:

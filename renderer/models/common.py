@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
+from renderer.labels import label_key_problem, label_value_problem, parse_int64
 from renderer.models.record import Record
 from renderer.quantity import Quantity, QuantityError
+
+if TYPE_CHECKING:
+    from pydantic_core.core_schema import ValidationInfo
 
 POLICY_API_VERSION = "policy.allocatable.dev/v1alpha1"
 
@@ -24,8 +28,6 @@ QUALIFIED_NAME_PATTERN = rf"^({_DNS_LABEL}(\.{_DNS_LABEL})*/)?{_NAME_PART}$"
 
 _DNS_LABEL_RE = re.compile(DNS1123_LABEL_PATTERN)
 _DNS_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_PATTERN)
-_NAME_PART_RE = re.compile(rf"^{_NAME_PART}$")
-_LABEL_VALUE_RE = re.compile(LABEL_VALUE_PATTERN)
 
 
 def check_dns_subdomain(value: str) -> str:
@@ -50,27 +52,21 @@ def check_dns_label(value: str) -> str:
     return value
 
 
+def _short(value: str) -> str:
+    return value if len(value) <= 63 else value[:40] + "…"
+
+
 def check_label_key(value: str) -> str:
-    prefix, slash, name = value.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN_RE.match(prefix)):
-        raise ValueError(
-            f'label key "{value}" has an invalid prefix "{prefix}": it must be a DNS-1123 subdomain such as '
-            '"node.kubernetes.io"'
-        )
-    if not name or len(name) > 63 or not _NAME_PART_RE.match(name):
-        raise ValueError(
-            f'"{value}" is not a valid label key: the name part must be 1-63 characters of letters, digits, '
-            '"-", "_" or ".", starting and ending with a letter or digit (optionally prefixed, "example.com/name")'
-        )
+    problem = label_key_problem(value)
+    if problem is not None:
+        raise ValueError(f'"{_short(value)}" is not a valid label key: {problem}')
     return value
 
 
 def check_label_value(value: str) -> str:
-    if len(value) > 63 or not _LABEL_VALUE_RE.match(value):
-        raise ValueError(
-            f'"{value}" is not a valid label value: at most 63 characters of letters, digits, "-", "_" or ".", '
-            "starting and ending with a letter or digit (or empty)"
-        )
+    problem = label_value_problem(value)
+    if problem is not None:
+        raise ValueError(f'"{_short(value)}" is not a valid label value: {problem}')
     return value
 
 
@@ -113,14 +109,26 @@ def check_requirement(req: NodeSelectorRequirement) -> NodeSelectorRequirement:
         raise ValueError(f'operator {op} needs at least one value in "values"')
     if op in ("Exists", "DoesNotExist") and values:
         raise ValueError(f'operator {op} takes no values; remove "values"')
-    if op in ("Gt", "Lt"):
-        if values is None or len(values) != 1:
-            raise ValueError(f'operator {op} needs exactly one integer in "values"')
-        try:
-            int(values[0], 10)
-        except ValueError:
-            raise ValueError(f'operator {op} compares integers, but "{values[0]}" is not an integer') from None
+    if op in ("Gt", "Lt") and (values is None or len(values) != 1):
+        raise ValueError(
+            f"operator {op} needs exactly one integer in \"values\": for 'Gt', 'Lt' operators, exactly one value "
+            "is required"
+        )
     return req
+
+
+def check_selector_value(value: str, info: ValidationInfo) -> str:
+    """One ``values`` item: a valid label value, and for Gt/Lt an integer as ``strconv.ParseInt(v, 10, 64)``
+    reads it (``labels.NewRequirement`` checks both, for every operator)."""
+    op = info.data.get("operator")
+    if op in ("Gt", "Lt") and parse_int64(value) is None:
+        digits = re.fullmatch(r"[+-]?[0-9]+", value) is not None
+        what = "is beyond the 64-bit range" if digits else "is not an integer"
+        raise ValueError(
+            f"operator {op} compares integers, but \"{_short(value)}\" {what}: for 'Gt', 'Lt' operators, the "
+            'value must be an integer (64-bit, digits only: no "_", spaces, fraction or unit)'
+        )
+    return check_label_value(value)
 
 
 class NodeSelectorRequirement(Record):

@@ -363,7 +363,14 @@ SCHEMAS: dict[str, Any] = {
                                                                                                 'schema': {
                                                                                                     'type': 'list',
                                                                                                     'items_schema': {
-                                                                                                        'type': 'str',
+                                                                                                        'type': 'function-after',
+                                                                                                        'function': {
+                                                                                                            'type': 'with-info',
+                                                                                                            'function': _common.check_selector_value,
+                                                                                                        },
+                                                                                                        'schema': {
+                                                                                                            'type': 'str',
+                                                                                                        },
                                                                                                     },
                                                                                                 },
                                                                                             },
@@ -1404,7 +1411,14 @@ SCHEMAS: dict[str, Any] = {
                                                                                                 'schema': {
                                                                                                     'type': 'list',
                                                                                                     'items_schema': {
-                                                                                                        'type': 'str',
+                                                                                                        'type': 'function-after',
+                                                                                                        'function': {
+                                                                                                            'type': 'with-info',
+                                                                                                            'function': _common.check_selector_value,
+                                                                                                        },
+                                                                                                        'schema': {
+                                                                                                            'type': 'str',
+                                                                                                        },
                                                                                                     },
                                                                                                 },
                                                                                             },
@@ -2292,7 +2306,11 @@ SCHEMAS: dict[str, Any] = {
                                         'type': 'model-field',
                                         'schema': {
                                             'type': 'default',
-                                            'schema': {'type': 'str', 'min_length': 1},
+                                            'schema': {
+                                                'type': 'function-after',
+                                                'function': {'type': 'no-info', 'function': _settings.check_output_dir},
+                                                'schema': {'type': 'str', 'min_length': 1},
+                                            },
                                             'default': 'rendered',
                                         },
                                     },
@@ -2328,7 +2346,7 @@ SCHEMAS: dict[str, Any] = {
                                         'type': 'model-field',
                                         'schema': {
                                             'type': 'default',
-                                            'schema': {'type': 'int', 'gt': 0},
+                                            'schema': {'type': 'int', 'gt': 0, 'le': 1073741824},
                                             'default': 268435456,
                                         },
                                     },
@@ -2779,7 +2797,15 @@ SCHEMAS: dict[str, Any] = {
                 },
                 'outputDir': {
                     'type': 'model-field',
-                    'schema': {'type': 'default', 'schema': {'type': 'str', 'min_length': 1}, 'default': 'rendered'},
+                    'schema': {
+                        'type': 'default',
+                        'schema': {
+                            'type': 'function-after',
+                            'function': {'type': 'no-info', 'function': _settings.check_output_dir},
+                            'schema': {'type': 'str', 'min_length': 1},
+                        },
+                        'default': 'rendered',
+                    },
                 },
             },
             'model_name': 'RenderSettings',
@@ -2803,7 +2829,11 @@ SCHEMAS: dict[str, Any] = {
             'fields': {
                 'maxFileBytes': {
                     'type': 'model-field',
-                    'schema': {'type': 'default', 'schema': {'type': 'int', 'gt': 0}, 'default': 268435456},
+                    'schema': {
+                        'type': 'default',
+                        'schema': {'type': 'int', 'gt': 0, 'le': 1073741824},
+                        'default': 268435456,
+                    },
                 },
             },
             'model_name': 'Limits',

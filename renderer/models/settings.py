@@ -40,6 +40,41 @@ class Thresholds(Record):
     minCommittedShareOfCapacityPercent: int
 
 
+#: Linux's PATH_MAX (4096, with the terminating NUL) and NAME_MAX: longer paths cannot be created anywhere.
+_PATH_MAX_BYTES = 4095
+_NAME_MAX_BYTES = 255
+
+
+def check_output_dir(value: str) -> str:
+    """A directory path the file system can hold (no NUL or other control character, no over-long name), inside the
+    working directory."""
+    bad = next((c for c in value if ord(c) < 0x20 or ord(c) == 0x7F), None)
+    if bad is not None:
+        name = "a NUL character" if bad == "\0" else f"the control character U+{ord(bad):04X}"
+        raise ValueError(
+            f"the path contains {name}, which no directory name can hold; write a plain path such as rendered"
+        )
+    parts = value.replace("\\", "/").split("/")
+    if value.startswith(("/", "\\")) or (len(value) > 1 and value[1] == ":") or ".." in parts:
+        raise ValueError(
+            f'"{value}" leaves the working directory; write a relative path without ".." (settings travel with the '
+            "policies, so a pull request could otherwise make render write, or render --check read, anywhere); "
+            "give -o DIR on the command line for another place"
+        )
+    encoded = value.encode("utf-8", "surrogateescape")
+    if len(encoded) > _PATH_MAX_BYTES:
+        raise ValueError(
+            f"the path is {len(encoded)} bytes long, more than a path can be ({_PATH_MAX_BYTES}); shorten it"
+        )
+    long_part = next((p for p in encoded.split(b"/") if len(p) > _NAME_MAX_BYTES), None)
+    if long_part is not None:
+        raise ValueError(
+            f"a directory name in the path is {len(long_part)} bytes long, more than a name can be "
+            f"({_NAME_MAX_BYTES}); shorten it"
+        )
+    return value
+
+
 class KarpenterSettings(Record):
     """How pools delivered through a Karpenter EC2NodeClass are rendered (see docs/karpenter.md)."""
 

@@ -35,8 +35,11 @@ def repo_root(paths: list[str]) -> Path:
     """The git top-level of the first existing reported path's directory, else the current directory."""
     for p in paths:
         directory = Path(p).absolute().parent
-        while not directory.exists() and directory != directory.parent:
-            directory = directory.parent
+        try:
+            while not directory.exists() and directory != directory.parent:
+                directory = directory.parent
+        except ValueError:  # a NUL in the name
+            break
         top = _git_top(str(directory))
         if top is not None:
             return Path(top).resolve()
@@ -47,7 +50,12 @@ def repo_root(paths: list[str]) -> Path:
 def relative_to_root(path: str, root: Path) -> str:
     """``path`` (relative to the cwd, or absolute) as a POSIX path relative to ``root`` when it is inside it."""
     given = Path(path).absolute()
-    absolute = Path(os.path.realpath(given.parent)) / given.name  # resolve directories, keep a symlinked file's name
+    try:
+        absolute = (
+            Path(os.path.realpath(given.parent)) / given.name
+        )  # resolve directories, keep a symlinked file's name
+    except (OSError, ValueError):  # a name no file system holds (a NUL): reported as given
+        return PurePosixPath(path).as_posix()
     try:
         return PurePosixPath(absolute.relative_to(root)).as_posix()
     except ValueError:

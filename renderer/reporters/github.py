@@ -3,13 +3,15 @@ show up as annotations on the pull request. (The command prints the summary line
 
 ``file=`` is relative to the repository root (the git top-level), as GitHub expects. Escaping follows the
 workflow-command rules: in the message ``%``, ``\\r`` and ``\\n`` are percent-encoded; in properties also ``:``
-and ``,``.
+and ``,``; other control characters of input data are written as visible escapes first (``renderer.escaping``), so
+a value can never end the command or start another.
 """
 
 from __future__ import annotations
 
 from typing import TextIO
 
+from renderer.escaping import workflow_data, workflow_property
 from renderer.findings import Finding
 from renderer.reporters._paths import relative_to_root, repo_root
 from renderer.reporters.report import Report, reporter
@@ -17,12 +19,9 @@ from renderer.reporters.report import Report, reporter
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+#: GitHub's escaping of workflow commands, after control characters are made visible (renderer.escaping).
+escape_data = workflow_data
+escape_property = workflow_property
 
 
 def annotation(f: Finding, file: str) -> str:

@@ -12,18 +12,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, TextIO
 
 from renderer import __version__
+from renderer.escaping import plain
 from renderer.findings import Finding
+from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_regular
 from renderer.reporters._paths import relative_to_root, repo_root
 from renderer.reporters.report import Report, reporter
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 FINGERPRINT_KEY = "allocatableFindingHash/v1"
+_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _plain(markdown: str) -> str:
@@ -60,16 +63,17 @@ def rule_descriptors() -> tuple[list[dict[str, Any]], dict[str, int]]:
 
 @lru_cache(maxsize=256)
 def _lines(path: str) -> tuple[str, ...]:
+    """The lines of a reported file, for end columns: regular files only, never blocking, size-bounded."""
     try:
-        return tuple(Path(path).read_text(encoding="utf-8-sig").splitlines())
-    except (OSError, UnicodeDecodeError):
+        return tuple(read_regular(path, MAX_FILE_BYTES_CEILING).decode("utf-8-sig").splitlines())
+    except (FileProblem, UnicodeDecodeError):
         return ()
 
 
 def region(f: Finding) -> dict[str, int]:
     line = max(f.line, 1)
     column = max(f.column, 1)
-    lines = _lines(f.path)
+    lines = () if f.code == "AL006" else _lines(f.path)  # AL006: a file the tool refused to read stays unread
     text = lines[line - 1].rstrip() if line <= len(lines) else ""
     end = max(len(text) + 1, column + 1)
     return {"startLine": line, "startColumn": column, "endLine": line, "endColumn": end}
@@ -87,9 +91,9 @@ def sarif_log(report: Report) -> dict[str, Any]:
     results = []
     for f in report.findings:
         uri = relative_to_root(f.path, root)
-        message = f.message if not f.hint else f"{f.message}; {f.hint}"
+        message = plain(f.message if not f.hint else f"{f.message}; {f.hint}")
         if f.object:
-            message += f" ({f.object})"
+            message += f" ({plain(f.object)})"
         result: dict[str, Any] = {
             "ruleId": f.code,
             "level": LEVEL[f.severity],
@@ -131,5 +135,9 @@ def sarif_log(report: Report) -> dict[str, Any]:
 
 @reporter("sarif")
 def write_sarif(report: Report, out: TextIO) -> None:
-    json.dump(sarif_log(report), out, indent=2, ensure_ascii=False)
+    # Non-ASCII as itself where the stream takes UTF-8, else as JSON escapes (never an encoding error, same data);
+    # control characters JSON lets through raw (DEL, C1, line separators) as escapes too.
+    utf8 = (getattr(out, "encoding", None) or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
+    text = json.dumps(sarif_log(report), indent=2, ensure_ascii=not utf8)
+    out.write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
     out.write("\n")

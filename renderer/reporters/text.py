@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from renderer.escaping import plain
 from renderer.findings import Finding
 from renderer.reporters.report import Report, reporter
 from renderer.terminal import colour_enabled
@@ -32,13 +33,15 @@ def _paint(text: str, style: str, colour: bool) -> str:
 
 
 def format_finding(f: Finding, *, colour: bool = False) -> str:
-    message = f.message if not f.hint else f"{f.message}; {f.hint}"
-    where = _paint(f"{f.path}:{f.line}:{f.column}:", "path", colour)
+    """One finding, one line. Path, message, hint and object carry input data (a file name, a quoted value, an
+    object name): control characters in them are escaped (``renderer.escaping.plain``), so they can neither break
+    the line nor reach the terminal; only our own colour codes do."""
+    message = plain(f.message if not f.hint else f"{f.message}; {f.hint}")
+    where = _paint(f"{plain(f.path)}:{f.line}:{f.column}:", "path", colour)
     line = f"{where} {_paint(f.severity + ':', f.severity, colour)} {message} {_paint(f'[{f.code}]', 'code', colour)}"
     if f.object:
-        line += f" ({f.object})"
-    # One finding, one line: a user's value quoted in a message or an object name must not break it.
-    return line.replace("\r", "\\r").replace("\n", "\\n")
+        line += f" ({plain(f.object)})"
+    return line
 
 
 def summary(report: Report) -> str:

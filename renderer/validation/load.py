@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from renderer.findings import Finding
-from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, display_path, is_stdin, policy_root
+from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, is_stdin, policy_root, settings_file
 from renderer.loading.parse import DEFAULT_MAX_FILE_BYTES, read_file
 from renderer.loading.positions import PositionResolver
 from renderer.validation.validate import PolicySet, Validator
@@ -47,27 +47,27 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
     validator.policies.root = root
     abspaths: dict[str, Path] = {}
 
-    settings_path = root / SETTINGS_FILE
     settings_shown: Path | None = None
-    if settings_path.exists() or settings_path.is_symlink():
-        shown = display_path(settings_path.absolute())
-        abspaths[shown] = settings_path.absolute()
-        docs, problems = read_file(str(settings_path), shown, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
+    settings, problems = settings_file(root)
+    validator.findings.extend(problems)
+    if settings is not None:
+        docs, problems = read_file(str(settings.abspath), settings.display, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
         validator.findings.extend(problems)
         if not problems:
+            abspaths[settings.display] = settings.abspath
             real_docs = [d for d in docs if d.data is not None]
             validator.set_settings(real_docs[0] if real_docs else None, len(real_docs))
-        settings_shown = settings_path
+        settings_shown = root / SETTINGS_FILE
     limit = max_file_bytes or validator.policies.settings.limits.maxFileBytes
 
     files, problems = discover(paths, root, max_bytes=limit)
     validator.findings.extend(problems)
     for pf in files:
-        abspaths[pf.display] = pf.abspath
         docs, problems = read_file(str(pf.abspath), pf.display, limit)
         if problems:
             validator.findings.extend(problems)
             continue
+        abspaths[pf.display] = pf.abspath  # positions are looked up only in files that were read
         if all(d.data is None for d in docs):
             validator.findings.append(
                 Finding(

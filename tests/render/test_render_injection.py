@@ -115,7 +115,7 @@ def _nasty_repo(root: Path) -> Path:
         "kind": "CommitClass",
         "metadata": {"name": "evil", "annotations": annotations},
         "spec": {
-            "selector": [{"matchExpressions": [{"key": "tier", "operator": "In", "values": ["on", "y", "---"]}]}],
+            "selector": [{"matchExpressions": [{"key": "tier", "operator": "In", "values": ["on", "y", "null"]}]}],
             "resources": [{"name": "cpu", "percent": 200}],
         },
     }
@@ -163,13 +163,13 @@ def test_nasty_values_survive_every_target_unchanged(repo: Path) -> None:
     assert rc["scheduling"]["nodeSelector"] == {f"example.com/s{i}": s for i, s in enumerate(NASTY)}
     (cc,) = by_kind["CommitClass"]
     assert cc["metadata"]["annotations"] == rc["metadata"]["annotations"]
-    assert cc["spec"]["selector"][0]["matchExpressions"][0]["values"] == ["on", "y", "---"]
+    assert cc["spec"]["selector"][0]["matchExpressions"][0]["values"] == ["on", "y", "null"]
     (kubelet,) = by_kind["KubeletConfiguration"]
     assert kubelet["providerID"] == NASTY[0] and kubelet["podLogsDir"] == NASTY[1]
     assert kubelet["logging"]["evil"] == NASTY
     (cm,) = by_kind["ConfigMap"]
     config = json.loads(cm["data"]["resource-amplification-config"])
-    assert config["nodeConfigs"][0]["nodeSelector"]["matchExpressions"][0]["values"] == ["---", "on", "y"]
+    assert config["nodeConfigs"][0]["nodeSelector"]["matchExpressions"][0]["values"] == ["null", "on", "y"]
 
 
 def test_file_names_cannot_break_the_header_comment(repo: Path) -> None:

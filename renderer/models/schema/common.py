@@ -27,6 +27,7 @@ from renderer.models.common import (
     check_label_key,
     check_label_value,
     check_requirement,
+    check_selector_value,
     to_non_negative_quantity,
     to_quantity,
 )
@@ -76,10 +77,17 @@ NonNegativeQuantity = Annotated[
 ]
 
 
+SelectorValue = Annotated[
+    str,
+    AfterValidator(check_selector_value),
+    WithJsonSchema({"type": "string", "maxLength": 63, "pattern": LABEL_VALUE_PATTERN}),
+]
+
+
 class NodeSelectorRequirement(Strict, records.NodeSelectorRequirement):
     key: LabelKey
     operator: Operator
-    values: list[str] | None = None
+    values: list[SelectorValue] | None = None
 
 
 class FieldSelectorRequirement(Strict, records.FieldSelectorRequirement):

@@ -6,9 +6,10 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, WithJsonSchema
 
+from renderer.loading.files import MAX_FILE_BYTES_CEILING
 from renderer.models import settings as records
 from renderer.models.schema.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
-from renderer.models.settings import RULE_CODE_PATTERN, RuleSeverity, check_rule_code
+from renderer.models.settings import RULE_CODE_PATTERN, RuleSeverity, check_output_dir, check_rule_code
 
 
 class CommitSettings(Strict, records.CommitSettings):
@@ -46,6 +47,9 @@ class Thresholds(Strict, records.Thresholds):
         le=100,
         description="AL205 warns when a pool advertises less than this share of its capacity (0 turns it off)",
     )
+
+
+OutputDir = Annotated[str, AfterValidator(check_output_dir)]
 
 
 class KarpenterSettings(Strict, records.KarpenterSettings):
@@ -89,7 +93,7 @@ class RenderSettings(Strict, records.RenderSettings):
         default=None,
         description="targets rendered when --target is not given (default: every target that is on by default)",
     )
-    outputDir: str = Field(
+    outputDir: OutputDir = Field(
         default="rendered",
         min_length=1,
         description="output directory of `allocatable render`, relative to the working directory; must not be "
@@ -126,7 +130,9 @@ class Limits(Strict, records.Limits):
     maxFileBytes: int = Field(
         default=256 * 1024 * 1024,
         gt=0,
-        description="larger files are refused (AL006); each document, or List item, is bounded at 8 MiB anyway",
+        le=MAX_FILE_BYTES_CEILING,
+        description="larger files are refused (AL006), at most 1 GiB; each document, or List item, is bounded at 8 MiB "
+        "anyway",
     )
 
 

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
+from renderer.escaping import plain
 from renderer.quantity import Quantity
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def clean(text: str) -> str:
-    """Input data is printed with control characters escaped (a node name or annotation cannot move the cursor)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text).replace("\n", "\\n")
+    """Input data is printed with control characters escaped (a node name or annotation cannot move the cursor):
+    the one shared helper, ``renderer.escaping.plain``."""
+    return plain(text)
 
 
 ORDER = ("cpu", "memory", "ephemeral-storage", "pods")

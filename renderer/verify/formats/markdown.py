@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from renderer.escaping import markdown, markdown_code
 from renderer.verify.formats import fmt
-from renderer.verify.formats._common import clean
 from renderer.verify.formats.text import pod_line
 from renderer.verify.result import VerifyResult
 
 
 def _cell(text: str) -> str:
-    return clean(text).replace("|", "\\|")
+    return markdown(text)  # control characters, HTML, links, pipes: renderer.escaping
 
 
 @fmt("markdown")
@@ -32,7 +32,7 @@ def write_markdown(result: VerifyResult, out: TextIO) -> None:
             for label, check in checks:
                 for d in check.differences:
                     lines.append(
-                        f"| `{_cell(n.name)}` | {d.resource}{label} | {d.predicted} | {d.reported} | {d.delta} | "
+                        f"| {markdown_code(n.name)} | {d.resource}{label} | {d.predicted} | {d.reported} | {d.delta} | "
                         f"{_cell(d.explanation)} |"
                     )
         lines.append("")

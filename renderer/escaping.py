@@ -1,0 +1,154 @@
+"""Escaping of input data for every output format, in one place (standard library only: ``--help`` imports it).
+
+Policy files, file names and command-line values are data, and data reaches the terminal, PR annotations, PR
+comments and job summaries inside our messages. Each output format passes every piece of text it did not write
+itself through one function here:
+
+- ``plain``: terminals and plain text. Control characters (C0, DEL, C1), the Unicode line and paragraph separators
+  and the bidirectional overrides ("Trojan Source") are written as visible escapes (``\\n``, ``\\x1b``,
+  ``\\u202e``), so a value can neither repaint a terminal nor start a new line. Cost: one regular-expression pass.
+- ``workflow_data`` / ``workflow_property``: GitHub workflow commands (``::error file=…::message``). Control
+  characters as in ``plain``, except CR and LF, which get GitHub's own escaping with ``%`` (``%0D``, ``%0A``; in
+  properties also ``:`` and ``,``; actions/toolkit, packages/core/src/command.ts: escapeData, escapeProperty), so
+  the command is one line whatever the data.
+- ``markdown``: text inside a Markdown paragraph or table cell (PR comments, job summaries): ``plain`` first, then
+  HTML's ``& < >`` as entities and every character that could start markup inline (emphasis, links and images,
+  code spans, table pipes, strikethrough, headings, math) backslash-escaped, so it renders as the same text.
+- ``markdown_code``: a value shown as an inline code span, however many backticks it holds.
+
+``install_output_fallbacks`` makes the standard streams degrade instead of raising ``UnicodeEncodeError`` when they
+cannot encode a character (``PYTHONIOENCODING=ascii``, ``LANG=C``): common symbols get ASCII spellings (``→`` as
+``->``), anything else a ``\\uXXXX`` escape (also valid inside JSON strings).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import sys
+from typing import TextIO
+
+__all__ = [
+    "install_output_fallbacks",
+    "markdown",
+    "markdown_code",
+    "plain",
+    "workflow_data",
+    "workflow_property",
+]
+
+# C0 controls (tab and line breaks included), DEL, C1 controls, the Unicode line/paragraph separators, the
+# bidirectional embedding/override/isolate controls, and the byte order mark / zero-width no-break space.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _visible(m: re.Match[str]) -> str:
+    c = m.group()
+    named = _NAMED.get(c)
+    if named is not None:
+        return named
+    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+
+
+def plain(text: str) -> str:
+    """``text`` with every control or line-breaking character written as a visible escape: one line, inert."""
+    return _UNSAFE.sub(_visible, text) if _UNSAFE.search(text) else text
+
+
+_UNSAFE_IN_COMMANDS = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def workflow_data(text: str) -> str:
+    """The message part of a GitHub workflow command: control characters visible, except CR and LF, which GitHub's
+    own escaping (%0D, %0A) carries into the annotation; the command stays one line."""
+    if _UNSAFE_IN_COMMANDS.search(text):
+        text = _UNSAFE_IN_COMMANDS.sub(_visible, text)
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def workflow_property(text: str) -> str:
+    """A property value (``file=``, ``title=``) of a GitHub workflow command."""
+    return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+#: What starts markup inline: escapes, code spans, emphasis, links and images, table pipes, strikethrough, headings,
+#: math. (Line-start markers such as "-" or "1." never apply: the text is one line inside our own line.)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|!~#$])")
+
+
+def markdown(text: str) -> str:
+    """``text`` as literal text inside Markdown (GitHub Flavored Markdown, table cells included)."""
+    escaped = plain(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MD_SPECIAL.sub(r"\\\1", escaped)
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as an inline code span (GFM): delimited by one backtick more than its longest run, pipes escaped
+    (table cells end at a pipe even inside code)."""
+    body = plain(text).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") or not body.strip() else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+# --- output encodings ------------------------------------------------------------------------------------------
+
+#: ASCII spellings of the symbols this tool's own messages use.
+ASCII_FALLBACKS = {
+    "\u2212": "-",  # − minus sign
+    "\u2192": "->",  # →
+    "\u2190": "<-",
+    "\u00d7": "x",  # ×
+    "\u2248": "~",  # ≈
+    "\u2026": "...",  # …
+    "\u2014": "--",  # —
+    "\u2013": "-",  # –
+    "\u00b7": "*",  # ·
+    "\u2264": "<=",
+    "\u2265": ">=",
+    "\u2260": "!=",
+    "\u0394": "D",  # Δ
+    "\u2713": "ok",
+    "\u274c": "x",  # ❌
+    "\u26a0": "!",  # ⚠
+    "\ufe0f": "",  # emoji presentation selector
+    "\u2139": "i",  # ℹ
+    "\u00a0": " ",
+}
+_HANDLER = "allocatable-fallback"
+
+
+def _fallback(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for c in exc.object[exc.start : exc.end]:
+        spelled = ASCII_FALLBACKS.get(c)
+        if spelled is not None:
+            out.append(spelled)
+        elif ord(c) > 0xFFFF:  # a surrogate pair, as JSON writes it
+            v = ord(c) - 0x10000
+            out.append(f"\\u{0xD800 + (v >> 10):04x}\\u{0xDC00 + (v & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{ord(c):04x}")
+    return "".join(out), exc.end
+
+
+codecs.register_error(_HANDLER, _fallback)
+
+
+def install_output_fallbacks(*streams: TextIO) -> None:
+    """Never crash on the output encoding: characters a stream cannot encode get ASCII spellings or escapes.
+
+    Called once, at start-up, for stdout and stderr (streams that are not text files, such as a test's StringIO,
+    are left alone: they take any character)."""
+    for stream in streams or (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is None:
+            continue
+        try:
+            reconfigure(errors=_HANDLER)
+        except (ValueError, OSError):  # a closed or detached stream
+            continue

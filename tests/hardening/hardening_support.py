@@ -1,0 +1,230 @@
+"""Helpers for the hardening tests (issue 12): run the installed CLI as a subprocess, as users and CI run it, and
+check the promises every bad input must keep: an exit code, one located line per problem, no traceback, nothing
+written, nothing from outside the repository read or printed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+POOL = """\
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: {name}
+spec:
+  labels:
+    example.com/tier: {tier}
+  capacity:
+    cpu: "8"
+    memory: 32Gi
+    ephemeral-storage: 100Gi
+    pods: "110"
+  count: {count}
+"""
+
+COMMIT_CLASS = """\
+apiVersion: node.k8s.io/v1alpha1
+kind: CommitClass
+metadata:
+  name: burst
+spec:
+  selector:
+    - matchExpressions:
+        - key: example.com/tier
+          operator: In
+          values: [general]
+  resources:
+    - name: cpu
+      percent: 150
+"""
+
+RESERVATION = """\
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: ReservationPolicy
+metadata:
+  name: static
+spec:
+  selector:
+    - matchExpressions:
+        - key: example.com/tier
+          operator: Exists
+  systemReserved: {cpu: 100m, memory: 100Mi}
+  kubeReserved: {cpu: 100m, memory: 500Mi}
+  evictionHard:
+    memory.available: 100Mi
+    nodefs.available: "10%"
+"""
+
+SETTINGS = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"
+
+#: A string that must never appear in any output: it lives only in files the tool must refuse to read.
+SECRET = "s3cr3t-6b1d0c1e-never-print-me"
+
+FINDING_RE = re.compile(
+    r"^(?P<path>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): (?P<sev>error|warning|info): .* \[AL\d{3}\]"
+)
+
+
+def pool(name: str = "web", tier: str = "general", count: str = "3") -> str:
+    return POOL.format(name=name, tier=tier, count=count)
+
+
+def write(root: Path, files: dict[str, str | bytes]) -> Path:
+    for name, data in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            target.write_bytes(data)
+        else:
+            target.write_text(data, encoding="utf-8")
+    return root
+
+
+def good_repo(root: Path) -> Path:
+    """A small policy repo that validates, lints clean and renders."""
+    return write(
+        root,
+        {
+            ".allocatable.yaml": SETTINGS,
+            "pools/web.yaml": pool(),
+            "commitclasses/burst.yaml": COMMIT_CLASS,
+            "reservations/static.yaml": RESERVATION,
+        },
+    )
+
+
+def env(**extra: str) -> dict[str, str]:
+    out = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "RUNNER_", "INPUT_", "ARGOCD_"))}
+    out.update(NO_COLOR="1", PYTHONDONTWRITEBYTECODE="1", GIT_CONFIG_NOSYSTEM="1")
+    out.update(extra)
+    return out
+
+
+def cli(
+    *args: str,
+    cwd: Path,
+    timeout: float = 120,
+    extra_env: dict[str, str] | None = None,
+    unprivileged: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """``allocatable ARGS`` in a subprocess (the module, so the test venv's code runs); never hangs the suite.
+
+    ``unprivileged``: as root, run it as the nobody user (see ``drop_privileges``)."""
+    return subprocess.run(
+        [*(drop_privileges() if unprivileged else []), sys.executable, "-m", "renderer", *args],
+        cwd=cwd,
+        env=env(**(extra_env or {})),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def shown(res: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
+
+
+def assert_no_crash(res: subprocess.CompletedProcess[str]) -> None:
+    both = res.stdout + res.stderr
+    assert "Traceback" not in both and "internal error" not in both, shown(res)
+
+
+def findings(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if FINDING_RE.match(ln)]
+
+
+def assert_one_finding(
+    res: subprocess.CompletedProcess[str], where: str, code: str, *fragments: str, exit_code: int = 2
+) -> str:
+    """Exit ``exit_code``, no crash, and exactly one finding line, starting ``where`` (``path:line:col``), with
+    ``code`` and every fragment."""
+    assert_no_crash(res)
+    assert res.returncode == exit_code, shown(res)
+    lines = findings(res.stdout) or findings(res.stderr)
+    assert len(lines) == 1, f"want one finding line\n{shown(res)}"
+    line = lines[0]
+    assert line.startswith(f"{where}: "), f"want {where!r}\n{shown(res)}"
+    assert f"[{code}]" in line, shown(res)
+    for fragment in fragments:
+        assert fragment in line, f"want {fragment!r} in {line}"
+    return line
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, ...]]:
+    """Everything under ``root`` without following symlinks: type, and content hash and mode of files."""
+    out: dict[str, tuple[str, ...]] = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        for name in [*dirnames, *filenames]:
+            p = Path(dirpath) / name
+            rel = p.relative_to(root).as_posix()
+            st = p.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(p))
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = ("dir", oct(st.st_mode))
+            elif stat.S_ISREG(st.st_mode):
+                try:
+                    digest = hashlib.sha256(p.read_bytes()).hexdigest()
+                except PermissionError:
+                    digest = "unreadable"
+                out[rel] = ("file", digest, oct(st.st_mode))
+            else:
+                out[rel] = ("special", oct(st.st_mode))
+    return out
+
+
+def position_of(text: str, needle: str) -> tuple[int, int]:
+    """1-based (line, column) of the first ``needle`` in ``text``: where a finding about it must point."""
+    i = text.index(needle)
+    return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+
+
+# --- reads that must fail: privileges ---------------------------------------------------------------------------
+#
+# Permission bits do not stop root (CAP_DAC_OVERRIDE). When the tests run as root, the CLI subprocess is started
+# through util-linux's ``setpriv --reuid=65534 --regid=65534 --clear-groups`` (the nobody user, no supplementary
+# groups; changing the uid away from 0 clears every capability), so the kernel's permission checks apply to it as
+# to any user, and the files it must fail to read are chmod-ed as usual. Not root: the subprocess runs as the
+# current user, for whom the same chmod is enough.
+
+NOBODY = "65534"
+
+
+def drop_privileges() -> list[str]:
+    """The command prefix that runs a command without privileges (empty when not root)."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:  # pragma: no cover - util-linux is part of every Debian/Ubuntu base image
+        raise RuntimeError("running as root needs setpriv (util-linux) to drop privileges for this test")
+    return [setpriv, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+
+
+@contextmanager
+def world_readable_tmp() -> Iterator[Path]:
+    """A temporary directory the unprivileged child can enter (pytest's tmp_path is private to its owner)."""
+    path = Path(tempfile.mkdtemp(prefix="allocatable-hardening-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        for dirpath, dirnames, _ in os.walk(path):
+            for d in dirnames:
+                with_mode = Path(dirpath) / d
+                if not with_mode.is_symlink():
+                    with_mode.chmod(0o755)
+        shutil.rmtree(path, ignore_errors=True)
