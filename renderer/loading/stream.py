@@ -12,14 +12,18 @@ the values, and lets every bound be checked per document while it is read:
 
 A ``v1 List`` (what ``kubectl get nodes|pods -o yaml|json`` prints) is read item by item: each item of the root
 ``items`` sequence can be pruned to the fields a caller needs while it is read (``prune``: per (apiVersion, kind),
-a tree of the fields to keep), so a 5,000-node dump never exists as a whole in memory. Every item comes with its
-:class:`Span` (line, column and character range in the text), so a finding on one item can be located by
-reading that item's text again, not the whole file (``renderer.loading.positions``).
+a tree of the fields to keep; a tree on a list applies to each element), so a 5,000-node dump never exists as a
+whole in memory. Every item comes with its :class:`Span` (line, column and character range in the text), so a
+finding on one item can be located by reading that item's text again, not the whole file
+(``renderer.loading.positions``).
 
-``iter_list_items`` (YAML, or any text) and ``iter_json_list_items`` (JSON, the json module's scanner, about
-eight times faster; it raises ``NeedsYamlPath`` when the YAML reader must decide) are the reusable entry points for
-dumps, one item at a time as a generator; ``EventReader.documents`` and ``read_json_document`` are what the policy
-loader uses (every document, List items pruned).
+Two callers, one reader: ``EventReader.documents`` and ``read_json_document`` are what the policy loader uses
+(every document, List items pruned); ``iter_list_items`` (YAML, or any text) and ``iter_json_list_items`` (JSON,
+the json module's scanner, several times faster; it raises ``NeedsYamlPath`` when the YAML reader must decide)
+give the same items one at a time as a generator, and with ``objects=True`` also single objects
+(``kubectl get node NAME -o yaml``): what ``allocatable verify`` reads its ``--nodes``/``--pods`` dumps with
+(``renderer.verify.snapshot``). Both paths prune the same way (``prune_item``), so JSON and YAML give the same
+values whatever the order of the fields.
 
 Cost: one pass over the events, O(events); memory O(largest document built + kept fields of List items).
 """
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 import json
 import json.decoder
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
@@ -62,6 +66,7 @@ __all__ = [
     "StreamDocument",
     "iter_json_list_items",
     "iter_list_items",
+    "prune_item",
     "prune_value",
     "read_json_document",
 ]
@@ -130,6 +135,8 @@ class ListItem:
     index: int
     span: Span
     data: Any
+    #: The root object of a document that is not a List (``objects=True``), not an item of a List.
+    whole_document: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +178,8 @@ class EventReader:
         self._construct = construct_scalar or _default_scalar
         self._doc_start = 0
         self._end: Any = None  # end mark of the last collection read
+        self.listed = False  # whether the last root read had an ``items`` sequence
+        self._next_index = 0  # the index after the last List item read
 
     def dispose(self) -> None:
         self.loader.dispose()
@@ -294,8 +303,12 @@ class EventReader:
                 level += 1
 
     def _kept(self, ev: Any, depth: int, spec: KeepSpec) -> Any:
-        """Like ``_value`` for a mapping, keeping only the keys ``spec`` names (other values are skipped)."""
-        if ev.__class__ is not MappingStartEvent:
+        """Like ``_value`` for a mapping, keeping only the keys ``spec`` names (other values are skipped); for a
+        sequence, each element is kept by ``spec`` (``containers: {name: true}``)."""
+        cls = ev.__class__
+        if cls is SequenceStartEvent:
+            return self._kept_items(ev, depth, spec)
+        if cls is not MappingStartEvent:
             return self._value(ev, depth)
         if ev.anchor is not None or (ev.tag is not None and ev.tag != "!"):
             raise NeedsFullConstructor
@@ -323,6 +336,24 @@ class EventReader:
             if seen:
                 raise DuplicateKey(key, kev.start_mark)
             out[key] = self._value(vev, depth + 1) if sub is True else self._kept(vev, depth + 1, sub)
+
+    def _kept_items(self, ev: Any, depth: int, spec: KeepSpec) -> list[Any]:
+        """A sequence whose elements are each kept by ``spec`` (see ``_kept``)."""
+        if ev.anchor is not None or (ev.tag is not None and ev.tag != "!"):
+            raise NeedsFullConstructor
+        get_event = self._get_event
+        deep = depth >= self.max_depth
+        items: list[Any] = []
+        while True:
+            iev = get_event()
+            if iev.__class__ is SequenceEndEvent:
+                self._end = iev.end_mark
+                return items
+            if deep:
+                raise NestedTooDeep(iev.start_mark, self.max_depth)
+            items.append(self._kept(iev, depth + 1, spec))
+            if not len(items) & 1023:
+                self._too_large(iev.start_mark)
 
     # --- List items ------------------------------------------------------------------------------------------------
 
@@ -373,6 +404,7 @@ class EventReader:
             iev: Any = get_event()
             if iev.__class__ is SequenceEndEvent:
                 self._end = iev.end_mark
+                self._next_index = index
                 return
             if deep:
                 raise NestedTooDeep(iev.start_mark, self.max_depth)
@@ -388,10 +420,19 @@ class EventReader:
 
     # --- documents -----------------------------------------------------------------------------------------------
 
-    def _root(self, ev: Any, items: list[Span] | None) -> Any:
-        """The root value; a root mapping's ``items`` sequence is read item by item (spans into ``items``)."""
-        if ev.__class__ is not MappingStartEvent or items is None:
-            return self._value(ev, 0)
+    def _root(self, ev: Any, collect: bool, members: bool, index_base: int = 0) -> Generator[ListItem, None, Any]:
+        """Reads the document whose root starts with ``ev``; returns its value.
+
+        The items of a root mapping's ``items`` sequence are yielded one at a time as they are read (numbered from
+        ``index_base``), and kept in the returned value only when ``collect``. The root's other values are built
+        when ``members``, else skipped (the value returned is then ``None``). ``self.listed`` says whether the root
+        had an ``items`` sequence."""
+        self.listed = False
+        if ev.__class__ is not MappingStartEvent:
+            if members:
+                return self._scalar(ev) if ev.__class__ is ScalarEvent else self._value(ev, 0)
+            self._skip(ev, 0)
+            return None
         if ev.anchor is not None or (ev.tag is not None and ev.tag != "!"):
             raise NeedsFullConstructor
         get_event = self._get_event
@@ -402,7 +443,8 @@ class EventReader:
             kev = get_event()
             kcls = kev.__class__
             if kcls is MappingEndEvent:
-                return out
+                self._end = kev.end_mark
+                return out if members else None
             key = self._scalar(kev) if kcls is ScalarEvent else self._value(kev, 1)
             try:
                 seen = key in out
@@ -413,15 +455,21 @@ class EventReader:
             vev: Any = get_event()
             vstart: Any = vev.start_mark
             if key == "items" and vev.__class__ is SequenceStartEvent and vev.anchor is None and vev.tag is None:
-                kept: list[Any] = []
-                for item in self._items(vev, 1):
-                    kept.append(item.data)
-                    items.append(item.span)
+                self.listed = True
+                kept: list[Any] | None = [] if collect else None
+                for item in self._items(vev, 1, index_base):
+                    if kept is not None:
+                        kept.append(item.data)
+                    yield item
                 out[key] = kept
                 # Items are bounded one by one; the rest of the document is bounded without them.
                 self._doc_start += self._end.index - vstart.index
                 continue
-            out[key] = self._scalar(vev) if vev.__class__ is ScalarEvent else self._value(vev, 1)
+            if members:
+                out[key] = self._scalar(vev) if vev.__class__ is ScalarEvent else self._value(vev, 1)
+            else:
+                out[key] = None
+                self._skip(vev, 1)
 
     def document_spans(self) -> Iterator[tuple[yaml.Mark, yaml.Mark]]:
         """(start, end) mark of every document, without building anything (anchors and aliases allowed)."""
@@ -444,7 +492,13 @@ class EventReader:
             root = get_event()  # after DocumentStartEvent
             self._doc_start = root.start_mark.index
             spans: list[Span] = []
-            data = self._root(root, spans)
+            reading = self._root(root, collect=True, members=True)
+            while True:
+                try:
+                    spans.append(next(reading).span)
+                except StopIteration as done:
+                    data = done.value
+                    break
             end = get_event()  # DocumentEndEvent
             is_list = isinstance(data, dict) and isinstance(data.get("items"), list) and bool(spans)
             yield StreamDocument(
@@ -454,6 +508,24 @@ class EventReader:
                 tuple(spans) if is_list else None,
             )
             index += 1
+
+    def objects(self, whole_documents: bool) -> Iterator[ListItem]:
+        """The items of every document's root ``items`` sequence, numbered across documents; with
+        ``whole_documents``, also the root of every other non-empty document (pruned by its kind), in order."""
+        get_event = self._get_event
+        get_event()  # StreamStartEvent
+        index = 0
+        while get_event().__class__ is not StreamEndEvent:
+            root = get_event()  # after DocumentStartEvent
+            self._doc_start = root.start_mark.index
+            data = yield from self._root(root, collect=False, members=whole_documents, index_base=index)
+            end = get_event()  # DocumentEndEvent
+            if self.listed:
+                index = self._next_index
+            elif whole_documents and data is not None:
+                data = prune_item(data, self.prune)
+                yield ListItem(index, Span.of(root.start_mark, end.start_mark), data, whole_document=True)
+                index += 1
 
 
 def _default_scalar(loader: Any, node: yaml.ScalarNode) -> Any:
@@ -466,37 +538,31 @@ def iter_list_items(
     prune: Prune | None = None,
     max_depth: int = 64,
     max_item_chars: int = 8 * 1024 * 1024,
+    objects: bool = False,
+    loader: Any = None,
+    construct_scalar: ScalarBuilder | None = None,
 ) -> Iterator[ListItem]:
-    """Each item of the root ``items`` sequence of every document in ``source``, one at a time, pruned by ``prune``.
+    """Each item of the root ``items`` sequence of every document in ``source``, one at a time, pruned by ``prune``,
+    numbered across documents. With ``objects``, a document that is not a List is one item itself (a single
+    ``kubectl get node NAME -o yaml``; ``whole_document`` is set), bounded by ``max_item_chars`` like a List item;
+    empty documents are skipped. ``loader`` and ``construct_scalar``: see :class:`EventReader` (the policy loader's
+    give the same values it reads).
 
     For ``kubectl get nodes|pods -o yaml|json`` dumps (``prune={("v1", "Node"): NODE_FIELDS}``): only one item is
     built at a time. Raises ``NeedsFullConstructor`` for anchors, aliases and explicit tags (kubectl never writes
-    them), ``NestedTooDeep``/``DocumentTooLarge`` at the bounds and ``yaml.MarkedYAMLError`` for syntax errors.
+    them), ``NestedTooDeep``/``DocumentTooLarge`` at the bounds, ``DuplicateKey`` and ``yaml.MarkedYAMLError`` for
+    syntax errors.
     """
-    reader = EventReader(source, max_depth=max_depth, max_document_chars=max_item_chars, prune=prune)
+    reader = EventReader(
+        source,
+        max_depth=max_depth,
+        max_document_chars=max_item_chars,
+        prune=prune,
+        loader=loader,
+        construct_scalar=construct_scalar,
+    )
     try:
-        get_event = reader._get_event
-        get_event()  # StreamStartEvent
-        while True:
-            ev = get_event()
-            if ev.__class__ is StreamEndEvent:
-                return
-            root = get_event()
-            reader._doc_start = root.start_mark.index
-            if root.__class__ is not MappingStartEvent:
-                reader._skip(root, 0)
-            else:
-                while True:
-                    kev = get_event()
-                    if kev.__class__ is MappingEndEvent:
-                        break
-                    key = reader._scalar(kev) if kev.__class__ is ScalarEvent else reader._value(kev, 1)
-                    vev = get_event()
-                    if key == "items" and vev.__class__ is SequenceStartEvent:
-                        yield from reader._items(vev, 1)
-                    else:
-                        reader._skip(vev, 1)
-            get_event()  # DocumentEndEvent
+        yield from reader.objects(objects)
     finally:
         reader.dispose()
 
@@ -511,16 +577,79 @@ def iter_list_items(
 
 
 class NeedsYamlPath(Exception):
-    """The JSON text needs the YAML reader (for a value, a bound or an error message)."""
+    """The JSON text needs the YAML reader (for a value, a bound or an error message).
+
+    ``syntax`` is set when the text is not JSON at all (``json.JSONDecodeError``, located): the policy loader still
+    lets the YAML reader decide (JSON is YAML, and a .json policy file may use YAML's leniency), while a reader of
+    ``kubectl -o json`` output can report it as invalid JSON."""
+
+    def __init__(self, syntax: json.JSONDecodeError | None = None) -> None:
+        super().__init__(syntax.msg if syntax is not None else "the YAML reader must decide")
+        self.syntax = syntax
 
 
 _JSON_WS = " \t\r\n"
 
 
-def _json_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise NeedsYamlPath  # a duplicate key: reported by the YAML reader with both lines
+def _plain(value: Any) -> Any:
+    """A decoded JSON value with its objects as tuples of (key, value) pairs (see ``_json_decoder``) as plain dicts
+    and lists; a key twice in an object sends the text to the YAML reader (which reports it with both lines)."""
+    cls = value.__class__
+    if cls is tuple:
+        out = dict(value)
+        if len(out) != len(value):
+            raise NeedsYamlPath
+        for key, v in out.items():
+            if v.__class__ is tuple or v.__class__ is list:
+                out[key] = _plain(v)
+        return out
+    if cls is list:
+        return [_plain(v) if v.__class__ is tuple or v.__class__ is list else v for v in value]
+    return value
+
+
+def _kept_json(value: Any, spec: KeepSpec) -> Any:
+    """``prune_value`` of a decoded JSON value whose objects are still pairs: only what ``spec`` keeps is built."""
+    cls = value.__class__
+    if cls is list:
+        return [_kept_json(v, spec) for v in value]
+    if cls is not tuple:
+        return value
+    fields = dict(value)
+    if len(fields) != len(value):
+        raise NeedsYamlPath
+    out: dict[str, Any] = {}
+    for key, sub in spec.items():
+        if key in fields:
+            if sub is True:
+                out[key] = _plain(fields[key])
+            elif sub:
+                out[key] = _kept_json(fields[key], sub)
+    return out
+
+
+def _json_item(value: Any, prune: Prune) -> Any:
+    """``prune_item`` of a decoded JSON value whose objects are still pairs (the same fields kept, in the same
+    order, the same duplicate keys noticed as the YAML reader's ``_item``)."""
+    if value.__class__ is not tuple or not prune:
+        return _plain(value)
+    spec: KeepSpec | None = None
+    out: dict[str, Any] = {}
+    for key, v in value:
+        if key in out:
+            raise NeedsYamlPath
+        if spec is None and key != "apiVersion" and key != "kind":
+            api, kind = out.get("apiVersion"), out.get("kind")
+            if isinstance(api, str) and isinstance(kind, str):
+                spec = prune.get((api, kind), {})
+        if not spec:
+            out[key] = _plain(v)
+            continue
+        sub = spec.get(key)
+        if sub is True:
+            out[key] = _plain(v)
+        elif sub:
+            out[key] = _kept_json(v, sub)
     return out
 
 
@@ -536,28 +665,63 @@ def _json_constant(text: str) -> Any:
 
 
 def _depth_ok(value: Any, limit: int, depth: int = 0) -> bool:
-    if isinstance(value, dict):
-        if depth >= limit and value:
+    """No non-empty mapping or list ``limit`` levels deep or deeper (only containers are visited)."""
+    if value.__class__ is dict:
+        children: Any = value.values()
+    elif value.__class__ is list:
+        children = value
+    else:
+        return True
+    if not value:
+        return True
+    if depth >= limit:
+        return False
+    for child in children:
+        if (child.__class__ is dict or child.__class__ is list) and not _depth_ok(child, limit, depth + 1):
             return False
-        return all(_depth_ok(v, limit, depth + 1) for v in value.values())
-    if isinstance(value, list):
-        if depth >= limit and value:
-            return False
-        return all(_depth_ok(v, limit, depth + 1) for v in value)
     return True
 
 
 def prune_value(value: Any, spec: KeepSpec) -> Any:
-    """``value`` with only the fields ``spec`` keeps (a mapping; anything else is returned as it is)."""
-    if not isinstance(value, dict):
+    """``value`` with only the fields ``spec`` keeps: a mapping's keys, each element of a list; anything else is
+    returned as it is (the same as the YAML reader keeps while reading; a mapping's kept keys come in the spec's
+    order). Cost: O(kept fields): the spec's keys are looked up, not the value's (a Pod's dozens of dropped fields
+    are never visited)."""
+    if value.__class__ is list:
+        return [prune_value(v, spec) for v in value]
+    if value.__class__ is not dict:
         return value
     out: dict[Any, Any] = {}
-    for key, item in value.items():
-        sub = spec.get(key) if isinstance(key, str) else None
+    for key, sub in spec.items():
+        if key in value:
+            if sub is True:
+                out[key] = value[key]
+            elif sub:
+                out[key] = prune_value(value[key], sub)
+    return out
+
+
+def prune_item(item: Any, prune: Prune) -> Any:
+    """A List item (or a single object) pruned as the YAML reader prunes it while reading: by the spec of its
+    apiVersion and kind, for the fields after both (kubectl sorts keys, so every field but those two); fields
+    before them, and apiVersion and kind themselves, are kept. Cost: O(top-level fields + kept fields)."""
+    if not prune or item.__class__ is not dict:
+        return item
+    spec: KeepSpec | None = None
+    out: dict[Any, Any] = {}
+    for key, value in item.items():
+        if spec is None and isinstance(key, str) and key not in ("apiVersion", "kind"):
+            api, kind = out.get("apiVersion"), out.get("kind")
+            if isinstance(api, str) and isinstance(kind, str):
+                spec = prune.get((api, kind), {})
+        if not spec or not isinstance(key, str):
+            out[key] = value
+            continue
+        sub = spec.get(key)
         if sub is True:
-            out[key] = item
+            out[key] = value
         elif sub:
-            out[key] = prune_value(item, sub)
+            out[key] = prune_value(value, sub)
     return out
 
 
@@ -569,7 +733,6 @@ class _Lines:
         self.pos = 0
         self.line = 1
         self.line_start = 0
-        self.pos_after_items = 0  # where the last ``_json_items`` stopped (after the closing bracket)
 
     def at(self, offset: int) -> tuple[int, int]:
         text = self.text
@@ -581,6 +744,24 @@ class _Lines:
         return self.line, offset - self.line_start + 1
 
 
+class _NoLines(_Lines):
+    """For ``positions=False``: every line and column is 0."""
+
+    def at(self, offset: int) -> tuple[int, int]:
+        return 0, 0
+
+
+def _skip_ws(text: str, i: int) -> int:
+    n = len(text)
+    while i < n and text[i] in _JSON_WS:
+        i += 1
+    return i
+
+
+def _syntax(message: str, text: str, i: int) -> NeedsYamlPath:
+    return NeedsYamlPath(json.JSONDecodeError(message, text, i))
+
+
 def _json_items(
     text: str,
     i: int,
@@ -589,54 +770,140 @@ def _json_items(
     max_depth: int,
     max_chars: int,
     lines: _Lines,
-) -> Iterator[ListItem]:
-    """The items of the JSON array whose first item starts at or after ``i``, one ``raw_decode`` each."""
+) -> Generator[ListItem, None, int]:
+    """The items of the JSON array whose ``[`` is at ``i``, one ``raw_decode`` each; returns the offset after its
+    ``]``. Items are separated by exactly one comma, as JSON has it (``[1,]`` is YAML, not JSON)."""
     index = 0
+    i = _skip_ws(text, i + 1)
+    if text[i : i + 1] == "]":
+        return i + 1
     while True:
-        while text[i] in _JSON_WS:
-            i += 1
-        if text[i] == "]":
-            lines.pos_after_items = i + 1
-            return
-        if text[i] == ",":
-            i += 1
-            continue
         item, end = decoder.raw_decode(text, i)
         if end - i > max_chars:
             raise NeedsYamlPath
-        if isinstance(item, dict):
-            spec = prune.get((item.get("apiVersion"), item.get("kind")))  # type: ignore[arg-type]
-            if spec:
-                item = prune_value(item, spec)
+        item = _json_item(item, prune)
         if not _depth_ok(item, max_depth - 2):
             raise NeedsYamlPath
         line, column = lines.at(i)
         yield ListItem(index, Span(line, column, i, end), item)
         index += 1
-        i = end
+        i = _skip_ws(text, end)
+        sep = text[i : i + 1]
+        if sep == "]":
+            return i + 1
+        if sep != ",":
+            raise _syntax("Expecting ',' delimiter", text, i)
+        i = _skip_ws(text, i + 1)
+
+
+def _json_object(
+    text: str,
+    i: int,
+    decoder: json.JSONDecoder,
+    prune: Prune,
+    max_depth: int,
+    max_chars: int,
+    lines: _Lines,
+    collect: bool,
+) -> Generator[ListItem, None, tuple[dict[str, Any], int, bool]]:
+    """The root object whose ``{`` is at ``i``: the items of its ``items`` array are yielded as they are read (and
+    kept in its value only when ``collect``); every other member is decoded whole and bounded on its own. Returns
+    (the object, the offset after its ``}``, whether it had an ``items`` array)."""
+    scan: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+    root: dict[str, Any] = {}
+    listed = False
+    i = _skip_ws(text, i + 1)
+    if text[i : i + 1] == "}":
+        return root, i + 1, listed
+    while True:
+        if text[i : i + 1] != '"':
+            raise _syntax("Expecting property name enclosed in double quotes", text, i)
+        key, i = scan(text, i + 1)
+        i = _skip_ws(text, i)
+        if text[i : i + 1] != ":":
+            raise _syntax("Expecting ':' delimiter", text, i)
+        i = _skip_ws(text, i + 1)
+        if key in root:
+            raise NeedsYamlPath  # a duplicate key: reported by the YAML reader with both lines
+        if key == "items" and text[i : i + 1] == "[":
+            listed = True
+            items: list[Any] = []
+            reading = _json_items(text, i, decoder, prune, max_depth, max_chars, lines)
+            while True:
+                try:
+                    item = next(reading)
+                except StopIteration as done:
+                    i = done.value
+                    break
+                if collect:
+                    items.append(item.data)
+                yield item
+            root[key] = items if collect else None
+        else:
+            value, end = decoder.raw_decode(text, i)
+            value = _plain(value)
+            if end - i > max_chars or not _depth_ok(value, max_depth - 1):
+                raise NeedsYamlPath
+            root[key] = value
+            i = end
+        i = _skip_ws(text, i)
+        sep = text[i : i + 1]
+        if sep == "}":
+            return root, i + 1, listed
+        if sep != ",":
+            raise _syntax("Expecting ',' delimiter", text, i)
+        i = _skip_ws(text, i + 1)
 
 
 def _json_decoder() -> json.JSONDecoder:
-    return json.JSONDecoder(object_pairs_hook=_json_pairs, parse_float=_json_float, parse_constant=_json_constant)
+    """Objects come out as tuples of (key, value) pairs: the C scanner builds those as fast as dicts, where a Python
+    hook per object (to notice duplicate keys) cost half as much again as the whole scan. Only what is kept is made
+    a dict (``_plain``, ``_kept_json``, ``_json_item``), checking its keys then."""
+    return json.JSONDecoder(object_pairs_hook=tuple, parse_float=_json_float, parse_constant=_json_constant)
+
+
+def _json_end(text: str, i: int) -> None:
+    """Only white space may follow the root value."""
+    i = _skip_ws(text, i)
+    if i != len(text):
+        raise _syntax("Extra data", text, i)
 
 
 def iter_json_list_items(
-    text: str, *, prune: Prune | None = None, max_depth: int = 64, max_item_chars: int = 8 * 1024 * 1024
+    text: str,
+    *,
+    prune: Prune | None = None,
+    max_depth: int = 64,
+    max_item_chars: int = 8 * 1024 * 1024,
+    objects: bool = False,
+    positions: bool = True,
 ) -> Iterator[ListItem]:
     """Like :func:`iter_list_items` for a JSON text (``kubectl get ... -o json``), with the json module's scanner.
 
-    Raises NeedsYamlPath where the YAML reader must decide (see above): the caller then uses iter_list_items."""
+    The root must be an object: the items of its ``items`` array, one at a time; with ``objects``, a root without
+    one is the single item (pruned by its kind). Raises NeedsYamlPath where the YAML reader must decide (see above;
+    ``syntax`` set when the text is not JSON): the caller then uses iter_list_items, skipping the items it has.
+    With ``positions=False`` the spans' line and column are 0, for a caller that needs them only for an item with
+    a problem (from ``start``): counting the lines of a whole dump is an eighth of reading it."""
     decoder = _json_decoder()
-    lines = _Lines(text)
+    lines = _Lines(text) if positions else _NoLines(text)
+    prune = prune or {}
     try:
-        start = text.index('"items"')
-        colon = text.index(":", start + len('"items"'))
-        i = colon + 1
-        while text[i] in _JSON_WS:
-            i += 1
-        if text[i] != "[" or text[start + len('"items"') : colon].strip():
+        i = _skip_ws(text, 0)
+        if text[i : i + 1] != "{":
             raise NeedsYamlPath
-        yield from _json_items(text, i + 1, decoder, prune or {}, max_depth, max_item_chars, lines)
+        start = i
+        root, end, listed = yield from _json_object(
+            text, i, decoder, prune, max_depth, max_item_chars, lines, collect=False
+        )
+        _json_end(text, end)
+        if objects and not listed:
+            if end - start > max_item_chars or not _depth_ok(root, max_depth):
+                raise NeedsYamlPath
+            line, column = lines.at(start)
+            yield ListItem(0, Span(line, column, start, end), prune_item(root, prune), whole_document=True)
+    except json.JSONDecodeError as exc:
+        raise NeedsYamlPath(exc) from None
     except (ValueError, IndexError, RecursionError):
         raise NeedsYamlPath from None
 
@@ -647,64 +914,34 @@ def read_json_document(
     """The one document of a JSON text; a root object's ``items`` array is read item by item and pruned.
 
     Raises NeedsYamlPath whenever the YAML reader must decide (see above)."""
-    decoder = json.JSONDecoder(object_pairs_hook=_json_pairs, parse_float=_json_float, parse_constant=_json_constant)
+    decoder = _json_decoder()
     prune = prune or {}
-    n = len(text)
-    i = 0
-    while i < n and text[i] in _JSON_WS:
-        i += 1
+    i = _skip_ws(text, 0)
     lines = _Lines(text)
     try:
-        if i >= n or text[i] != "{" or '"items"' not in text:
+        if text[i : i + 1] != "{" or '"items"' not in text:
             data, end = decoder.raw_decode(text, i)
-            if end - i > max_document_chars or not _depth_ok(data, max_depth):
+            if end - i > max_document_chars:
                 raise NeedsYamlPath
+            data = _plain(data)
+            if not _depth_ok(data, max_depth):
+                raise NeedsYamlPath
+            _json_end(text, end)
             line, column = lines.at(i)
             return StreamDocument(0, Span(line, column, i, end), data)
         root_start = i
         root_line, root_column = lines.at(root_start)
-        root: dict[str, Any] = {}
         spans: list[Span] = []
-        scan: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-        i += 1
+        reading = _json_object(text, i, decoder, prune, max_depth, max_document_chars, lines, collect=True)
         while True:
-            while text[i] in _JSON_WS:
-                i += 1
-            if text[i] == "}":
-                i += 1
+            try:
+                spans.append(next(reading).span)
+            except StopIteration as done:
+                root, end, _ = done.value
                 break
-            if text[i] == ",":
-                i += 1
-                continue
-            if text[i] != '"':
-                raise NeedsYamlPath
-            key, i = scan(text, i + 1)
-            while text[i] in _JSON_WS:
-                i += 1
-            if text[i] != ":":
-                raise NeedsYamlPath
-            i += 1
-            while text[i] in _JSON_WS:
-                i += 1
-            if key in root:
-                raise NeedsYamlPath
-            if key != "items" or text[i] != "[":
-                value, end = decoder.raw_decode(text, i)
-                if end - i > max_document_chars or not _depth_ok(value, max_depth - 1):
-                    raise NeedsYamlPath
-                root[key] = value
-                i = end
-                continue
-            items: list[Any] = []
-            for item in _json_items(text, i + 1, decoder, prune, max_depth, max_document_chars, lines):
-                spans.append(item.span)
-                items.append(item.data)
-            i = lines.pos_after_items
-            root[key] = items
-        while i < n and text[i] in _JSON_WS:
-            i += 1
-        if i != n:
-            raise NeedsYamlPath  # trailing text: the YAML reader says what is wrong
-        return StreamDocument(0, Span(root_line, root_column, root_start, i), root, tuple(spans) if spans else None)
-    except (ValueError, IndexError, RecursionError):  # JSONDecodeError is a ValueError
+        _json_end(text, end)
+        return StreamDocument(0, Span(root_line, root_column, root_start, end), root, tuple(spans) if spans else None)
+    except json.JSONDecodeError as exc:
+        raise NeedsYamlPath(exc) from None
+    except (ValueError, IndexError, RecursionError):
         raise NeedsYamlPath from None

@@ -1,44 +1,53 @@
 """``kubectl get nodes`` and ``kubectl get pods`` dumps → pools of one and pod records, or one located error.
 
-Cost: O(size of the dump); only the fields listed in ``NODE_KEEP`` / ``POD_KEEP`` are kept per item.
+Nodes are kept as the policy loader keeps inventory Nodes (``NODE_FIELDS``), checked by the same model with the same
+messages (``model_findings``); Pods are kept by ``POD_KEEP``. A problem is located at the field it is about, by
+reading that one object's text again (``snapshot.locate``).
+
+Cost: O(size of the dump); only the kept fields of each object are built.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, cast
+from typing import cast
 
 from pydantic_core import ValidationError
 
-from renderer.findings import SourceRef
+from renderer.findings import FieldPath, SourceRef
+from renderer.loading.stream import NODE_FIELDS
 from renderer.models.inventory import Pool, pool_from_node
-from renderer.models.node import KEPT_ANNOTATIONS, Node, node_machine_config_pool
-from renderer.validation.validate import validated
+from renderer.models.node import Node, node_machine_config_pool
+from renderer.validation.validate import model_findings, validated
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
-from renderer.verify.snapshot import Item, SnapshotError, read_items, read_text
+from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_items, read_text
 
-__all__ = ["NODE_KEEP", "read_nodes", "read_pods"]
+__all__ = ["NODE_KIND", "POD_KIND", "read_nodes", "read_pods"]
 
-NODE_KEEP: dict[str, Any] = {
-    "apiVersion": True,
-    "kind": True,
-    "metadata": {"name": True, "labels": True, "annotations": dict.fromkeys(KEPT_ANNOTATIONS, True)},
-    "status": {"capacity": True, "allocatable": True, "nodeInfo": True},
-}
+NODE_KIND = ("v1", "Node")
+POD_KIND = ("v1", "Pod")
 
 
-def _where(display: str, item: Item) -> str:
-    return f"{display}:{item.line}:{item.column}"
+def _where(text: str, display: str, item: Item) -> str:
+    line, column = position(text, item)
+    return f"{display}:{line}:{column}"
 
 
-def _expect_kind(display: str, item: Item, kind: str, option: str, command: str) -> None:
+def _expect_kind(text: str, display: str, item: Item, kind: str, option: str, command: str) -> None:
     got = item.data.get("kind")
     if got != kind or item.data.get("apiVersion") != "v1":
         what = f"a {got}" if isinstance(got, str) else "not a Kubernetes object"
         raise SnapshotError(
-            f"{_where(display, item)}: item {item.index + 1} is {what}, not a v1 {kind}; {option} takes the output of "
-            f"`{command}`"
+            f"{_where(text, display, item)}: item {item.index + 1} is {what}, not a v1 {kind}; {option} takes the "
+            f"output of `{command}`"
         )
+
+
+def _at_field(
+    text: str, display: str, item: Item, field_path: FieldPath, message: str, hint: str | None = None
+) -> SnapshotError:
+    line, column = locate(text, display, item, field_path)
+    return SnapshotError(error_line(display, line, column, message, hint))
 
 
 def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
@@ -47,27 +56,37 @@ def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
     text, display = read_text(path)
     pools: list[Pool] = []
     seen: dict[str, Item] = {}
-    for item in read_items(text, display, NODE_KEEP):
-        _expect_kind(display, item, "Node", "--nodes", "kubectl get nodes -o json")
+    for item in read_items(text, display, NODE_FIELDS, NODE_KIND):
+        _expect_kind(text, display, item, "Node", "--nodes", "kubectl get nodes -o json")
+        source = SourceRef(path=display, doc=0, item=item.index, line=item.line, column=item.column)
         try:
             node = cast(Node, validated("Node", item.data))
         except ValidationError as exc:
-            err = exc.errors(include_url=False)[0]
-            loc = ".".join(str(p) for p in err["loc"])
-            raise SnapshotError(f"{_where(display, item)}: Node item {item.index + 1}: {loc}: {err['msg']}") from None
+            meta = item.data.get("metadata")
+            name = meta.get("name") if isinstance(meta, dict) else None
+            ref = f"Node/{name}" if isinstance(name, str) else f"Node item {item.index + 1}"
+            from renderer.models.schema import kinds
+
+            first = model_findings(kinds()["Node"], exc, source, ref)[0]
+            line, column = locate(text, display, item, first.field_path or (), first.at_key)
+            raise SnapshotError(error_line(display, line, column, f"{ref}: {first.message}", first.hint)) from None
         missing = [k for k in ("cpu", "memory") if k not in node.status.capacity]
         if missing:
             raise SnapshotError(
-                f"{_where(display, item)}: Node {node.metadata.name} has no status.capacity "
+                f"{_where(text, display, item)}: Node {node.metadata.name} has no status.capacity "
                 f"{' or '.join(missing)}; export the nodes with `kubectl get nodes -o json` so the status is included"
             )
         if node.metadata.name in seen:
-            first = seen[node.metadata.name]
-            raise SnapshotError(
-                f"{_where(display, item)}: Node {node.metadata.name} appears twice (first at line {first.line})"
+            first_item = seen[node.metadata.name]
+            raise _at_field(
+                text,
+                display,
+                item,
+                ("metadata", "name"),
+                f"Node {node.metadata.name} appears twice (first at line {first_item.line})",
+                "a dump lists each node once: pass one kubectl get nodes output",
             )
         seen[node.metadata.name] = item
-        source = SourceRef(path=display, doc=0, item=item.index, line=item.line, column=item.column)
         pool = pool_from_node(node, source)
         if platform is not None and pool.platform == "generic":
             pool = replace(pool, platform=platform, machine_config_pool=node_machine_config_pool(pool.labels))
@@ -79,10 +98,11 @@ def read_pods(path: str) -> list[PodRecord]:
     """Every Pod of a dump (``-``: standard input). Raises ``SnapshotError``."""
     text, display = read_text(path)
     pods: list[PodRecord] = []
-    for item in read_items(text, display, POD_KEEP):
-        _expect_kind(display, item, "Pod", "--pods", "kubectl get pods -A -o json")
+    # Pods have no position in verify's output: lines are counted only for a Pod with a problem.
+    for item in read_items(text, display, POD_KEEP, POD_KIND, positions=False):
+        _expect_kind(text, display, item, "Pod", "--pods", "kubectl get pods -A -o json")
         try:
             pods.append(pod_record(item.data))
         except PodError as exc:
-            raise SnapshotError(f"{_where(display, item)}: Pod item {item.index + 1}: {exc}") from None
+            raise _at_field(text, display, item, exc.field_path, f"Pod item {item.index + 1}: {exc}") from None
     return pods

@@ -21,13 +21,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from renderer.findings import FieldPath
+from renderer.loading.stream import KeepSpec
 from renderer.quantity import Quantity, QuantityError
 
 __all__ = ["POD_KEEP", "PodRecord", "pod_record", "pod_requests"]
 
-_CONTAINER_KEEP = {"name": True, "resources": {"requests": True}, "restartPolicy": True}
-#: The fields of a Pod verify reads (everything else in the dump is skipped while reading).
-POD_KEEP = {
+_CONTAINER_KEEP: KeepSpec = {"name": True, "resources": {"requests": True}, "restartPolicy": True}
+#: The fields of a Pod verify reads (everything else in the dump is skipped while reading; the spec for
+#: containers applies to each container).
+POD_KEEP: KeepSpec = {
     "apiVersion": True,
     "kind": True,
     "metadata": {"name": True, "namespace": True},
@@ -44,20 +47,31 @@ TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
 class PodError(ValueError):
-    """A field of a pod that cannot be read (message names the field)."""
+    """A field of a pod that cannot be read: the message names it, ``field_path`` leads to it."""
+
+    def __init__(self, field_path: FieldPath, message: str) -> None:
+        super().__init__(f"{_dotted(field_path)}: {message}" if field_path else message)
+        self.field_path = field_path
 
 
-def _requests(obj: Any, where: str) -> dict[str, Quantity]:
+def _dotted(path: FieldPath) -> str:
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _requests(obj: Any, where: FieldPath) -> dict[str, Quantity]:
     if obj is None:
         return {}
     if not isinstance(obj, dict):
-        raise PodError(f"{where} must be a mapping of resource names to quantities")
+        raise PodError(where, "must be a mapping of resource names to quantities")
     out: dict[str, Quantity] = {}
     for name, raw in obj.items():
         try:
             out[str(name)] = Quantity.parse(str(raw))
         except QuantityError as exc:
-            raise PodError(f"{where}.{name}: {exc}") from None
+            raise PodError((*where, str(name)), str(exc)) from None
     return out
 
 
@@ -72,28 +86,35 @@ def _max(into: dict[str, Quantity], other: dict[str, Quantity]) -> None:
             into[k] = v
 
 
-def _container_requests(c: Any, where: str) -> dict[str, Quantity]:
+def _container_requests(c: Any, where: FieldPath) -> dict[str, Quantity]:
     if not isinstance(c, dict):
-        raise PodError(f"{where} must be a mapping")
+        raise PodError(where, "must be a mapping")
     resources = c.get("resources") or {}
     if not isinstance(resources, dict):
-        raise PodError(f"{where}.resources must be a mapping")
-    return _requests(resources.get("requests"), f"{where}.resources.requests")
+        raise PodError((*where, "resources"), "must be a mapping")
+    return _requests(resources.get("requests"), (*where, "resources", "requests"))
 
 
 def _is_pod_level(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 
+def _list(spec: dict[str, Any], key: str) -> list[Any]:
+    value = spec.get(key) or []
+    if not isinstance(value, list):
+        raise PodError(("spec", key), "must be a list")
+    return value
+
+
 def pod_requests(spec: dict[str, Any]) -> dict[str, Quantity]:
     """The pod's effective requests per resource (see the module docstring)."""
     result: dict[str, Quantity] = {}
-    for i, c in enumerate(spec.get("containers") or []):
-        _add(result, _container_requests(c, f"spec.containers[{i}]"))
+    for i, c in enumerate(_list(spec, "containers")):
+        _add(result, _container_requests(c, ("spec", "containers", i)))
     sidecars: dict[str, Quantity] = {}
     init_peak: dict[str, Quantity] = {}
-    for i, c in enumerate(spec.get("initContainers") or []):
-        req = _container_requests(c, f"spec.initContainers[{i}]")
+    for i, c in enumerate(_list(spec, "initContainers")):
+        req = _container_requests(c, ("spec", "initContainers", i))
         if c.get("restartPolicy") == "Always":
             _add(result, req)
             _add(sidecars, req)
@@ -103,11 +124,14 @@ def pod_requests(spec: dict[str, Any]) -> dict[str, Quantity]:
             _add(moment, sidecars)
         _max(init_peak, moment)
     _max(result, init_peak)
-    pod_level = _requests((spec.get("resources") or {}).get("requests"), "spec.resources.requests")
+    resources = spec.get("resources") or {}
+    if not isinstance(resources, dict):
+        raise PodError(("spec", "resources"), "must be a mapping")
+    pod_level = _requests(resources.get("requests"), ("spec", "resources", "requests"))
     for name, q in pod_level.items():
         if _is_pod_level(name):
             result[name] = q
-    _add(result, _requests(spec.get("overhead"), "spec.overhead"))
+    _add(result, _requests(spec.get("overhead"), ("spec", "overhead")))
     return result
 
 
@@ -129,8 +153,9 @@ def pod_record(data: dict[str, Any]) -> PodRecord:
     meta = data.get("metadata") or {}
     spec = data.get("spec") or {}
     status = data.get("status") or {}
-    if not isinstance(meta, dict) or not isinstance(spec, dict) or not isinstance(status, dict):
-        raise PodError("metadata, spec and status must be mappings")
+    for key, value in (("metadata", meta), ("spec", spec), ("status", status)):
+        if not isinstance(value, dict):
+            raise PodError((key,), "must be a mapping")
     node = spec.get("nodeName")
     return PodRecord(
         namespace=str(meta.get("namespace") or ""),

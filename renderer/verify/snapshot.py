@@ -1,18 +1,28 @@
-"""Reading ``kubectl get nodes|pods -o json|yaml`` dumps item by item, keeping only what verify needs.
+"""Reading ``kubectl get nodes|pods -o json|yaml`` dumps for verify, one object at a time, with the policy loader's
+own reader.
 
-A dump of a big cluster is tens of MB in one List, most of it (``status.images``, conditions, ``managedFields``)
-irrelevant here. ``read_items`` walks the List without building it: JSON items are decoded one at a time with
-``json.JSONDecoder.raw_decode``; YAML is read from libyaml's event stream and only the kept fields are built. Each
-item comes back pruned to ``keep`` with the line and column where it starts, so problems are reported as
-``path:line:col`` (``<stdin>:line:col`` for standard input).
+A dump of a big cluster is tens to hundreds of MB in one List, most of it (``status.images``, conditions,
+``managedFields``) irrelevant here. It is read by ``renderer.loading.stream``, the reader the policy loader uses for
+inventory Node Lists, with the loader's YAML rules (``renderer.loading.parse``: its loader and scalar constructors,
+so ``1:30`` is a string as in Kubernetes) and its bounds (``MAX_DEPTH`` levels, ``DEFAULT_MAX_DOCUMENT_CHARS`` per
+List item or single object, never per file): a JSON dump with the json module's scanner, falling back to the YAML
+reader where the two would read differently; a dump with anchors or aliases (kubectl never writes them) with the
+loader's guarded constructor (``parse_text``). Each object is pruned to a keep-spec while it is read, so a 10,000-node
+or 20,000-pod dump never exists as a whole in memory, and comes with its span in the text: a problem in one object is
+located by reading that object's text again (``locate``), nothing else. So verify reads a dump to the same values,
+and locates the same problem at the same line and column, as ``allocatable validate`` does the same file in the
+inventory.
 
-This is the one function the verify stage reads dumps through, so a shared streaming List reader can replace it.
-Cost: O(size of the dump) time; memory O(largest item + kept data).
+What is verify's own: standard input (``-``), one located error line (``SnapshotError``, ``path:line:col`` or
+``<stdin>:line:col``), a JSON dump with a syntax error reported as invalid JSON (kubectl's output, not a YAML file
+named .json), a JSON array or an empty input refused with what to pass instead.
+
+Cost: O(size of the dump) time; memory O(the text + the largest object + the kept fields of every object).
 """
 
 from __future__ import annotations
 
-import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,20 +30,34 @@ from typing import Any
 
 import yaml
 
-from renderer.loading.parse import decode
+from renderer.findings import FieldPath, Finding, SourceRef
+from renderer.loading.parse import (
+    DEFAULT_MAX_DOCUMENT_CHARS,
+    MAX_DEPTH,
+    _ParseProblem,
+    _StrictLoader,
+    _yaml_error_message,
+    construct_plain,
+    decode,
+    parse_text,
+)
+from renderer.loading.positions import _compose_item, walk
+from renderer.loading.stream import (
+    DocumentTooLarge,
+    DuplicateKey,
+    KeepSpec,
+    ListItem,
+    NeedsFullConstructor,
+    NeedsYamlPath,
+    NestedTooDeep,
+    Span,
+    iter_json_list_items,
+    iter_list_items,
+    prune_item,
+    prune_value,
+)
 
-__all__ = ["MAX_DEPTH", "Item", "Keep", "SnapshotError", "read_items", "read_text"]
-
-#: A keep-spec: True keeps a whole subtree; a dict keeps only its keys (each with its own spec). Sequences apply
-#: the spec to each element.
-Keep = Any
-MAX_DEPTH = 64
-_MAX_ALIAS_USES = 10_000
-
-try:  # pragma: no cover - depends on the wheel
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover
-    _Loader = yaml.SafeLoader
+__all__ = ["MAX_DEPTH", "Item", "SnapshotError", "error_line", "locate", "position", "read_items", "read_text"]
 
 
 class SnapshotError(Exception):
@@ -43,9 +67,11 @@ class SnapshotError(Exception):
 @dataclass(frozen=True)
 class Item:
     data: dict[str, Any]
-    index: int  # position in the List (0 for a single object)
-    line: int  # 1-based
+    index: int  # position in the dump: List items and single objects counted across documents
+    line: int  # 1-based, where the object starts (0: not counted, see ``position``)
     column: int  # 1-based
+    #: The object's character range in the text (None for a document read with anchors: located by its start).
+    span: tuple[int, int] | None = None
 
 
 def read_text(path: str) -> tuple[str, str]:
@@ -61,286 +87,215 @@ def read_text(path: str) -> tuple[str, str]:
             raise SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from None
         display = path
     text, problem = decode(raw, display)
+    del raw
     if problem is not None:
         raise SnapshotError(f"{display}:{problem.line}:{problem.column}: {problem.message}")
     assert text is not None
     return text, display
 
 
-def read_items(text: str, display: str, keep: dict[str, Keep]) -> Iterator[Item]:
-    """Every object of the dump — the items of a List, or a single object — pruned to ``keep``."""
-    stripped = text.lstrip()
-    if not stripped:
+def read_items(
+    text: str, display: str, keep: KeepSpec, kind: tuple[str, str] | None = None, positions: bool = True
+) -> Iterator[Item]:
+    """Every object of the dump — the items of a List, or a single object — pruned to ``keep`` (while it is read
+    when it is of ``kind``, an (apiVersion, kind); objects of other kinds are pruned once read). With
+    ``positions=False`` the lines of a JSON dump are not counted (``line`` 0): ``position`` finds them for the
+    object that has a problem."""
+    start = _LEADING_SPACE.match(text).end()  # type: ignore[union-attr]  # (no copy of a big text, as lstrip)
+    if start == len(text):
         raise SnapshotError(f"{display}:1:1: the dump is empty; pass the output of kubectl get ... -o json")
-    if stripped[0] in "{[":
-        yield from _json_items(text, display, keep)
-    else:
-        yield from _yaml_items(text, display, keep)
+    if text[start] == "[":
+        line, column = _line_column(text, start)
+        raise SnapshotError(
+            f"{display}:{line}:{column}: expected a Kubernetes object or List, got a JSON array; pass the output of "
+            "kubectl get ... -o json"
+        )
+    prune = {kind: keep} if kind is not None else {}
+    for got in _objects(text, display, prune, as_json=text[start] == "{", positions=positions):
+        data = got.data
+        span = got.span
+        if not isinstance(data, dict):
+            what = "the document" if got.whole_document else f"List item {got.index + 1}"
+            line, column = (span.line, span.column) if span.line else _line_column(text, span.start)
+            raise SnapshotError(
+                error_line(display, line, column, f"{what} is not an object", "expected a Kubernetes object")
+            )
+        if kind is None or (data.get("apiVersion"), data.get("kind")) != kind:
+            data = prune_value(data, keep)  # another kind: not pruned while it was read
+        yield Item(
+            data,
+            got.index,
+            span.line,
+            span.column,
+            (span.start, span.end) if span.end > span.start else None,
+        )
 
 
-def _prune(value: Any, keep: Keep) -> Any:
-    if keep is True:
-        return value
-    if isinstance(value, dict):
-        return {k: _prune(v, keep[k]) for k, v in value.items() if k in keep}
-    if isinstance(value, list):
-        return [_prune(v, keep) for v in value]
-    return value
+def locate(text: str, display: str, item: Item, field_path: FieldPath, at_key: bool = False) -> tuple[int, int]:
+    """Line and column of ``field_path`` in one object of the dump, from that object's text alone (the deepest
+    part of the path that exists; the object's start when it cannot be read again)."""
+    line, column = position(text, item)
+    if item.span is None:
+        return line, column
+    source = SourceRef(display, 0, item.index, line, column, item.span)
+    node, offset = _compose_item(text, source)
+    if node is None:
+        return line, column
+    return walk(node, field_path, at_key, offset)
 
 
-# ----------------------------------------------------------------------------------------------------
-# JSON
+def position(text: str, item: Item) -> tuple[int, int]:
+    """Line and column where the object starts (counted now when they were not while reading: O(offset))."""
+    if item.line or item.span is None:
+        return item.line, item.column
+    return _line_column(text, item.span[0])
 
 
-class _Position:
-    """Offset → (line, column), moving forward only (linear over the whole text)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.offset = 0
-        self.line = 1
-        self.line_start = 0
-
-    def at(self, offset: int) -> tuple[int, int]:
-        newlines = self.text.count("\n", self.offset, offset)
-        if newlines:
-            self.line += newlines
-            self.line_start = self.text.rindex("\n", self.offset, offset) + 1
-        self.offset = offset
-        return self.line, offset - self.line_start + 1
+def error_line(display: str, line: int, column: int, message: str, hint: str | None = None) -> str:
+    """``path:line:col: message`` (``; hint`` when there is one): the one line a bad dump gets."""
+    return f"{display}:{line}:{column}: {message}" + (f"; {hint}" if hint else "")
 
 
-def _json_items(text: str, display: str, keep: dict[str, Keep]) -> Iterator[Item]:
-    decoder = json.JSONDecoder()
-    pos = _Position(text)
-    n = len(text)
+# --- reading -------------------------------------------------------------------------------------------------------
 
-    def skip(i: int) -> int:
-        while i < n and text[i] in " \t\r\n":
-            i += 1
-        return i
 
-    def fail(i: int, message: str) -> SnapshotError:
-        line, col = pos.at(i)
-        return SnapshotError(f"{display}:{line}:{col}: {message}")
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
-    def value(i: int) -> tuple[Any, int]:
+
+_LEADING_SPACE = re.compile(r"\s*")
+
+
+def _objects(
+    text: str, display: str, prune: dict[tuple[str, str], KeepSpec], as_json: bool, positions: bool
+) -> Iterator[ListItem]:
+    """The objects of the dump as the stream reader gives them, falling back as the policy loader does: JSON → YAML
+    events → the guarded constructor (each fallback resumes after the objects already given)."""
+    done = 0
+    if as_json:
         try:
-            return decoder.raw_decode(text, i)
-        except json.JSONDecodeError as exc:
-            raise SnapshotError(f"{display}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
-        except RecursionError:
-            raise fail(i, f"invalid JSON: nested more than {MAX_DEPTH} levels deep") from None
-
-    i = skip(0)
-    if text[i] == "[":
-        raise fail(i, "expected a Kubernetes object or List, got a JSON array")
-    start = i
-    i = skip(i + 1)
-    members: dict[str, Any] = {}
-    index = 0
-    saw_items = False
-    while True:
-        if i >= n:
-            raise fail(n, "invalid JSON: the object is not closed")
-        if text[i] == "}":
-            i += 1
-            break
-        key, i = value(i)
-        if not isinstance(key, str):
-            raise fail(i, "invalid JSON: expected a member name")
-        i = skip(i)
-        if i >= n or text[i] != ":":
-            raise fail(i, "invalid JSON: expected ':'")
-        i = skip(i + 1)
-        if key == "items":
-            saw_items = True
-            if i >= n or text[i] != "[":
-                raise fail(i, '"items" must be a list of objects')
-            i = skip(i + 1)
-            while i < n and text[i] != "]":
-                line, col = pos.at(i)
-                item, i = value(i)
-                if not isinstance(item, dict):
-                    raise SnapshotError(f"{display}:{line}:{col}: List item {index + 1} is not an object")
-                yield Item(_prune(item, keep), index, line, col)
-                index += 1
-                i = skip(i)
-                if i < n and text[i] == ",":
-                    i = skip(i + 1)
-                elif i < n and text[i] != "]":
-                    raise fail(i, "invalid JSON: expected ',' or ']'")
-            if i >= n:
-                raise fail(n, "invalid JSON: the items list is not closed")
-            i = skip(i + 1)
-        else:
-            members[key], i = value(i)
-            i = skip(i)
-        if i < n and text[i] == ",":
-            i = skip(i + 1)
-        elif i < n and text[i] != "}":
-            raise fail(i, "invalid JSON: expected ',' or '}'")
-    if skip(i) < n:
-        raise fail(skip(i), "invalid JSON: extra data after the object")
-    if not saw_items:
-        line, col = pos.at(start) if pos.offset <= start else (1, 1)
-        yield Item(_prune(members, keep), 0, line, col)
-
-
-# ----------------------------------------------------------------------------------------------------
-# YAML (libyaml events)
-
-
-class _Composer:
-    """Builds pruned Python values from libyaml events, never the skipped subtrees."""
-
-    def __init__(self, text: str, display: str) -> None:
-        self.loader = _Loader(text)
-        self.display = display
-        self.anchors: dict[str, Any] = {}
-        self.alias_uses = 0
-
-    def fail(self, mark: Any, message: str) -> SnapshotError:
-        return SnapshotError(f"{self.display}:{mark.line + 1}:{mark.column + 1}: {message}")
-
-    def event(self) -> Any:
-        try:
-            return self.loader.get_event()
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            where = f"{mark.line + 1}:{mark.column + 1}" if mark is not None else "1:1"
-            raise SnapshotError(f"{self.display}:{where}: invalid YAML: {exc.problem or exc.context}") from None
-
-    def peek(self) -> Any:
-        try:
-            return self.loader.peek_event()
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark or exc.context_mark
-            where = f"{mark.line + 1}:{mark.column + 1}" if mark is not None else "1:1"
-            raise SnapshotError(f"{self.display}:{where}: invalid YAML: {exc.problem or exc.context}") from None
-
-    def scalar(self, ev: Any) -> Any:
-        tag = ev.tag
-        if tag is None or tag == "!":
-            tag = self.loader.resolve(yaml.ScalarNode, ev.value, ev.implicit)
-        node = yaml.ScalarNode(tag, ev.value, ev.start_mark, ev.end_mark, ev.style)
-        try:
-            return self.loader.construct_object(node, deep=True)
-        except yaml.constructor.ConstructorError as exc:
-            raise self.fail(ev.start_mark, f"invalid YAML value: {exc.problem}") from None
-
-    def value(self, keep: Keep, depth: int) -> Any:
-        """The next node, pruned to ``keep`` (None: skip it entirely)."""
-        ev = self.event()
-        if depth > MAX_DEPTH:
-            raise self.fail(ev.start_mark, f"the dump is nested more than {MAX_DEPTH} levels deep")
-        if isinstance(ev, yaml.AliasEvent):
-            if ev.anchor not in self.anchors:
-                raise self.fail(ev.start_mark, f"alias *{ev.anchor} refers to no anchor defined before it")
-            self.alias_uses += 1
-            if self.alias_uses > _MAX_ALIAS_USES:
-                raise self.fail(ev.start_mark, f"more than {_MAX_ALIAS_USES} aliases; refusing to expand them")
-            return None if keep is None else _prune(self.anchors[ev.anchor], keep)
-        anchor = getattr(ev, "anchor", None)
-        if anchor is not None:
-            # An anchored node may be used later under another spec: build it whole, keep it, prune this use.
-            whole = self._whole(ev, depth)
-            self.anchors[anchor] = whole
-            return None if keep is None else _prune(whole, keep)
-        if isinstance(ev, yaml.ScalarEvent):
-            return None if keep is None else self.scalar(ev)
-        if isinstance(ev, yaml.SequenceStartEvent):
-            out: list[Any] | None = None if keep is None else []
-            while not isinstance(self.peek(), yaml.SequenceEndEvent):
-                v = self.value(keep, depth + 1)
-                if out is not None:
-                    out.append(v)
-            self.event()
-            return out
-        if isinstance(ev, yaml.MappingStartEvent):
-            mapping: dict[Any, Any] | None = None if keep is None else {}
-            while not isinstance(self.peek(), yaml.MappingEndEvent):
-                key_ev = self.peek()
-                key = self.value(True if keep is not None else None, depth + 1)
-                sub = (
-                    None
-                    if keep is None
-                    else (keep if keep is True else keep.get(key) if isinstance(key, str) else None)
-                )
-                v = self.value(sub, depth + 1)
-                if mapping is not None and sub is not None:
-                    try:
-                        mapping[key] = v
-                    except TypeError:
-                        raise self.fail(key_ev.start_mark, "a mapping key must be a plain value") from None
-            self.event()
-            return mapping
-        raise self.fail(ev.start_mark, f"unexpected YAML event {type(ev).__name__}")
-
-    def _whole(self, ev: Any, depth: int) -> Any:
-        """The complete value of a node whose start event ``ev`` was just read."""
-        if isinstance(ev, yaml.ScalarEvent):
-            return self.scalar(ev)
-        if isinstance(ev, yaml.SequenceStartEvent):
-            seq = []
-            while not isinstance(self.peek(), yaml.SequenceEndEvent):
-                seq.append(self.value(True, depth + 1))
-            self.event()
-            return seq
-        mapping: dict[Any, Any] = {}
-        while not isinstance(self.peek(), yaml.MappingEndEvent):
-            key_ev = self.peek()
-            key = self.value(True, depth + 1)
-            try:
-                mapping[key] = self.value(True, depth + 1)
-            except TypeError:
-                raise self.fail(key_ev.start_mark, "a mapping key must be a plain value") from None
-        self.event()
-        return mapping
-
-
-def _yaml_items(text: str, display: str, keep: dict[str, Keep]) -> Iterator[Item]:
-    c = _Composer(text, display)
+            for item in iter_json_list_items(
+                text,
+                prune=prune,
+                max_depth=MAX_DEPTH,
+                max_item_chars=DEFAULT_MAX_DOCUMENT_CHARS,
+                objects=True,
+                positions=positions,
+            ):
+                yield item
+                done += 1
+            return
+        except NeedsYamlPath as exc:
+            if exc.syntax is not None:
+                err = exc.syntax
+                raise SnapshotError(error_line(display, err.lineno, err.colno, f"invalid JSON: {err.msg}")) from None
+    kind = "JSON" if as_json else "YAML"
+    loader = _StrictLoader(text)
     try:
-        c.event()  # StreamStart
-        index = 0
-        while not isinstance(c.peek(), yaml.StreamEndEvent):
-            c.event()  # DocumentStart
-            first = c.peek()
-            if isinstance(first, yaml.MappingStartEvent):
-                c.event()
-                members: dict[str, Any] = {}
-                saw_items = False
-                while not isinstance(c.peek(), yaml.MappingEndEvent):
-                    key = c.value(True, 1)
-                    if key == "items" and isinstance(c.peek(), yaml.SequenceStartEvent):
-                        saw_items = True
-                        c.event()
-                        while not isinstance(c.peek(), yaml.SequenceEndEvent):
-                            mark = c.peek().start_mark
-                            if not isinstance(c.peek(), (yaml.MappingStartEvent, yaml.AliasEvent)):
-                                raise c.fail(mark, f"List item {index + 1} is not an object")
-                            item = c.value(keep, 2)
-                            if not isinstance(item, dict):
-                                raise c.fail(mark, f"List item {index + 1} is not an object")
-                            yield Item(item, index, mark.line + 1, mark.column + 1)
-                            index += 1
-                        c.event()
-                    else:
-                        sub = keep.get(key) if isinstance(key, str) else None
-                        v = c.value(sub, 1)
-                        if sub is not None:
-                            members[key] = v
-                c.event()
-                if not saw_items:
-                    mark = first.start_mark
-                    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-                    yield Item(members, index, line, col)
-                    index += 1
-            elif isinstance(first, yaml.ScalarEvent) and first.value == "" and first.implicit[0]:
-                c.event()  # an empty document, as kubectl skips it
-            else:
-                raise c.fail(first.start_mark, "expected a Kubernetes object (a mapping with apiVersion and kind)")
-            c.event()  # DocumentEnd
+        for item in iter_list_items(
+            text,
+            prune=prune,
+            max_depth=MAX_DEPTH,
+            max_item_chars=DEFAULT_MAX_DOCUMENT_CHARS,
+            objects=True,
+            loader=loader,
+            construct_scalar=construct_plain,
+        ):
+            if item.index >= done:
+                yield item
+                done += 1
+        return
+    except NeedsFullConstructor:
+        pass
+    except NestedTooDeep as exc:
+        raise _at(display, exc.mark, f"the dump is nested more than {MAX_DEPTH} levels deep") from None
+    except DocumentTooLarge as exc:
+        raise _at(
+            display,
+            exc.mark,
+            f"this object is larger than {exc.limit} characters, the limit for one Node, Pod or document",
+            "is this a kubectl get nodes|pods dump?",
+        ) from None
+    except DuplicateKey as exc:
+        if len(text) <= DEFAULT_MAX_DOCUMENT_CHARS:  # as the policy loader: its constructor names the first one too
+            problems = parse_text(text, display)[1]
+            if problems and problems[0].code == "AL002":
+                raise SnapshotError(_problem_line(display, problems[0])) from None
+        raise _at(display, exc.mark, f'duplicate key "{exc.key}"', "each key may appear once in a mapping") from None
+    except _ParseProblem as p:
+        raise SnapshotError(error_line(display, p.line, p.column, p.message, p.hint)) from None
+    except yaml.MarkedYAMLError as exc:
+        message, hint, mark = _yaml_error_message(exc, text, kind, _StrictLoader)
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        raise SnapshotError(error_line(display, line, column, message, hint)) from None
+    except yaml.YAMLError as exc:
+        raise SnapshotError(error_line(display, 1, 1, f"invalid {kind}: {exc}")) from None
+    except (ValueError, OverflowError) as exc:  # a value the constructor cannot represent
+        raise SnapshotError(error_line(display, 1, 1, f"invalid {kind} value: {exc}")) from None
     finally:
-        c.loader.dispose()
+        loader.dispose()
+    yield from _anchored(text, display, prune, done)
+
+
+def _at(display: str, mark: Any, message: str, hint: str | None = None) -> SnapshotError:
+    return SnapshotError(error_line(display, mark.line + 1, mark.column + 1, message, hint))
+
+
+_UNDEFINED_ALIAS = re.compile(r"found undefined alias '([^']*)'")
+
+
+def _anchored(text: str, display: str, prune: dict[tuple[str, str], KeepSpec], done: int) -> Iterator[ListItem]:
+    """A dump with anchors, aliases or tags: read by the policy loader's guarded constructor (alias expansion and
+    document size bounded there), objects located by composing the documents (their nodes, not their values)."""
+    docs, problems = parse_text(text, display)
+    if problems:
+        raise SnapshotError(_problem_line(display, problems[0]))
+    loader = _StrictLoader(text)
+    try:
+        index = 0
+        for doc in docs:
+            loader.check_node()
+            node = loader.get_node()  # composed again for positions only (bounded: parse_text read the same)
+            data = doc.data
+            if data is None:
+                continue
+            items = data.get("items") if isinstance(data, dict) else None
+            if isinstance(items, list):
+                marks = _item_marks(node)
+                for k, value in enumerate(items):
+                    if index >= done:
+                        value = prune_item(value, prune)
+                        m = marks[k] if k < len(marks) else node.start_mark
+                        yield ListItem(index, Span(m.line + 1, m.column + 1, 0, 0), value)  # no text range
+                    index += 1
+            else:
+                if index >= done:
+                    m = node.start_mark
+                    data = prune_item(data, prune)
+                    yield ListItem(index, Span(m.line + 1, m.column + 1, 0, 0), data, whole_document=True)
+                index += 1
+    finally:
+        loader.dispose()
+
+
+def _item_marks(root: yaml.Node) -> list[Any]:
+    if isinstance(root, yaml.MappingNode):
+        for key, value in root.value:
+            if isinstance(key, yaml.ScalarNode) and key.value == "items" and isinstance(value, yaml.SequenceNode):
+                return [v.start_mark for v in value.value]
+    return []
+
+
+def _problem_line(display: str, f: Finding) -> str:
+    """The policy loader's finding as verify's line (an undefined alias named as such)."""
+    alias = _UNDEFINED_ALIAS.search(f.message)
+    if alias is not None:
+        name = alias.group(1)
+        return error_line(
+            display,
+            f.line,
+            f.column,
+            f"alias *{name} refers to no anchor defined before it",
+            f"define the anchor (&{name}) before using the alias (*{name}), in the same document",
+        )
+    return error_line(display, f.line, f.column, f.message, f.hint)

@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 from renderer.findings import Finding, SourceRef
 from renderer.loading.parse import parse_text
 from renderer.loading.positions import PositionResolver
-from renderer.loading.stream import NODE_FIELDS, NeedsFullConstructor, iter_json_list_items, iter_list_items
+from renderer.loading.stream import (
+    NODE_FIELDS,
+    NeedsFullConstructor,
+    NeedsYamlPath,
+    iter_json_list_items,
+    iter_list_items,
+)
 
 NODE = {
     "apiVersion": "v1",
@@ -86,6 +92,17 @@ def test_kind_after_the_other_fields_keeps_the_item_whole() -> None:
     assert item.data == {"status": {"images": ["a"]}, "apiVersion": "v1", "kind": "Node"}
 
 
+def test_json_items_are_pruned_as_the_yaml_reader_prunes_them_whatever_the_order() -> None:
+    """Fields before apiVersion and kind are kept whole, those after pruned: in JSON too, though it is pruned after
+    decoding."""
+    item = {"status": {"images": ["a"]}, "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n", "uid": "u"}}
+    for as_json in (False, True):
+        text = json.dumps({"items": [item]}) if as_json else yaml.safe_dump({"items": [item]}, sort_keys=False)
+        reader = iter_json_list_items if as_json else iter_list_items
+        (got,) = reader(text, prune={("v1", "Node"): NODE_FIELDS})
+        assert got.data == {**item, "metadata": {"name": "n"}}, as_json
+
+
 def test_anchors_need_the_full_constructor() -> None:
     with pytest.raises(NeedsFullConstructor):
         list(iter_list_items("items:\n- &a {kind: Node}\n- *a\n"))
@@ -136,6 +153,11 @@ JSON_CASES = [
     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
     "",
     '{"items": [{"apiVersion": "v1", "kind": "Node", "status": {"images": [1]}, "metadata": {"name": "x"}}], "x": 1}',
+    # Not JSON: the YAML reader decides (the first three are YAML errors, the last YAML reads)
+    '{"items": [1,, 2]}',
+    "[1] x",
+    '{"a": 1} {"b": 2}',
+    '{"items": [{"kind": "Node",}], "x": [1,]}',
 ]
 
 
@@ -170,3 +192,71 @@ def test_the_bound_is_per_item_whatever_comes_after_the_items(as_json: bool) -> 
     big["metadata"]["annotations"]["x"] = "y" * 3_000  # type: ignore[index]
     _, problems = parse_text(_dump([_node("a"), big], as_json), "n.yaml", max_document_chars=2_000)
     assert [p.code for p in problems] == ["AL001"] and "larger than 2000" in problems[0].message
+
+
+def test_not_json_is_located_for_readers_that_want_json() -> None:
+    text = '{"apiVersion": "v1", "items": [\n  {"kind": "Node"},\n  {"kind": "Node",}\n]}'
+    items = iter_json_list_items(text)
+    assert next(items).data == {"kind": "Node"}
+    with pytest.raises(NeedsYamlPath) as err:
+        next(items)
+    assert err.value.syntax is not None
+    assert (err.value.syntax.lineno, err.value.syntax.colno) == (3, 19)
+    # a value the YAML reader must read is no syntax error
+    with pytest.raises(NeedsYamlPath) as err:
+        list(iter_json_list_items('{"items": [{"a": 1e5}]}'))
+    assert err.value.syntax is None
+
+
+POD = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p", "namespace": "n", "uid": "u"},
+    "spec": {
+        "containers": [{"name": "a", "image": "i", "env": [{"name": "X"}]}, {"name": "b", "image": "j"}],
+        "volumes": [{"name": "cfg", "configMap": {"name": "c", "items": [{"key": "k", "path": "p"}]}}],
+    },
+}
+POD_SPEC = {("v1", "Pod"): {"metadata": {"name": True}, "spec": {"containers": {"name": True}}}}
+POD_KEPT = {
+    "apiVersion": "v1",
+    "kind": "Pod",
+    "metadata": {"name": "p"},
+    "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+}
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_spec_on_a_list_keeps_those_fields_of_each_element(as_json: bool) -> None:
+    text = _dump([POD, json.loads(json.dumps(POD))], as_json)
+    reader = iter_json_list_items if as_json else iter_list_items
+    assert [i.data for i in reader(text, prune=POD_SPEC)] == [POD_KEPT] * 2
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_objects_a_single_object_is_one_item_not_the_items_inside_it(as_json: bool) -> None:
+    """kubectl get pod NAME -o json: the Pod itself; its configMap volume's ``items`` are no List."""
+    text = json.dumps(POD, indent=2) if as_json else yaml.safe_dump(POD)
+    reader = iter_json_list_items if as_json else iter_list_items
+    (item,) = reader(text, prune=POD_SPEC, objects=True)
+    assert item.whole_document and item.index == 0 and item.data == POD_KEPT
+    assert (item.span.line, item.span.column, item.span.start) == (1, 1, 0)
+    assert list(reader(text, prune=POD_SPEC)) == []  # without objects, only List items
+
+
+def test_objects_are_numbered_across_documents() -> None:
+    single = yaml.safe_dump(_node("s1"))
+    text = "\n".join(
+        ["---", _dump([_node("a"), _node("b")], as_json=False), "---", "---", single, "---", _dump([_node("c")], False)]
+    )
+    items = list(iter_list_items(text, prune={("v1", "Node"): NODE_FIELDS}, objects=True))
+    assert [(i.index, i.data["metadata"]["name"], i.whole_document) for i in items] == [
+        (0, "a", False),
+        (1, "b", False),
+        (2, "s1", True),
+        (3, "c", False),
+    ]
+    lines = text.splitlines()
+    for item in items:
+        assert lines[item.span.line - 1][item.span.column - 1 :].startswith("apiVersion")
+        assert yaml.safe_load(" " * (item.span.column - 1) + text[item.span.start : item.span.end])["kind"] == "Node"
