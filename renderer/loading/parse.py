@@ -80,7 +80,7 @@ class RawDocument:
     item_spans: tuple[Span, ...] | None = None
 
 
-class _ParseProblem(Exception):
+class ParseProblem(Exception):
     def __init__(self, code: str, message: str, line: int, column: int, hint: str | None = None) -> None:
         super().__init__(message)
         self.code = code
@@ -90,7 +90,7 @@ class _ParseProblem(Exception):
         self.hint = hint
 
 
-class _StrictLoader(_BaseLoader):  # type: ignore[misc]
+class StrictLoader(_BaseLoader):  # type: ignore[misc]
     """SafeLoader (C parser) that refuses duplicate keys, as the Kubernetes API server does."""
 
     yaml_implicit_resolvers = {
@@ -119,9 +119,9 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def _duplicate(key_node: yaml.Node, first: yaml.Node) -> _ParseProblem:
+def _duplicate(key_node: yaml.Node, first: yaml.Node) -> ParseProblem:
     m = key_node.start_mark
-    return _ParseProblem(
+    return ParseProblem(
         "AL002",
         f'duplicate key "{key_node.value}" (first defined at line {first.start_mark.line + 1}); '
         "each key may appear once in a mapping",
@@ -130,7 +130,7 @@ def _duplicate(key_node: yaml.Node, first: yaml.Node) -> _ParseProblem:
     )
 
 
-def construct_plain(loader: _StrictLoader, node: yaml.Node) -> Any:
+def construct_plain(loader: StrictLoader, node: yaml.Node) -> Any:
     """Build the Python value of an alias-free node: the same result as SafeConstructor, in one tight recursion.
 
     PyYAML's constructor is generic (generators, alias bookkeeping, a call per node through a dispatch table);
@@ -230,9 +230,9 @@ def _node_kind(node: yaml.Node) -> str:
     return "a single value"
 
 
-def _problem_at(node: yaml.Node, message: str) -> _ParseProblem:
+def _problem_at(node: yaml.Node, message: str) -> ParseProblem:
     m = node.start_mark
-    return _ParseProblem("AL001", message, m.line + 1, m.column + 1)
+    return ParseProblem("AL001", message, m.line + 1, m.column + 1)
 
 
 def _is_implicit(loader: Any, node: yaml.ScalarNode) -> bool:
@@ -268,7 +268,7 @@ def _scalar(name: str, build: Any) -> Any:
             )
         try:
             return build(loader, node)
-        except _ParseProblem:
+        except ParseProblem:
             raise
         except (ValueError, KeyError, AttributeError, TypeError, OverflowError) as exc:
             value = node.value
@@ -344,10 +344,10 @@ def _json_tag(text: str) -> tuple[int, int] | None:
     return None
 
 
-_install_tag_constructors(_StrictLoader)
+_install_tag_constructors(StrictLoader)
 
 
-class _GuardedLoader(_StrictLoader):
+class _GuardedLoader(StrictLoader):
     """Composes in Python, one level at a time, and stops at ``MAX_DEPTH``: for files that could nest deeply."""
 
     check_node = Composer.check_node
@@ -367,7 +367,7 @@ class _GuardedLoader(_StrictLoader):
         try:
             if self._depth > MAX_DEPTH + 1:  # the root is level 0
                 m = self.peek_event().start_mark
-                raise _ParseProblem(
+                raise ParseProblem(
                     "AL001", f"document is nested more than {MAX_DEPTH} levels deep", m.line + 1, m.column + 1
                 )
             return Composer.compose_node(self, parent, index)
@@ -382,14 +382,14 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0, active
     """
     if depth > MAX_DEPTH:
         m = node.start_mark
-        raise _ParseProblem("AL001", f"document is nested more than {MAX_DEPTH} levels deep", m.line + 1, m.column + 1)
+        raise ParseProblem("AL001", f"document is nested more than {MAX_DEPTH} levels deep", m.line + 1, m.column + 1)
     got = memo.get(id(node))
     if got is not None:
         return got
     active = set() if active is None else active
     if id(node) in active:
         m = node.start_mark
-        raise _ParseProblem(
+        raise ParseProblem(
             "AL001",
             "an alias refers to a node that contains it (a recursive structure); policies cannot be recursive",
             m.line + 1,
@@ -406,7 +406,7 @@ def _expanded_size(node: yaml.Node, memo: dict[int, int], depth: int = 0, active
     active.discard(id(node))
     if size > MAX_EXPANDED_NODES:
         m = node.start_mark
-        raise _ParseProblem(
+        raise ParseProblem(
             "AL001",
             f"aliases expand to more than {MAX_EXPANDED_NODES} nodes; refusing to expand "
             "(is this a billion-laughs document?)",
@@ -468,7 +468,7 @@ def _unclosed_quote(text: str, first: int, last: int, loader_cls: Any) -> tuple[
     return None
 
 
-def _yaml_error_message(
+def yaml_error_message(
     exc: yaml.MarkedYAMLError, text: str, kind: str, loader_cls: Any
 ) -> tuple[str, str | None, yaml.Mark | None]:
     """(message, hint, where to point) for a parser error."""
@@ -591,7 +591,7 @@ def _parse(
                     *tagged,
                 )
             ]
-    loader = _StrictLoader(source)
+    loader = StrictLoader(source)
     reader = EventReader(
         source,
         loader=loader,
@@ -623,10 +623,10 @@ def _parse(
             if findings and findings[0].code == "AL002":
                 return [], findings[:1]
         return [], [_at(path, exc.mark, "AL002", f'duplicate key "{exc.key}"; each key may appear once in a mapping')]
-    except _ParseProblem as p:
+    except ParseProblem as p:
         return [], [Finding(p.code, "error", p.message, path, p.line, p.column, hint=p.hint)]
     except yaml.MarkedYAMLError as exc:
-        msg, hint, mark = _yaml_error_message(exc, text_of(), kind, _StrictLoader)
+        msg, hint, mark = yaml_error_message(exc, text_of(), kind, StrictLoader)
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
         return [], [Finding("AL001", "error", msg, path, line, col, hint=hint)]
@@ -675,10 +675,10 @@ def _parse_full(text: str, path: str, kind: str, max_document_chars: int) -> tup
             data = loader.construct_document(node)
             docs.append(RawDocument(path=path, index=index, line=node.start_mark.line + 1, data=data))
             index += 1
-    except _ParseProblem as p:
+    except ParseProblem as p:
         return [], [Finding(p.code, "error", p.message, path, p.line, p.column, hint=p.hint)]
     except yaml.MarkedYAMLError as exc:
-        msg, hint, mark = _yaml_error_message(exc, text, kind, type(loader))
+        msg, hint, mark = yaml_error_message(exc, text, kind, type(loader))
         line = mark.line + 1 if mark else 1
         col = mark.column + 1 if mark else 1
         return [], [Finding("AL001", "error", msg, path, line, col, hint=hint)]

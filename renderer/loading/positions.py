@@ -109,7 +109,7 @@ def _compose_documents(text: str, wanted: set[int]) -> dict[int, yaml.Node | Non
     return out
 
 
-def _compose_item(text: str, source: SourceRef) -> tuple[yaml.Node | None, int]:
+def compose_item(text: str, source: SourceRef) -> tuple[yaml.Node | None, int]:
     """The node tree of one List item from its own text (indented as in the file), and its line offset."""
     assert source.span is not None
     start, end = source.span
@@ -181,7 +181,7 @@ class PositionResolver:
                 assert source is not None and f.field_path is not None
                 if source.span is not None:
                     if source.span not in items:
-                        items[source.span] = _compose_item(text, source)
+                        items[source.span] = compose_item(text, source)
                     node, offset = items[source.span]
                     full: FieldPath = f.field_path
                 else:

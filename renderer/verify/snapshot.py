@@ -34,14 +34,14 @@ from renderer.findings import FieldPath, Finding, SourceRef
 from renderer.loading.parse import (
     DEFAULT_MAX_DOCUMENT_CHARS,
     MAX_DEPTH,
-    _ParseProblem,
-    _StrictLoader,
-    _yaml_error_message,
+    ParseProblem,
+    StrictLoader,
     construct_plain,
     decode,
     parse_text,
+    yaml_error_message,
 )
-from renderer.loading.positions import _compose_item, walk
+from renderer.loading.positions import compose_item, walk
 from renderer.loading.stream import (
     DocumentTooLarge,
     DuplicateKey,
@@ -138,7 +138,7 @@ def locate(text: str, display: str, item: Item, field_path: FieldPath, at_key: b
     if item.span is None:
         return line, column
     source = SourceRef(display, 0, item.index, line, column, item.span)
-    node, offset = _compose_item(text, source)
+    node, offset = compose_item(text, source)
     if node is None:
         return line, column
     return walk(node, field_path, at_key, offset)
@@ -190,7 +190,7 @@ def _objects(
                 err = exc.syntax
                 raise SnapshotError(error_line(display, err.lineno, err.colno, f"invalid JSON: {err.msg}")) from None
     kind = "JSON" if as_json else "YAML"
-    loader = _StrictLoader(text)
+    loader = StrictLoader(text)
     try:
         for item in iter_list_items(
             text,
@@ -222,10 +222,10 @@ def _objects(
             if problems and problems[0].code == "AL002":
                 raise SnapshotError(_problem_line(display, problems[0])) from None
         raise _at(display, exc.mark, f'duplicate key "{exc.key}"', "each key may appear once in a mapping") from None
-    except _ParseProblem as p:
+    except ParseProblem as p:
         raise SnapshotError(error_line(display, p.line, p.column, p.message, p.hint)) from None
     except yaml.MarkedYAMLError as exc:
-        message, hint, mark = _yaml_error_message(exc, text, kind, _StrictLoader)
+        message, hint, mark = yaml_error_message(exc, text, kind, StrictLoader)
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         raise SnapshotError(error_line(display, line, column, message, hint)) from None
     except yaml.YAMLError as exc:
@@ -250,7 +250,7 @@ def _anchored(text: str, display: str, prune: dict[tuple[str, str], KeepSpec], d
     docs, problems = parse_text(text, display)
     if problems:
         raise SnapshotError(_problem_line(display, problems[0]))
-    loader = _StrictLoader(text)
+    loader = StrictLoader(text)
     try:
         index = 0
         for doc in docs:
