@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
-import pkgutil
 import sys
 from types import ModuleType
 
@@ -26,6 +25,8 @@ DESCRIPTION = (
 
 
 def _commands() -> list[ModuleType]:
+    import pkgutil
+
     import renderer.commands as pkg
 
     mods = [importlib.import_module(f"{pkg.__name__}.{m.name}") for m in pkgutil.iter_modules(pkg.__path__)]
@@ -33,18 +34,39 @@ def _commands() -> list[ModuleType]:
     return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_named(name: str) -> ModuleType | None:
+    """The command module ``name`` (a command's module is named after it), or None if there is no such command."""
+    if not name.isidentifier() or name.startswith("_"):
+        return None
+    try:
+        mod = importlib.import_module(f"renderer.commands.{name}")
+    except ModuleNotFoundError:
+        return None
+    return mod if getattr(mod, "NAME", None) == name and hasattr(mod, "run") else None
+
+
+def build_parser(command: str | None = None, *, listing: bool = False) -> argparse.ArgumentParser:
+    """The whole command line's parser; with the name of a ``command``, one holding only that command.
+
+    ``allocatable lint ...`` parses exactly as with the whole tree, but imports and registers one command instead
+    of all of them (every command's options, reporters, targets and scaffolds): a cold run starts faster.
+    ``listing``: every command, without its options (enough for ``allocatable --help`` and the usage line).
+    """
+    one = None if command is None else _command_named(command)
+    mods = _commands() if one is None else [one]
     parser = _Parser(
         prog="allocatable",
         description=DESCRIPTION,
         epilog=exit_codes_text({0: "clean", 1: "findings (lint errors, drift, ...)", 2: USAGE_EXIT}),
     )
     parser.add_argument("--version", action="version", version=f"allocatable {__version__}")
-    parser.set_defaults(_root_parser=parser)  # `completion` generates its scripts from this very parser
+    parser.set_defaults(_whole_parser=build_parser)  # `completion` generates its scripts from the whole tree
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for mod in _commands():
+    for mod in mods:
         description, epilog = describe(mod)
         p = sub.add_parser(mod.NAME, help=mod.HELP, description=description, epilog=epilog)
+        if listing:
+            continue
         p.set_defaults(_parser=p)
         mod.register(p)
         add_color(p)
@@ -56,7 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     from renderer.escaping import install_output_fallbacks
 
     install_output_fallbacks(sys.stdout, sys.stderr)  # an ASCII-only terminal degrades, never crashes (→ as ->)
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    # The command comes first in nearly every call (`allocatable lint ...`): then only its parser is built. Anything
+    # else (`--help`, options before the command, no command, an unknown one) gets the whole tree, as before.
+    listing = argv in ([], ["-h"], ["--help"], ["--version"])  # nothing below the command list is read
+    parser = build_parser(argv[0] if argv else None, listing=listing)
     args, extras = parser.parse_known_args(argv)
     if extras:  # say which command's --help to read, not the top level's
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")

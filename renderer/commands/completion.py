@@ -54,5 +54,5 @@ def script(parser: argparse.ArgumentParser, shell: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    sys.stdout.write(script(args._root_parser, args.shell))
+    sys.stdout.write(script(args._whole_parser(), args.shell))
     return 0

@@ -13,9 +13,12 @@ from renderer.findings import FieldPath
 from renderer.lint.rule import LintContext
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
-from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.models.record import field_names
+from renderer.models.reservationpolicy import ReservationPolicy, ReservationPolicySpec
 from renderer.quantity import Quantity
 from renderer.validation.validate import Loaded
+
+_SPEC_FIELDS = field_names(ReservationPolicySpec)
 
 # ---------------------------------------------------------------------------------------------------------
 # Pools
@@ -98,7 +101,7 @@ class KubeletView:
         self.passthrough: dict[str, Any] = dict(policy.spec.kubelet or {})
 
     def get(self, name: str) -> Field | None:
-        value = getattr(self.spec, name, None) if name in type(self.spec).model_fields else None
+        value = getattr(self.spec, name, None) if name in _SPEC_FIELDS else None
         if value is not None and name != "kubelet":
             return Field(value, ("spec", name))
         if name in self.passthrough and self.passthrough[name] is not None:

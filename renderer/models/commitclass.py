@@ -1,24 +1,25 @@
-"""CommitClass (node.k8s.io/v1alpha1), the shape of the Kubernetes CommitClass proposal."""
+"""CommitClass (node.k8s.io/v1alpha1), the shape of the Kubernetes CommitClass proposal (schema:
+``renderer.models.schema.commitclass``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import AfterValidator, Field, ValidationError
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
-from renderer.models.common import NodeSelectorTerm, ObjectMeta, Strict
+from renderer.models.common import NodeSelectorTerm, ObjectMeta
+from renderer.models.record import Record
 
 CommitResourceName = Literal["cpu", "memory", "ephemeral-storage"]
 MAX_PERCENT = 10_000
 
 
-class CommitResource(Strict):
+class CommitResource(Record):
     name: CommitResourceName
-    percent: int = Field(gt=0, le=MAX_PERCENT, description="share of the node's capacity to advertise; 100 = unchanged")
+    percent: int
 
 
-def _unique_resources(resources: list[CommitResource]) -> list[CommitResource]:
+def unique_resources(resources: list[CommitResource]) -> list[CommitResource]:
     seen: dict[str, int] = {}
     for i, r in enumerate(resources):
         if r.name in seen:
@@ -32,12 +33,12 @@ def _unique_resources(resources: list[CommitResource]) -> list[CommitResource]:
     return resources
 
 
-class CommitClassSpec(Strict):
-    selector: list[NodeSelectorTerm] = Field(description="node selector terms (ORed); expressions in a term are ANDed")
-    resources: Annotated[list[CommitResource], AfterValidator(_unique_resources)] = Field(default_factory=list)
+class CommitClassSpec(Record):
+    selector: list[NodeSelectorTerm]
+    resources: list[CommitResource]
 
 
-class CommitClass(Strict):
+class CommitClass(Record):
     """Nodes matched by spec.selector advertise `percent` of their capacity per resource."""
 
     apiVersion: Literal["node.k8s.io/v1alpha1"]

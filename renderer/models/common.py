@@ -1,24 +1,21 @@
-"""Shared field types: names, labels, quantities, node selector terms, object metadata."""
+"""Shared field types: names, labels, quantities, node selector terms, object metadata.
+
+The classes are the runtime records every stage reads (see ``renderer.models.record``); their pydantic schema, with
+each field's constraints, is ``renderer.models.schema.common``. The checks here are called by both.
+"""
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, Literal
-
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    PlainSerializer,
-    PlainValidator,
-    ValidationInfo,
-    WithJsonSchema,
-)
+from typing import TYPE_CHECKING, Literal
 
 from renderer.labels import label_key_problem, label_value_problem, parse_int64
+from renderer.models.record import Record
 from renderer.quantity import Quantity, QuantityError
+
+if TYPE_CHECKING:
+    from pydantic_core.core_schema import ValidationInfo
 
 POLICY_API_VERSION = "policy.allocatable.dev/v1alpha1"
 
@@ -31,12 +28,6 @@ QUALIFIED_NAME_PATTERN = rf"^({_DNS_LABEL}(\.{_DNS_LABEL})*/)?{_NAME_PART}$"
 
 _DNS_LABEL_RE = re.compile(DNS1123_LABEL_PATTERN)
 _DNS_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_PATTERN)
-
-
-class Strict(BaseModel):
-    """Base for policy models: unknown fields are errors, no type coercion (YAML 1.1 surprises surface)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=True)
 
 
 def check_dns_subdomain(value: str) -> str:
@@ -79,34 +70,10 @@ def check_label_value(value: str) -> str:
     return value
 
 
-DNSSubdomain = Annotated[
-    str,
-    AfterValidator(check_dns_subdomain),
-    WithJsonSchema({"type": "string", "maxLength": 253, "pattern": DNS1123_SUBDOMAIN_PATTERN}),
-]
-DNSLabel = Annotated[
-    str,
-    AfterValidator(check_dns_label),
-    WithJsonSchema({"type": "string", "maxLength": 63, "pattern": DNS1123_LABEL_PATTERN}),
-]
-LabelKey = Annotated[
-    str, AfterValidator(check_label_key), WithJsonSchema({"type": "string", "pattern": QUALIFIED_NAME_PATTERN})
-]
-LabelValue = Annotated[
-    str,
-    AfterValidator(check_label_value),
-    WithJsonSchema({"type": "string", "maxLength": 63, "pattern": LABEL_VALUE_PATTERN}),
-]
-Labels = dict[LabelKey, LabelValue]
-
 QUANTITY_PATTERN = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$"
-_QUANTITY_SCHEMA: dict[str, Any] = {
-    "anyOf": [{"type": "string", "pattern": QUANTITY_PATTERN}, {"type": "number"}],
-    "description": 'Kubernetes quantity, e.g. "500m", "2", "1.5Gi", "1e3"',
-}
 
 
-def to_quantity(value: Any) -> Quantity:
+def to_quantity(value: object) -> Quantity:
     """Accept what Kubernetes accepts for a quantity: a string, or a YAML/JSON number."""
     if isinstance(value, Quantity):
         return value
@@ -126,27 +93,17 @@ def to_quantity(value: Any) -> Quantity:
     raise ValueError(f'expected a quantity such as "500m" or "1Gi", got {type(value).__name__}')
 
 
-def to_non_negative_quantity(value: Any) -> Quantity:
+def to_non_negative_quantity(value: object) -> Quantity:
     q = to_quantity(value)
     if q.is_negative():
         raise ValueError(f'quantity "{q}" must not be negative')
     return q
 
 
-QuantityValue = Annotated[
-    Quantity, PlainValidator(to_quantity), PlainSerializer(str, return_type=str), WithJsonSchema(_QUANTITY_SCHEMA)
-]
-NonNegativeQuantity = Annotated[
-    Quantity,
-    PlainValidator(to_non_negative_quantity),
-    PlainSerializer(str, return_type=str),
-    WithJsonSchema({**_QUANTITY_SCHEMA, "description": "non-negative Kubernetes quantity"}),
-]
-
 Operator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
 
 
-def _check_requirement(req: NodeSelectorRequirement) -> NodeSelectorRequirement:
+def check_requirement(req: NodeSelectorRequirement) -> NodeSelectorRequirement:
     op, values = req.operator, req.values
     if op in ("In", "NotIn") and not values:
         raise ValueError(f'operator {op} needs at least one value in "values"')
@@ -160,7 +117,7 @@ def _check_requirement(req: NodeSelectorRequirement) -> NodeSelectorRequirement:
     return req
 
 
-def _check_selector_value(value: str, info: ValidationInfo) -> str:
+def check_selector_value(value: str, info: ValidationInfo) -> str:
     """One ``values`` item: a valid label value, and for Gt/Lt an integer as ``strconv.ParseInt(v, 10, 64)``
     reads it (``labels.NewRequirement`` checks both, for every operator)."""
     op = info.data.get("operator")
@@ -174,39 +131,32 @@ def _check_selector_value(value: str, info: ValidationInfo) -> str:
     return check_label_value(value)
 
 
-SelectorValue = Annotated[
-    str,
-    AfterValidator(_check_selector_value),
-    WithJsonSchema({"type": "string", "maxLength": 63, "pattern": LABEL_VALUE_PATTERN}),
-]
-
-
-class NodeSelectorRequirement(Strict):
-    key: LabelKey
+class NodeSelectorRequirement(Record):
+    key: str
     operator: Operator
-    values: list[SelectorValue] | None = None
+    values: list[str] | None
 
 
-class FieldSelectorRequirement(Strict):
+class FieldSelectorRequirement(Record):
     key: Literal["metadata.name"]
     operator: Literal["In", "NotIn"]
-    values: list[str] = Field(min_length=1, max_length=1)
+    values: list[str]
 
 
-class NodeSelectorTerm(Strict):
-    matchExpressions: list[Annotated[NodeSelectorRequirement, AfterValidator(_check_requirement)]] | None = None
-    matchFields: list[FieldSelectorRequirement] | None = None
+class NodeSelectorTerm(Record):
+    matchExpressions: list[NodeSelectorRequirement] | None
+    matchFields: list[FieldSelectorRequirement] | None
 
 
-class ObjectMeta(Strict):
-    name: DNSSubdomain
-    labels: Labels | None = None
-    annotations: dict[str, str] | None = None
+class ObjectMeta(Record):
+    name: str
+    labels: dict[str, str] | None
+    annotations: dict[str, str] | None
 
 
-class Toleration(Strict):
-    key: str | None = None
-    operator: Literal["Exists", "Equal"] | None = None
-    value: str | None = None
-    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None = None
-    tolerationSeconds: int | None = None
+class Toleration(Record):
+    key: str | None
+    operator: Literal["Exists", "Equal"] | None
+    value: str | None
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] | None
+    tolerationSeconds: int | None

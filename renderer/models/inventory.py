@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from renderer.findings import SourceRef
 from renderer.models.node import KEPT_ANNOTATIONS, Node, node_machine_config_pool, node_platform
 from renderer.models.nodepool import Delivery, NodePool
+from renderer.models.record import as_dict
 from renderer.quantity import Quantity
 
 _POOL_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
@@ -78,7 +79,7 @@ def pool_from_node(obj: Node, source: SourceRef) -> Pool:
         max_pods=pods.int_value() if pods is not None else None,
         source=source,
         annotations={k: v for k, v in obj.metadata.annotations.items() if k in KEPT_ANNOTATIONS},
-        node_info={k: v for k, v in obj.status.nodeInfo.model_dump().items() if v},
+        node_info={k: v for k, v in as_dict(obj.status.nodeInfo).items() if v},
         reported={
             k: v for k, v in obj.status.allocatable.items() if k in _POOL_RESOURCES or k.startswith("hugepages-")
         },

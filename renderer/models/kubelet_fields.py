@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 KUBELET_CONFIGURATION_FIELDS: frozenset[str] = frozenset(
     [
         "enableServer",
@@ -159,6 +157,8 @@ def kubelet_field_problem(name: str) -> str | None:
     if name in ("apiVersion", "kind"):
         return f'"{name}" is set by the renderer; remove it from spec.kubelet'
     if name not in KUBELET_CONFIGURATION_FIELDS:
+        import difflib  # only for a misspelt name
+
         close = difflib.get_close_matches(name, sorted(KUBELET_CONFIGURATION_FIELDS), n=1, cutoff=0.75)
         hint = f'; did you mean "{close[0]}"?' if close else ""
         return f'"{name}" is not a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) field{hint}'

@@ -2,21 +2,15 @@
 
 Used: metadata.name, metadata.labels, the annotations named in ``KEPT_ANNOTATIONS``, status.capacity,
 status.allocatable (what ``allocatable verify`` compares with) and status.nodeInfo (the kubelet version tells AKS
-1.29+ from legacy nodes and OpenShift 4.21+ from older releases). Every other field a Node carries is ignored.
+1.29+ from legacy nodes and OpenShift 4.21+ from older releases). Every other field a Node carries is ignored. Schema: ``renderer.models.schema.node``.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from renderer.models.common import DNSSubdomain, Labels, NonNegativeQuantity
-
-
-class _Lenient(BaseModel):
-    model_config = ConfigDict(extra="ignore", strict=True)
-
+from renderer.models.record import Record
+from renderer.quantity import Quantity
 
 #: Koordinator's node annotations: the un-amplified kubelet allocatable, and the amplification ratios
 #: (koordinator-sh/koordinator@a7a1b76b:apis/extension/node_resource_amplification.go).
@@ -25,34 +19,34 @@ AMPLIFICATION_RATIO_ANNOTATION = "node.koordinator.sh/resource-amplification-rat
 KEPT_ANNOTATIONS = (RAW_ALLOCATABLE_ANNOTATION, AMPLIFICATION_RATIO_ANNOTATION)
 
 
-class NodeMeta(_Lenient):
-    name: DNSSubdomain
-    labels: Labels = Field(default_factory=dict)
-    annotations: dict[str, str] = Field(default_factory=dict)
+class NodeMeta(Record):
+    name: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
 
 
-class NodeInfo(_Lenient):
-    kubeletVersion: str = ""
-    osImage: str = ""
-    kernelVersion: str = ""
-    containerRuntimeVersion: str = ""
-    operatingSystem: str = ""
-    architecture: str = ""
+class NodeInfo(Record):
+    kubeletVersion: str
+    osImage: str
+    kernelVersion: str
+    containerRuntimeVersion: str
+    operatingSystem: str
+    architecture: str
 
 
-class NodeStatus(_Lenient):
-    capacity: dict[str, NonNegativeQuantity] = Field(default_factory=dict)
-    allocatable: dict[str, NonNegativeQuantity] = Field(default_factory=dict)
-    nodeInfo: NodeInfo = Field(default_factory=NodeInfo)
+class NodeStatus(Record):
+    capacity: dict[str, Quantity]
+    allocatable: dict[str, Quantity]
+    nodeInfo: NodeInfo
 
 
-class Node(_Lenient):
+class Node(Record):
     """A v1 Node as the API server returns it."""
 
     apiVersion: Literal["v1"]
     kind: Literal["Node"]
     metadata: NodeMeta
-    status: NodeStatus = Field(default_factory=NodeStatus)
+    status: NodeStatus
 
 
 # Label-based platform detection for Nodes (NodePool objects say it themselves), first match wins. AKS nodes carry

@@ -1,27 +1,29 @@
-"""RuntimeClass (node.k8s.io/v1) with pod overhead."""
+"""RuntimeClass (node.k8s.io/v1) with pod overhead (schema: ``renderer.models.schema.runtimeclass``)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from renderer.models.common import DNSLabel, NonNegativeQuantity, ObjectMeta, Strict, Toleration
+from renderer.models.common import ObjectMeta, Toleration
+from renderer.models.record import Record
+from renderer.quantity import Quantity
 
 
-class Overhead(Strict):
-    podFixed: dict[str, NonNegativeQuantity] | None = None
+class Overhead(Record):
+    podFixed: dict[str, Quantity] | None
 
 
-class Scheduling(Strict):
-    nodeSelector: dict[str, str] | None = None
-    tolerations: list[Toleration] | None = None
+class Scheduling(Record):
+    nodeSelector: dict[str, str] | None
+    tolerations: list[Toleration] | None
 
 
-class RuntimeClass(Strict):
+class RuntimeClass(Record):
     """The handler names the CRI runtime configuration; overhead is added to every pod's requests."""
 
     apiVersion: Literal["node.k8s.io/v1"]
     kind: Literal["RuntimeClass"]
     metadata: ObjectMeta
-    handler: DNSLabel
-    overhead: Overhead | None = None
-    scheduling: Scheduling | None = None
+    handler: str
+    overhead: Overhead | None
+    scheduling: Scheduling | None

@@ -12,11 +12,11 @@ DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 def schema_models() -> dict[str, type[BaseModel]]:
     """File name → model, for every kind a user writes."""
-    from renderer.models.commitclass import CommitClass
-    from renderer.models.nodepool import NodePool
-    from renderer.models.reservationpolicy import ReservationPolicy
-    from renderer.models.runtimeclass import RuntimeClass
-    from renderer.models.settings import Settings
+    from renderer.models.schema.commitclass import CommitClass
+    from renderer.models.schema.nodepool import NodePool
+    from renderer.models.schema.reservationpolicy import ReservationPolicy
+    from renderer.models.schema.runtimeclass import RuntimeClass
+    from renderer.models.schema.settings import Settings
 
     return {
         "commitclass.json": CommitClass,

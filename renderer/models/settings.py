@@ -1,63 +1,43 @@
-"""Settings (.allocatable.yaml at the policy repo root), validated like any policy file."""
+"""Settings (.allocatable.yaml at the policy repo root), validated like any policy file (schema:
+``renderer.models.schema.settings``)."""
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import AfterValidator, Field, WithJsonSchema
-
-from renderer.loading.files import MAX_FILE_BYTES_CEILING
-from renderer.models.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
+from renderer.models.record import Record
+from renderer.quantity import Quantity
 
 RuleSeverity = Literal["error", "warning", "info"]
 
 
-class CommitSettings(Strict):
-    underCommitScalesReserved: bool = Field(
-        default=True,
-        description="below 100%, scale the reserved slices with the class (true) or subtract them unscaled (false)",
-    )
+class CommitSettings(Record):
+    underCommitScalesReserved: bool
 
 
 RULE_CODE_PATTERN = r"^AL[0-9]{3}$"
 _RULE_CODE = re.compile(RULE_CODE_PATTERN)
 
 
-def _check_rule_code(code: str) -> str:
+def check_rule_code(code: str) -> str:
     if not _RULE_CODE.match(code):
         raise ValueError(f'"{code}" is not a rule code; codes are written ALnnn, e.g. AL203 (see `allocatable rules`)')
     return code
 
 
-RuleCode = Annotated[
-    str,
-    AfterValidator(_check_rule_code),
-    WithJsonSchema({"type": "string", "pattern": RULE_CODE_PATTERN, "description": "rule code, e.g. AL203"}),
-]
-
-
-class RuleSetting(Strict):
+class RuleSetting(Record):
     """One rule's setting: switch it off, or report its findings at another severity."""
 
-    enabled: bool = Field(default=True, description="false: the rule does not run (its suppressions are not checked)")
-    severity: RuleSeverity | None = Field(
-        default=None, description="report this rule's findings at this severity instead of its default"
-    )
+    enabled: bool
+    severity: RuleSeverity | None
 
 
-class Thresholds(Strict):
+class Thresholds(Record):
     """Numbers the lint rules compare with."""
 
-    cpuCommitCeilingPercent: int = Field(
-        default=400, gt=0, description="AL203 warns when a CommitClass commits cpu above this percent"
-    )
-    minCommittedShareOfCapacityPercent: int = Field(
-        default=50,
-        ge=0,
-        le=100,
-        description="AL205 warns when a pool advertises less than this share of its capacity (0 turns it off)",
-    )
+    cpuCommitCeilingPercent: int
+    minCommittedShareOfCapacityPercent: int
 
 
 #: Linux's PATH_MAX (4096, with the terminating NUL) and NAME_MAX: longer paths cannot be created anywhere.
@@ -95,109 +75,51 @@ def check_output_dir(value: str) -> str:
     return value
 
 
-OutputDir = Annotated[str, AfterValidator(check_output_dir)]
-
-
-class KarpenterSettings(Strict):
+class KarpenterSettings(Record):
     """How pools delivered through a Karpenter EC2NodeClass are rendered (see docs/karpenter.md)."""
 
-    expressions: bool = Field(
-        default=False,
-        description="render auto-sizing formulas as CEL expressions Karpenter evaluates per instance type; needs "
-        "Karpenter's alpha AWS feature gate NodeClassCEL (off by default, like this setting)",
-    )
-    kubeletPassthrough: bool = Field(
-        default=False,
-        description="also render kubelet fields outside Karpenter v1's typed kubelet block (podPidsLimit, "
-        "enforceNodeAllocatable, ...); needs a Karpenter release that passes any KubeletConfiguration field "
-        "through, and the AL2023 AMI family",
-    )
+    expressions: bool
+    kubeletPassthrough: bool
 
 
-class RenderSettings(Strict):
+class RenderSettings(Record):
     """What `allocatable render` produces (see docs/render.md)."""
 
-    koordinator: bool = Field(
-        default=True,
-        description="render Koordinator resource amplification (ConfigMap slo-controller-config, key "
-        "resource-amplification-config) for CommitClasses whose cpu and memory percents are all >= 100",
-    )
-    koordinatorNamespace: DNSLabel = Field(
-        default="koordinator-system",
-        description="namespace of Koordinator's slo-controller ConfigMap (koord-manager's --config-namespace)",
-    )
-    koordinatorConfigMap: DNSSubdomain = Field(
-        default="slo-controller-config",
-        description="name of Koordinator's slo-controller ConfigMap (koord-manager's --slo-config-name)",
-    )
-    ignitionVersion: Literal["3.2.0", "3.3.0", "3.4.0", "3.5.0"] = Field(
-        default="3.2.0",
-        description="Ignition spec version of rendered MachineConfigs: 3.2.0 works from OpenShift 4.8, 3.4.0 from 4.14",
-    )
-    karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
-    targets: list[DNSLabel] | None = Field(
-        default=None,
-        description="targets rendered when --target is not given (default: every target that is on by default)",
-    )
-    outputDir: OutputDir = Field(
-        default="rendered",
-        min_length=1,
-        description="output directory of `allocatable render`, relative to the working directory; must not be "
-        "inside the policy directory",
-    )
+    koordinator: bool
+    koordinatorNamespace: str
+    koordinatorConfigMap: str
+    ignitionVersion: Literal["3.2.0", "3.3.0", "3.4.0", "3.5.0"]
+    karpenter: KarpenterSettings
+    targets: list[str] | None
+    outputDir: str
 
 
-class MachineType(Strict):
+class MachineType(Record):
     """What the platform advertises for one instance type (matched on node.kubernetes.io/instance-type)."""
 
-    memory: NonNegativeQuantity = Field(
-        description="advertised memory of the instance type (e.g. 16Gi for a Standard_D4s_v5): GKE and AKS size "
-        "their reservations from it, not from the node's MemTotal"
-    )
+    memory: Quantity
 
 
-class PlatformDefaults(Strict):
+class PlatformDefaults(Record):
     """Which reservation a platform applies to pools no ReservationPolicy selects (see docs/verify.md)."""
 
-    aks: Literal["aks", "aks-legacy"] = Field(
-        default="aks",
-        description="AKS default for NodePools: aks (Kubernetes 1.29 and later) or aks-legacy (before 1.29); "
-        "Nodes are classified by their status.nodeInfo.kubeletVersion",
-    )
-    openshift: Literal["openshift", "openshift-static"] = Field(
-        default="openshift",
-        description="OpenShift default for worker NodePools: openshift (4.21 and later: auto node sizing on) or "
-        "openshift-static (4.20 and earlier: system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi); "
-        "control-plane and arbiter pools are always static; Nodes are classified by their kubelet version",
-    )
+    aks: Literal["aks", "aks-legacy"]
+    openshift: Literal["openshift", "openshift-static"]
 
 
-class Limits(Strict):
-    maxFileBytes: int = Field(
-        default=256 * 1024 * 1024,
-        gt=0,
-        le=MAX_FILE_BYTES_CEILING,
-        description="larger files are refused (AL006), at most 1 GiB; each document, or List item, is bounded at 8 MiB "
-        "anyway",
-    )
+class Limits(Record):
+    maxFileBytes: int
 
 
-class Settings(Strict):
+class Settings(Record):
     """Repository settings: rules, thresholds, render targets and commit arithmetic."""
 
-    apiVersion: Literal["policy.allocatable.dev/v1alpha1"] = "policy.allocatable.dev/v1alpha1"
-    kind: Literal["Settings"] = "Settings"
-    commit: CommitSettings = Field(default_factory=CommitSettings)
-    rules: dict[RuleCode, RuleSetting] = Field(
-        default_factory=dict,
-        description="per-rule settings by code (`allocatable rules` lists them); unknown codes are reported (AL904)",
-    )
-    thresholds: Thresholds = Field(default_factory=Thresholds)
-    render: RenderSettings = Field(default_factory=RenderSettings)
-    limits: Limits = Field(default_factory=Limits)
-    machineTypes: dict[str, MachineType] = Field(
-        default_factory=dict,
-        description="advertised memory per instance type (node.kubernetes.io/instance-type), for the formulas "
-        "platforms compute from it (gke, aks, aks-legacy); Compute Engine predefined types are built in",
-    )
-    platformDefaults: PlatformDefaults = Field(default_factory=PlatformDefaults)
+    apiVersion: Literal["policy.allocatable.dev/v1alpha1"]
+    kind: Literal["Settings"]
+    commit: CommitSettings
+    rules: dict[str, RuleSetting]
+    thresholds: Thresholds
+    render: RenderSettings
+    limits: Limits
+    machineTypes: dict[str, MachineType]
+    platformDefaults: PlatformDefaults

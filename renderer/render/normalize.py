@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from renderer.models.record import as_dict
 from renderer.render.target import MANAGED_BY
 
 if TYPE_CHECKING:
@@ -48,5 +49,5 @@ def selector_terms(terms: list[NodeSelectorTerm]) -> list[dict[str, Any]]:
 def tolerations(items: list[Toleration]) -> list[dict[str, Any]]:
     out = []
     for tol in items:
-        out.append({k: v for k, v in tol.model_dump().items() if v is not None})
+        out.append({k: v for k, v in as_dict(tol).items() if v is not None})
     return out

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from renderer.models.record import field_names
+from renderer.models.reservationpolicy import ReservationPolicySpec
 from renderer.render.compare import first_difference
 from renderer.render.kubeletfields import kubelet_fields, reserved_map
 from renderer.render.openshift import (
@@ -87,7 +89,7 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
     for name in MCO_OWNED_FIELDS:
         if name in fields:
             del fields[name]
-            where = ("spec", name) if name in type(spec).model_fields else ("spec", "kubelet", name)
+            where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
                 PLATFORM_OWNED_FIELD,
                 "warning",

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
-from renderer.models.common import NodeSelectorRequirement, NodeSelectorTerm
+from renderer.models.schema.common import NodeSelectorRequirement, NodeSelectorTerm
 
 Loc = tuple[int | str, ...]
 

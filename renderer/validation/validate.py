@@ -4,35 +4,63 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
-from pydantic import BaseModel, ValidationError
+from pydantic_core import ValidationError
 
 from renderer.findings import Finding, SourceRef
 from renderer.loading.parse import RawDocument
+from renderer.models import compiled
 from renderer.models.commitclass import CommitClass
 from renderer.models.common import POLICY_API_VERSION
 from renderer.models.inventory import Pool, pool_from_node, pool_from_nodepool
 from renderer.models.node import Node
 from renderer.models.nodepool import NodePool
+from renderer.models.record import Record
 from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
-from renderer.validation.messages import describe_value, translate, without_follow_ons
 
-M = TypeVar("M", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
-POLICY_KINDS: dict[str, tuple[str, type[BaseModel]]] = {
-    "CommitClass": ("node.k8s.io/v1alpha1", CommitClass),
-    "RuntimeClass": ("node.k8s.io/v1", RuntimeClass),
-    "NodePool": (POLICY_API_VERSION, NodePool),
-    "ReservationPolicy": (POLICY_API_VERSION, ReservationPolicy),
-    "Node": ("v1", Node),
+M = TypeVar("M", bound=Record)
+
+#: apiVersion of every kind a policy document may be.
+POLICY_KINDS: dict[str, str] = {
+    "CommitClass": "node.k8s.io/v1alpha1",
+    "RuntimeClass": "node.k8s.io/v1",
+    "NodePool": POLICY_API_VERSION,
+    "ReservationPolicy": POLICY_API_VERSION,
+    "Node": "v1",
 }
 SUPPORTED = (
     "CommitClass (node.k8s.io/v1alpha1), RuntimeClass (node.k8s.io/v1), NodePool and ReservationPolicy "
     f"({POLICY_API_VERSION}), Node or List of Nodes (v1, as kubectl prints them)"
 )
+
+
+def validated(kind: str, data: Any) -> Record:
+    """``data`` as the record of ``kind`` (a key of ``compiled.SCHEMAS``); raises pydantic's ``ValidationError``.
+
+    The compiled validator (pydantic_core, no pydantic import) accepts exactly what the schema model accepts; when it
+    rejects, the schema model validates again, so the errors reported are the model's own. With another
+    pydantic_core release than the schemas were compiled for, the schema model validates every document (slower,
+    never different). Cost: O(document).
+    """
+    if compiled.CURRENT:
+        try:
+            return cast(Record, compiled.validator(kind).validate_python(data))
+        except ValidationError:
+            pass
+    from renderer.models.schema import kinds
+
+    return kinds()[kind].model_validate(data)  # type: ignore[return-value]  # raises, or a schema model: a Record
+
+
+def default_settings() -> Settings:
+    """The settings of a repo without ``.allocatable.yaml``."""
+    return cast(Settings, compiled.new("Settings"))
 
 
 @dataclass
@@ -59,7 +87,7 @@ class PolicySet:
     reservation_policies: list[Loaded[ReservationPolicy]] = field(default_factory=list)
     runtime_classes: list[Loaded[RuntimeClass]] = field(default_factory=list)
     pools: list[Pool] = field(default_factory=list)
-    settings: Settings = field(default_factory=Settings)
+    settings: Settings = field(default_factory=default_settings)
     settings_source: SourceRef | None = None
     root: Path = field(default_factory=Path)
 
@@ -79,6 +107,8 @@ def _object_ref(data: Any) -> str | None:
 
 
 def model_findings(model: type[BaseModel], exc: ValidationError, source: SourceRef, ref: str | None) -> list[Finding]:
+    from renderer.validation.messages import translate, without_follow_ons
+
     out: list[Finding] = []
     for err in without_follow_ons(exc.errors(include_url=False)):
         loc, message, hint, at_key = translate(model, err)
@@ -136,6 +166,8 @@ class Validator:
         if data is None:
             return  # an empty document between separators, as kubectl skips it
         if not isinstance(data, dict):
+            from renderer.validation.messages import describe_value
+
             self._error(
                 source,
                 f"expected a Kubernetes object (a mapping with apiVersion and kind), got {describe_value(data)}",
@@ -160,6 +192,8 @@ class Validator:
     def _add_object(self, data: Any, source: SourceRef) -> None:
         ref = _object_ref(data)
         if not isinstance(data, dict):
+            from renderer.validation.messages import describe_value
+
             where = "" if source.item is None else f"List item {source.item + 1}: "
             self._error(
                 source,
@@ -175,6 +209,8 @@ class Validator:
             return
         for key, value in (("apiVersion", api_version), ("kind", kind)):
             if not isinstance(value, str):
+                from renderer.validation.messages import describe_value
+
                 self._error(
                     source,
                     f'{key}: expected a string such as "{"v1" if key == "apiVersion" else "NodePool"}", '
@@ -191,13 +227,12 @@ class Validator:
                 field_path=("kind",),
             )
             return
-        entry = POLICY_KINDS.get(kind) if isinstance(kind, str) else None
-        if entry is None:
+        want_api = POLICY_KINDS.get(kind) if isinstance(kind, str) else None
+        if want_api is None:
             self._error(
                 source, f'unsupported kind "{kind}"; supported kinds: {SUPPORTED}', ref=ref, field_path=("kind",)
             )
             return
-        want_api, model = entry
         if api_version != want_api:
             self._error(
                 source,
@@ -207,13 +242,15 @@ class Validator:
             )
             return
         try:
-            obj = model.model_validate(data)
+            obj = validated(kind, data)
         except ValidationError as exc:
-            self.findings.extend(model_findings(model, exc, source, ref))
+            from renderer.models.schema import kinds
+
+            self.findings.extend(model_findings(kinds()[kind], exc, source, ref))
             return
         self._register(obj, source, ref or kind)
 
-    def _register(self, obj: BaseModel, source: SourceRef, ref: str) -> None:
+    def _register(self, obj: Record, source: SourceRef, ref: str) -> None:
         if isinstance(obj, Node):
             missing = [k for k in ("cpu", "memory") if k not in obj.status.capacity]
             if missing:
@@ -262,7 +299,9 @@ class Validator:
             return
         data = doc.data if doc.data is not None else {}
         try:
-            self.policies.settings = Settings.model_validate(data)
+            self.policies.settings = cast(Settings, validated("Settings", data))
             self.policies.settings_source = source
         except ValidationError as exc:
-            self.findings.extend(model_findings(Settings, exc, source, "Settings"))
+            from renderer.models.schema import kinds
+
+            self.findings.extend(model_findings(kinds()["Settings"], exc, source, "Settings"))

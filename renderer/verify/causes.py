@@ -24,6 +24,7 @@ from renderer.capacity.model import EVICTION_RESOURCE, PoolCapacity, commit_valu
 from renderer.capacity.platform import MEMORY_FORMULAS, formula_inputs
 from renderer.models.inventory import Pool
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
+from renderer.models.record import replace as replace_fields
 from renderer.models.settings import MachineType, Settings
 from renderer.quantity import Quantity
 
@@ -209,13 +210,13 @@ def _variant_capacity(s: Situation, name: str) -> PoolCapacity | None:
     pc = s.pc
     if pc.platform_default is not None:
         if name in ("aks", "aks-legacy"):
-            settings = s.settings.model_copy(
-                update={"platformDefaults": s.settings.platformDefaults.model_copy(update={"aks": name})}
+            settings = replace_fields(
+                s.settings, platformDefaults=replace_fields(s.settings.platformDefaults, aks=name)
             )
             return s.recompute(settings=settings, pool=replace(pc.pool, node_info={}))
         if name in ("openshift", "openshift-static"):
-            settings = s.settings.model_copy(
-                update={"platformDefaults": s.settings.platformDefaults.model_copy(update={"openshift": name})}
+            settings = replace_fields(
+                s.settings, platformDefaults=replace_fields(s.settings.platformDefaults, openshift=name)
             )
             return s.recompute(settings=settings, pool=replace(pc.pool, node_info={}, machine_config_pool="worker"))
     return None
@@ -291,8 +292,8 @@ def machine_memory(s: Situation) -> str | None:
     itype = pc.pool.instance_type or "<instance-type>"
     cap = pc.capacity["memory"].int_value()
     for memory in [cap, *_memory_candidates(cap)]:
-        settings = s.settings.model_copy(
-            update={"machineTypes": {**s.settings.machineTypes, itype: MachineType(memory=Quantity.from_value(memory))}}
+        settings = replace_fields(
+            s.settings, machineTypes={**s.settings.machineTypes, itype: MachineType(memory=Quantity.from_value(memory))}
         )
         pool = replace(pc.pool, machine_memory=Quantity.from_value(memory, "BinarySI"))
         alt = s.recompute(settings=settings, pool=pool)

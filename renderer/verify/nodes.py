@@ -10,14 +10,15 @@ Cost: O(size of the dump); only the kept fields of each object are built.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from renderer.findings import FieldPath, SourceRef
 from renderer.loading.stream import NODE_FIELDS
 from renderer.models.inventory import Pool, pool_from_node
 from renderer.models.node import Node, node_machine_config_pool
-from renderer.validation.validate import model_findings
+from renderer.validation.validate import model_findings, validated
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
 from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_items, read_text
 
@@ -59,12 +60,14 @@ def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
         _expect_kind(text, display, item, "Node", "--nodes", "kubectl get nodes -o json")
         source = SourceRef(path=display, doc=0, item=item.index, line=item.line, column=item.column)
         try:
-            node = Node.model_validate(item.data)
+            node = cast(Node, validated("Node", item.data))
         except ValidationError as exc:
             meta = item.data.get("metadata")
             name = meta.get("name") if isinstance(meta, dict) else None
             ref = f"Node/{name}" if isinstance(name, str) else f"Node item {item.index + 1}"
-            first = model_findings(Node, exc, source, ref)[0]
+            from renderer.models.schema import kinds
+
+            first = model_findings(kinds()["Node"], exc, source, ref)[0]
             line, column = locate(text, display, item, first.field_path or (), first.at_key)
             raise SnapshotError(error_line(display, line, column, f"{ref}: {first.message}", first.hint)) from None
         missing = [k for k in ("cpu", "memory") if k not in node.status.capacity]

@@ -11,7 +11,7 @@ import pytest
 from render_support import documents, render_dir
 
 from conftest import write_repo
-from renderer.models.common import NodeSelectorTerm
+from renderer.models.schema.common import NodeSelectorTerm
 from renderer.render.targets.koordinator import label_selector, ratio, to_json
 
 POOL = """

@@ -11,7 +11,7 @@ from render_support import documents, render_dir
 from conftest import write_repo
 from renderer.findings import SourceRef
 from renderer.models.inventory import Pool
-from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.models.schema.reservationpolicy import ReservationPolicy
 from renderer.quantity import Quantity
 from renderer.render.openshift import EnvValues, sizing_plan
 

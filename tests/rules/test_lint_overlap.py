@@ -10,7 +10,7 @@ import pytest
 
 import renderer.lint.selectorchecks as sc
 from renderer.capacity.selectors import Requirement, Term, overlap_witness, unsatisfiable_reason
-from renderer.models.common import NodeSelectorTerm
+from renderer.models.schema.common import NodeSelectorTerm
 
 
 @dataclass

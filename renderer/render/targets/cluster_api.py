@@ -30,6 +30,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from renderer.models.nodepool import TEMPLATE_HASH_LENGTH
+from renderer.models.record import field_names
+from renderer.models.reservationpolicy import ReservationPolicySpec
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
 from renderer.render.kubeletfields import kubelet_fields
 from renderer.render.target import (
@@ -133,7 +135,7 @@ def kubelet_extra_args(ctx: RenderContext, pc: PoolCapacity, template: str) -> l
     for name, value in fields.items():
         flag = FLAGS.get(name)
         if flag is None:
-            where = ("spec", name) if name in type(policy.model.spec).model_fields else ("spec", "kubelet", name)
+            where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
                 FIELD_NOT_DELIVERABLE,
                 "error",

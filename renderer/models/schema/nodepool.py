@@ -1,0 +1,90 @@
+"""pydantic schema of NodePool (the runtime records are ``renderer.models.nodepool``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+from renderer.models import nodepool as records
+from renderer.models.nodepool import (
+    Platform,
+    check_capacity,
+    check_capacity_key,
+    check_delivery,
+    check_template_base,
+)
+from renderer.models.schema.common import DNSLabel, DNSSubdomain, Labels, NonNegativeQuantity, ObjectMeta, Strict
+
+# Checked key by key, so that an error points at the offending key.
+CapacityKey = Annotated[str, AfterValidator(check_capacity_key)]
+
+
+class KarpenterDelivery(Strict, records.KarpenterDelivery):
+    """Kubelet settings travel in the kubelet block of a Karpenter EC2NodeClass (karpenter.k8s.aws/v1)."""
+
+    ec2NodeClass: DNSSubdomain = Field(
+        description="name of the EC2NodeClass the pool's Karpenter NodePool uses; render writes "
+        "karpenter/<ec2NodeClass>.yaml holding only its spec.kubelet (see docs/karpenter.md)"
+    )
+
+
+class ClusterAPIDelivery(Strict, records.ClusterAPIDelivery):
+    """Kubelet settings travel as kubeletExtraArgs of a Cluster API KubeadmConfigTemplate (bootstrap v1beta2)."""
+
+    kubeadmConfigTemplate: Annotated[DNSSubdomain, AfterValidator(check_template_base)] = Field(
+        description="name of the KubeadmConfigTemplate the pool's MachineDeployments use now; render writes "
+        "cluster-api/<namespace>/<kubeadmConfigTemplate>.yaml (see docs/cluster-api.md)"
+    )
+    namespace: DNSLabel = Field(description="namespace of the template and its MachineDeployments")
+    machineDeployments: list[DNSSubdomain] = Field(
+        default_factory=list,
+        description="MachineDeployments that use the template: each is re-pointed to the rendered template, whose "
+        "name carries a content hash, so a change rolls their Machines; without them a change reaches only "
+        "Machines created later",
+    )
+
+
+class Delivery(Strict, records.Delivery):
+    """How the pool's kubelet settings reach its nodes (one way per pool)."""
+
+    karpenter: KarpenterDelivery | None = Field(default=None, description="Karpenter EC2NodeClass (EKS)")
+    clusterAPI: ClusterAPIDelivery | None = Field(default=None, description="Cluster API KubeadmConfigTemplate")
+    nodeadm: bool = Field(
+        default=False, description="true: a nodeadm NodeConfig (node.eks.aws/v1alpha1) for launch-template user data"
+    )
+
+
+class NodePoolSpec(Strict, records.NodePoolSpec):
+    labels: Labels = Field(default_factory=dict)
+    capacity: Annotated[dict[CapacityKey, NonNegativeQuantity], AfterValidator(check_capacity)]
+    count: int = Field(ge=0, le=1_000_000)
+    platform: Platform = "generic"
+    machineConfigPool: DNSLabel | None = None
+    maxPods: int | None = Field(default=None, ge=1, le=100_000)
+    machineMemory: NonNegativeQuantity | None = Field(
+        default=None,
+        description="the machine type's advertised memory (e.g. 32Gi for an n2-highmem-4), for platforms that size "
+        "their reservation from it (gke, aks, aks-legacy) rather than from the node's MemTotal "
+        "(capacity.memory); default: machineTypes in .allocatable.yaml or the built-in Compute Engine table, by the "
+        "node.kubernetes.io/instance-type label",
+    )
+    bootDiskSize: NonNegativeQuantity | None = Field(
+        default=None,
+        description="GKE: the boot disk size (e.g. 100Gi), which GKE's ephemeral-storage kube-reserved is computed "
+        "from; default: inferred from capacity.ephemeral-storage (the filesystem, a few GiB smaller than the disk)",
+    )
+    delivery: Annotated[Delivery | None, AfterValidator(check_delivery)] = Field(
+        default=None,
+        description="how the pool's kubelet settings reach its nodes: karpenter, clusterAPI or nodeadm "
+        "(OpenShift pools use machineConfigPool instead)",
+    )
+
+
+class NodePool(Strict, records.NodePool):
+    """A group of identical nodes: labels, capacity per node, how many."""
+
+    apiVersion: Literal["policy.allocatable.dev/v1alpha1"]
+    kind: Literal["NodePool"]
+    metadata: ObjectMeta
+    spec: NodePoolSpec

@@ -1,0 +1,40 @@
+"""What a run builds lazily must be what the whole tree holds: one command's parser, one output format."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from renderer import reporters
+from renderer.cli import build_parser
+from renderer.reporters.report import REGISTRY
+
+WHOLE = build_parser()
+(SUBCOMMANDS,) = [a for a in WHOLE._actions if isinstance(a, argparse._SubParsersAction)]
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS.choices))
+def test_a_commands_own_parser_is_its_parser_in_the_whole_tree(name: str) -> None:
+    (only,) = [a for a in build_parser(name)._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(only.choices) == [name]
+    assert only.choices[name].format_help() == SUBCOMMANDS.choices[name].format_help()
+    assert only.choices[name].format_usage() == SUBCOMMANDS.choices[name].format_usage()
+
+
+@pytest.mark.parametrize("word", ["_common", "nope", "--help", "-", "lint.x", "..", ""])
+def test_anything_but_a_command_name_gets_the_whole_tree(word: str) -> None:
+    (sub,) = [a for a in build_parser(word)._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(sub.choices) == list(SUBCOMMANDS.choices)
+
+
+def test_every_format_module_registers_the_format_of_its_name() -> None:
+    for name in reporters.names():
+        assert reporters.get(name) is REGISTRY[name]
+    assert sorted(REGISTRY) == reporters.names() == ["github", "json", "sarif", "text"]
+
+
+def test_the_command_list_alone_prints_the_same_help_and_usage() -> None:
+    listing = build_parser(listing=True)
+    assert listing.format_help() == WHOLE.format_help()
+    assert listing.format_usage() == WHOLE.format_usage()
