@@ -215,6 +215,29 @@ class EventReader:
         if mark.index - self._doc_start > self.max_chars:
             raise DocumentTooLarge(at or mark, "document", self.max_chars)
 
+    def _entries(self, depth: int, out: dict[Any, Any]) -> Iterator[tuple[Any, Any, Any]]:
+        """(key, key event, value event) of the mapping just opened at level ``depth``, one entry at a time: the key
+        read, refused when ``out`` holds it already, nesting bounded. The caller reads or skips each value before it
+        asks for the next entry; at the mapping's end ``_end`` is set. Cost: O(1) per entry over the key's own."""
+        get_event = self._get_event
+        deep = depth >= self.max_depth
+        while True:
+            kev = get_event()
+            kcls = kev.__class__
+            if kcls is MappingEndEvent:
+                self._end = kev.end_mark
+                return
+            if deep:
+                raise NestedTooDeep(kev.start_mark, self.max_depth)
+            key = self._scalar(kev) if kcls is ScalarEvent else self._value(kev, depth + 1)
+            try:
+                seen = key in out
+            except TypeError:  # an unhashable key ([a] or {a: 1}): PyYAML reports it with its mark
+                raise NeedsFullConstructor from None
+            if seen:
+                raise DuplicateKey(key, kev.start_mark)
+            yield key, kev, get_event()
+
     def _value(self, ev: Any, depth: int) -> Any:
         """The value that starts with ``ev``, at nesting level ``depth`` (the document root is level 0)."""
         cls = ev.__class__
@@ -227,22 +250,7 @@ class EventReader:
         self._too_large(ev.start_mark)
         if cls is MappingStartEvent:
             out: dict[Any, Any] = {}
-            while True:
-                kev = get_event()
-                kcls = kev.__class__
-                if kcls is MappingEndEvent:
-                    self._end = kev.end_mark
-                    return out
-                if deep:
-                    raise NestedTooDeep(kev.start_mark, self.max_depth)
-                key = self._scalar(kev) if kcls is ScalarEvent else self._value(kev, depth + 1)
-                try:
-                    seen = key in out
-                except TypeError:  # an unhashable key ([a] or {a: 1}): PyYAML reports it with its mark
-                    raise NeedsFullConstructor from None
-                if seen:
-                    raise DuplicateKey(key, kev.start_mark)
-                vev = get_event()
+            for key, kev, vev in self._entries(depth, out):
                 if vev.__class__ is ScalarEvent:
                     value = out[key] = self._scalar(vev)
                     if isinstance(value, str) and len(value) > 4096:
@@ -251,6 +259,7 @@ class EventReader:
                     out[key] = self._value(vev, depth + 1)
                 if not len(out) & 1023:
                     self._too_large(kev.start_mark)
+            return out
         if cls is SequenceStartEvent:
             items: list[Any] = []
             append = items.append
@@ -312,30 +321,14 @@ class EventReader:
             return self._value(ev, depth)
         if ev.anchor is not None or (ev.tag is not None and ev.tag != "!"):
             raise NeedsFullConstructor
-        get_event = self._get_event
-        deep = depth >= self.max_depth
         out: dict[Any, Any] = {}
-        while True:
-            kev = get_event()
-            kcls = kev.__class__
-            if kcls is MappingEndEvent:
-                self._end = kev.end_mark
-                return out
-            if deep:
-                raise NestedTooDeep(kev.start_mark, self.max_depth)
-            key = self._scalar(kev) if kcls is ScalarEvent else self._value(kev, depth + 1)
-            vev = get_event()
+        for key, _, vev in self._entries(depth, out):
             sub = spec.get(key) if isinstance(key, str) else None
             if not sub:
                 self._skip(vev, depth + 1)
-                continue
-            try:
-                seen = key in out
-            except TypeError:  # pragma: no cover - keys named in a spec are strings
-                raise NeedsFullConstructor from None
-            if seen:
-                raise DuplicateKey(key, kev.start_mark)
-            out[key] = self._value(vev, depth + 1) if sub is True else self._kept(vev, depth + 1, sub)
+            else:
+                out[key] = self._value(vev, depth + 1) if sub is True else self._kept(vev, depth + 1, sub)
+        return out
 
     def _kept_items(self, ev: Any, depth: int, spec: KeepSpec) -> list[Any]:
         """A sequence whose elements are each kept by ``spec`` (see ``_kept``)."""
@@ -363,26 +356,9 @@ class EventReader:
             return self._value(ev, depth)
         if ev.anchor is not None or (ev.tag is not None and ev.tag != "!"):
             raise NeedsFullConstructor
-        get_event = self._get_event
-        deep = depth >= self.max_depth
         out: dict[Any, Any] = {}
         spec: KeepSpec | None = None
-        while True:
-            kev = get_event()
-            kcls = kev.__class__
-            if kcls is MappingEndEvent:
-                self._end = kev.end_mark
-                return out
-            if deep:
-                raise NestedTooDeep(kev.start_mark, self.max_depth)
-            key = self._scalar(kev) if kcls is ScalarEvent else self._value(kev, depth + 1)
-            try:
-                seen = key in out
-            except TypeError:
-                raise NeedsFullConstructor from None
-            if seen:
-                raise DuplicateKey(key, kev.start_mark)
-            vev = get_event()
+        for key, _, vev in self._entries(depth, out):
             if spec is None and isinstance(key, str) and key not in ("apiVersion", "kind"):
                 api, kind = out.get("apiVersion"), out.get("kind")
                 if isinstance(api, str) and isinstance(kind, str):
@@ -394,6 +370,7 @@ class EventReader:
                 out[key] = self._scalar(vev) if vev.__class__ is ScalarEvent else self._value(vev, depth + 1)
             else:
                 out[key] = self._kept(vev, depth + 1, sub)
+        return out
 
     def _items(self, ev: Any, depth: int, index_base: int = 0) -> Iterator[ListItem]:
         """The items of a sequence at level ``depth``, one at a time, each within the size bound on its own."""
