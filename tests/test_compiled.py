@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pydantic_core
 import pytest
 import yaml
 from pydantic_core import ValidationError
@@ -28,6 +29,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_compiled_validators_are_current() -> None:
+    assert pydantic_core.__version__ == compiled.PYDANTIC_CORE, (
+        f"compiled.py is for pydantic_core {compiled.PYDANTIC_CORE}, {pydantic_core.__version__} is installed: the test"
+        " extra pins pydantic to the release the file was generated with (see pyproject.toml)"
+    )
     assert TARGET.read_text(encoding="utf-8") == generate(), (
         "renderer/models/compiled.py is stale: run python -m renderer.models.schema.compile"
     )
