@@ -468,12 +468,43 @@ def _unclosed_quote(text: str, first: int, last: int, loader_cls: Any) -> tuple[
     return None
 
 
+#: Flow-collection openers and the blanks between them, read backwards from a parser error.
+_OPENERS_BACKWARDS = re.compile(r"[\[{ \t\r\n]*")
+_OPENER = re.compile(r"[\[{]")
+#: How far back a run of openers is followed (libyaml's scanner fails 1,000 levels in).
+_RUN_LOOKBACK = 1 << 20
+
+
+def _deep_flow_run(text: str, mark: yaml.Mark) -> yaml.Mark | None:
+    """Where the project's nesting bound is crossed, when a parser error stands inside a run of flow openers.
+
+    libyaml's scanner reads up to 1,024 characters ahead of the parser, so in ``[[[[...`` its own depth limit (1,000
+    levels since libyaml 0.2.6) can fire before the events reach ``MAX_DEPTH``: the bound this project promises is
+    then reported here, at the opener that crosses it, whatever libyaml says. Cost: O(the run before the error, at
+    most ``_RUN_LOOKBACK`` characters), on the error path only."""
+    end = mark.index + 1
+    if not 0 < end <= len(text) or text[end - 1] not in "[{":
+        return None
+    start = max(0, end - _RUN_LOOKBACK)
+    run = _OPENERS_BACKWARDS.match(text[start:end][::-1])
+    first = end - (run.end() if run is not None else 0)
+    crossing = next((m for i, m in enumerate(_OPENER.finditer(text, first, end), 1) if i == MAX_DEPTH + 2), None)
+    if crossing is None:
+        return None
+    line = text.count("\n", 0, crossing.start())
+    column = crossing.start() - (text.rfind("\n", 0, crossing.start()) + 1)
+    return yaml.Mark(mark.name, crossing.start(), line, column, None, 0)
+
+
 def yaml_error_message(
     exc: yaml.MarkedYAMLError, text: str, kind: str, loader_cls: Any
 ) -> tuple[str, str | None, yaml.Mark | None]:
     """(message, hint, where to point) for a parser error."""
     problem = exc.problem or exc.context or "unparseable YAML"
     mark = exc.problem_mark or exc.context_mark
+    deep = _deep_flow_run(text, mark) if mark is not None else None
+    if deep is not None:
+        return f"document is nested more than {MAX_DEPTH} levels deep", None, deep
     if exc.problem_mark is not None and not (exc.context or "").startswith("while scanning"):
         first = exc.context_mark.line if exc.context_mark is not None else max(0, exc.problem_mark.line - 20)
         quote = _unclosed_quote(text, first, exc.problem_mark.line, loader_cls)
