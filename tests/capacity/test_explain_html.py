@@ -8,8 +8,6 @@ proves the check can fail.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import struct
 import subprocess
 from html.parser import HTMLParser
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import tools
 from conftest import run_cli, write_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -136,13 +135,7 @@ def test_byte_stable() -> None:
 
 
 def _chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail("chromium is not installed (apt-get install chromium); CI must not skip this check")
-    pytest.skip("chromium is not installed (apt-get install chromium)")
+    return tools.find("chromium", "chromium-browser", "google-chrome", how="apt-get install chromium")
 
 
 def _screenshot(page: Path, png: Path, profile: Path) -> str:
@@ -187,6 +180,7 @@ def _png_size(png: Path) -> tuple[int, int]:
     return width, height
 
 
+@pytest.mark.external
 def test_chromium_renders_the_page_without_console_messages(tmp_path: Path) -> None:
     page = tmp_path / "capacity.html"
     page.write_text(_html(str(POLICIES)), encoding="utf-8")
@@ -197,6 +191,7 @@ def test_chromium_renders_the_page_without_console_messages(tmp_path: Path) -> N
     assert png.stat().st_size > 50_000  # a page with content, not a blank one
 
 
+@pytest.mark.external
 def test_the_console_check_can_fail(tmp_path: Path) -> None:
     page = tmp_path / "control.html"
     page.write_text("<!DOCTYPE html><title>c</title><script>console.error('control message')</script>")

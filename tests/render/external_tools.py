@@ -7,15 +7,14 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
-IN_CI = os.environ.get("CI", "").lower() == "true"
+import tools
+
 _NODE_SCRIPT = """
 const base = process.argv[1];
 const { EC2NodeClass } = await import(base + "/karpenter.k8s.aws/v1/EC2NodeClass.js");
@@ -30,14 +29,12 @@ console.log(JSON.stringify(out));
 
 
 def _missing(what: str) -> None:
-    if IN_CI:
-        pytest.fail(f"{what} is not installed; .ci/run installs it and CI must not skip this check")
-    pytest.skip(f"{what} is not installed (see .ci/run)")
+    tools.missing(what, "see .ci/run")
 
 
 def kubectl() -> str:
     """A kubectl whose kustomize knows Components (v4 or later)."""
-    binary = shutil.which("kubectl")
+    binary = tools.which("kubectl")
     if binary is None:
         _missing("kubectl")
     assert binary is not None
@@ -64,7 +61,7 @@ def write_files(root: Path, files: dict[str, bytes]) -> Path:
 
 def karpenter_models() -> str:
     base = os.environ.get("ALLOCATABLE_KARPENTER_MODELS")
-    node = shutil.which("node")
+    node = tools.which("node")
     if not base or not Path(base, "karpenter.k8s.aws/v1/EC2NodeClass.js").is_file() or node is None:
         _missing("node with @kubernetes-models/karpenter (ALLOCATABLE_KARPENTER_MODELS)")
     assert base is not None

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import crd_facts
+import pytest
 from external_tools import kustomize, npm_ec2nodeclass_errors, write_files
 from render_support import CASES, documents, render_dir
 
@@ -56,6 +57,7 @@ def _codes(result: Any) -> list[tuple[str, str, str]]:
 # --- the whole path: render, kustomize over the user's objects, check against the CRDs -------------------------
 
 
+@pytest.mark.external
 def test_rendered_components_patch_the_users_objects_and_satisfy_the_crds(tmp_path: Path) -> None:
     result = render_dir(DELIVERY)
     assert result.ok, _codes(result)
@@ -99,6 +101,7 @@ def test_rendered_components_patch_the_users_objects_and_satisfy_the_crds(tmp_pa
         assert md["spec"]["template"]["spec"]["infrastructureRef"]["name"] == md["metadata"]["name"]
 
 
+@pytest.mark.external
 def test_rendered_tree_builds_with_kubectl_kustomize(tmp_path: Path) -> None:
     for case, files in (("delivery", render_dir(DELIVERY).files), ("example", render_dir(POLICIES).files)):
         root = write_files(tmp_path / case, files)
@@ -111,6 +114,7 @@ def test_rendered_tree_builds_with_kubectl_kustomize(tmp_path: Path) -> None:
                 assert doc["kind"] == "Component"
 
 
+@pytest.mark.external
 def test_ec2nodeclass_passes_karpenters_npm_model(tmp_path: Path) -> None:
     docs = _overlay(tmp_path, render_dir(DELIVERY).files, ["karpenter"])
     nodeclasses = _by_kind(docs, "EC2NodeClass")
@@ -120,6 +124,7 @@ def test_ec2nodeclass_passes_karpenters_npm_model(tmp_path: Path) -> None:
     assert errors[-1] is not None and "maxPods" in errors[-1], "the model must be able to reject something"
 
 
+@pytest.mark.external
 def test_static_ec2nodeclass_satisfies_the_released_crd(tmp_path: Path) -> None:
     # Expressions off and one size per class: plain quantities, which Karpenter v1.14 accepts.
     repo = _copy_case(

@@ -138,6 +138,7 @@ def test_there_are_machineconfigs_to_check() -> None:
     assert len(MACHINE_CONFIGS) >= 2
 
 
+@pytest.mark.external
 @pytest.mark.parametrize(("case", "path", "obj"), MACHINE_CONFIGS, ids=_id)
 def test_machineconfig_ignition_is_valid(case: str, path: str, obj: dict[str, Any], tmp_path: Path) -> None:
     config = obj["spec"]["config"]
