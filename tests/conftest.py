@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import atexit
+import compileall
 import io
 import os
+import shutil
+import tempfile
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
@@ -13,13 +17,32 @@ from hypothesis import settings
 
 from renderer.cli import main
 
+#: How hard the property tests and fuzzers look. A plain `pytest` runs a tenth of every property's examples (the suite
+#: stays within minutes); `ALLOCATABLE_FUZZ=deep` (set by .ci/run) runs every property at its full count.
+DEEP = os.environ.get("ALLOCATABLE_FUZZ", "") == "deep"
+
+
+def examples(n: int) -> int:
+    """Examples for a property whose full (deep) count is ``n``."""
+    return n if DEEP else max(10, n // 10)
+
+
 # CI runs are a gate: the same examples every run (a new counterexample there would be a flaky failure).
 # Local runs keep exploring new examples.
-settings.register_profile("ci", derandomize=True, database=None)
-if os.environ.get("CI"):
-    settings.load_profile("ci")
+settings.register_profile("quick", max_examples=examples(100))
+settings.register_profile("deep", max_examples=100)
+settings.register_profile("ci", parent=settings.get_profile("deep" if DEEP else "quick"), derandomize=True, database=None)
+settings.load_profile("ci" if os.environ.get("CI") else "deep" if DEEP else "quick")
+
+# The validators cache (renderer.models.validators) of this test session: never the user's own ~/.cache.
+_CACHE = tempfile.mkdtemp(prefix="allocatable-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+os.environ["ALLOCATABLE_CACHE_DIR"] = _CACHE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# Many tests run the CLI as a subprocess, as users do: byte-compile the package once, so none of them compiles it again
+# (with PYTHONDONTWRITEBYTECODE set, every one of them would). __pycache__ is ignored by git.
+compileall.compile_dir(REPO_ROOT / "renderer", quiet=1)
 POLICIES = REPO_ROOT / "policies"
 
 

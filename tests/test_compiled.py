@@ -1,55 +1,101 @@
-"""The compiled validators (``renderer/models/compiled.py``): current, pydantic-free, and equal to the schema models.
+"""The compiled validators (``renderer.models.validators``): cached safely, pydantic-free, equal to the schema models.
 
-A clean run validates with pydantic_core alone; the schema models (pydantic) only report errors. These tests keep
-the generated file in step with ``renderer.models.schema``, check that a clean ``lint`` never imports pydantic, and
-compare both validators document by document: every policy, settings file and Node this repo holds (examples,
-corpus, rule and render cases, real nodes), and a few thousand variations of them (each value swapped for values
-of other types, keys dropped or added).
+A clean run validates with pydantic_core alone; the schema models (pydantic) only report errors. These tests check
+that the first run writes the validators into the user's cache and a later clean ``lint`` imports no pydantic, that
+only a private cache file is ever loaded, and compare both validators document by document, with whatever pydantic
+is installed: every policy, settings file and Node this repo holds (examples, corpus, rule and render cases, real
+nodes), and a few thousand variations of them (each value swapped for values of other types, keys dropped or added).
 """
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pydantic_core
 import pytest
 import yaml
 from pydantic_core import ValidationError
 
-from renderer.models import compiled
+from renderer.models import validators
 from renderer.models.record import Record
 from renderer.models.schema import kinds
-from renderer.models.schema.compile import TARGET, generate
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+_HEAVY = (
+    "import sys\n"
+    "from renderer.cli import main\n"
+    "code = main(['lint', 'policies'])\n"
+    "heavy = ('pydantic', 'jsonschema', 'ruamel', 'jinja2', 'shtab')\n"
+    "print(code, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in heavy}), file=sys.stderr)\n"
+)
 
 
-def test_compiled_validators_are_current() -> None:
-    assert pydantic_core.__version__ == compiled.PYDANTIC_CORE, (
-        f"compiled.py is for pydantic_core {compiled.PYDANTIC_CORE}, {pydantic_core.__version__} is installed: the test"
-        " extra pins pydantic to the release the file was generated with (see pyproject.toml)"
-    )
-    assert TARGET.read_text(encoding="utf-8") == generate(), (
-        "renderer/models/compiled.py is stale: run python -m renderer.models.schema.compile"
-    )
-
-
-def test_a_clean_lint_imports_neither_pydantic_nor_the_other_heavy_libraries() -> None:
-    code = (
-        "import sys\n"
-        "from renderer.cli import main\n"
-        "code = main(['lint', 'policies'])\n"
-        "heavy = ('pydantic', 'jsonschema', 'ruamel', 'jinja2', 'shtab')\n"
-        "print(code, sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in heavy}), file=sys.stderr)\n"
-    )
+def _lint_in_subprocess(cache: Path | str) -> str:
+    """The last stderr line of a lint of policies/ in a fresh interpreter: exit code and heavy libraries imported."""
     proc = subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=False, timeout=120
+        [sys.executable, "-c", _HEAVY],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env={**os.environ, "ALLOCATABLE_CACHE_DIR": str(cache)},
     )
-    assert proc.stderr.splitlines()[-1] == "0 []", proc.stderr
+    return proc.stderr.splitlines()[-1]
+
+
+def _cache_files(cache: Path) -> list[Path]:
+    return sorted(cache.glob("validators-*.bin"))
+
+
+def test_the_first_run_fills_the_cache_and_a_clean_lint_then_imports_no_heavy_library(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert _lint_in_subprocess(cache) == "0 ['pydantic']"  # builds the validators from the schema models, once
+    (written,) = _cache_files(cache)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700 and stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert _lint_in_subprocess(cache) == "0 []"
+    assert _cache_files(cache) == [written]
+
+
+@pytest.mark.parametrize("how", ["group-writable directory", "symlinked file", "group-writable file"])
+def test_a_cache_file_others_could_have_written_is_never_loaded(tmp_path: Path, how: str) -> None:
+    cache = tmp_path / "cache"
+    assert _lint_in_subprocess(cache) == "0 ['pydantic']"
+    (written,) = _cache_files(cache)
+    if how == "group-writable directory":
+        cache.chmod(0o770)
+    elif how == "group-writable file":
+        written.chmod(0o660)
+    else:
+        elsewhere = tmp_path / "elsewhere.bin"
+        written.rename(elsewhere)
+        written.symlink_to(elsewhere)
+    # Not loaded: the schema models validate (pydantic is imported again), with the same result.
+    assert _lint_in_subprocess(cache) == "0 ['pydantic']"
+
+
+def test_a_damaged_cache_file_is_rebuilt(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    _lint_in_subprocess(cache)
+    (written,) = _cache_files(cache)
+    written.write_bytes(written.read_bytes()[:100])
+    assert _lint_in_subprocess(cache) == "0 ['pydantic']"
+    assert _lint_in_subprocess(cache) == "0 []"
+
+
+def test_an_empty_cache_dir_setting_turns_the_cache_off(tmp_path: Path) -> None:
+    assert _lint_in_subprocess("") == "0 ['pydantic']"
+
+
+def test_the_key_changes_with_pydantic_core_and_with_the_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = validators._key()
+    monkeypatch.setattr(validators, "_PYDANTIC_CORE", "0.0.0-another")
+    assert validators._key() != key
 
 
 def _documents() -> Iterator[tuple[str, str, Any]]:
@@ -82,9 +128,9 @@ DOCUMENTS = list(_documents())
 def _outcome(kind: str, data: Any, compiled_side: bool) -> tuple[str, Any]:
     try:
         if compiled_side:
-            record = compiled.validator(kind).validate_python(data)
+            record = validators.validator(kind).validate_python(data)
             assert isinstance(record, Record) and not hasattr(record, "model_dump")
-            return "ok", compiled.dump(kind, record)
+            return "ok", validators.dump(kind, record)
         return "ok", kinds()[kind].model_validate(data).model_dump()
     except ValidationError as exc:
         return "error", [(e["type"], e["loc"], e["msg"]) for e in exc.errors(include_url=False)]
@@ -130,7 +176,7 @@ def test_they_agree_on_variations_of_every_kind() -> None:
             assert _outcome(kind, variant, True) == _outcome(kind, variant, False), (where, variant)
 
 
-def test_with_another_pydantic_core_the_schema_models_validate_with_the_same_result() -> None:
+def test_without_the_compiled_validators_the_schema_models_validate_with_the_same_result() -> None:
     def lint(prelude: str) -> subprocess.CompletedProcess[str]:
         code = f"{prelude}\nimport sys\nfrom renderer.cli import main\nsys.exit(main(['lint', '-o', 'json', 'policies']))\n"
         return subprocess.run(
@@ -138,7 +184,7 @@ def test_with_another_pydantic_core_the_schema_models_validate_with_the_same_res
         )
 
     compiled_run = lint("")
-    fallback = lint("import renderer.models.compiled as c\nc.CURRENT = False")
+    fallback = lint("import renderer.models.validators as v\nv._loaded = True\nv._namespace = None")
     assert compiled_run.returncode == fallback.returncode == 0
     assert compiled_run.stdout == fallback.stdout and compiled_run.stderr == fallback.stderr
     assert '"objects": 23' in compiled_run.stdout and '"code": "AL213"' in compiled_run.stdout

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from renderer.capacity import selectors
 from renderer.capacity.selectors import (
     DEFAULT_WITNESS_NAME,
@@ -645,7 +646,7 @@ def test_unsatisfiable_terms_match_no_valid_node(t: Term, labels: dict[str, str]
         assert not term_matches(t, labels, name)
 
 
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(t=terms)
 def test_satisfiability_is_exact(t: Term) -> None:
     reason = unsatisfiable_reason(t)
@@ -667,7 +668,7 @@ def _keys(t: Term) -> set[str]:
     return {req.key for req in t.expressions} | ({NAME_WITNESS_KEY} if t.fields else set())
 
 
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(a=terms, b=terms)
 def test_overlap_witness_properties(a: Term, b: Term) -> None:
     witness = overlap_witness(a, b)
@@ -687,7 +688,7 @@ def test_overlap_witness_properties(a: Term, b: Term) -> None:
         assert not any(term_matches(a, lb, n) and term_matches(b, lb, n) for lb, n in candidate_nodes(a, b))
 
 
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(terms_a=st.lists(terms, max_size=3), terms_b=st.lists(terms, max_size=3))
 def test_selectors_overlap_is_first_pair(terms_a: list[Term], terms_b: list[Term]) -> None:
     expected = None

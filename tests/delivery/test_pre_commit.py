@@ -22,6 +22,8 @@ from conftest import run_cli
 from renderer.delivery.hooks import all_roots, root_of, roots_for
 from renderer.delivery.scaffold import files as scaffold_files
 
+pytestmark = pytest.mark.slow
+
 HOOK_IDS = ["allocatable-validate", "allocatable-lint", "allocatable-render-check"]
 
 MEMORY_OVER_COMMIT = greedy_class(tier="general", percent=130)

@@ -21,9 +21,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from privileges import drop_privileges
+
+from conftest import examples
+
+pytestmark = pytest.mark.slow
 
 SECRET = "s3cr3t-fs-fuzz-never-printed"
 POOL = """apiVersion: policy.allocatable.dev/v1alpha1
@@ -113,7 +118,7 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int, float]]:
     return out
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ENTRIES)
 def test_random_trees_are_reported_never_followed_never_blocking(entries: list[Entry]) -> None:
     top = Path(tempfile.mkdtemp(prefix="allocatable-fsfuzz-"))

@@ -1,7 +1,8 @@
 """Property-based fuzzing across the pipeline (issue: performance and robustness).
 
-Examples per run (hypothesis ``max_examples``), on top of the property tests in tests/capacity and
-tests/test_quantity.py: loader 3,000 + quantity 3,000 + formulas 2,000 + selectors 1,500 + render 500 = 10,000.
+Examples per deep run (``ALLOCATABLE_FUZZ=deep``, as .ci/run sets; a plain pytest runs a tenth), on top of the
+property tests in tests/capacity and tests/test_quantity.py: loader 3,000 + quantity 3,000 + formulas 2,000 +
+selectors 1,500 + render 500 = 10,000.
 Every property asks the same of its stage: no unexpected exception type, and outputs that stay valid.
 """
 
@@ -14,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, examples
 from renderer.capacity.formulas import FORMULA_NAMES, FormulaError, MachineShape, compute
 from renderer.capacity.model import build
 from renderer.capacity.selectors import Requirement, Term, selector_matches, unsatisfiable_reason
@@ -28,9 +30,11 @@ from renderer.quantity import Quantity, QuantityError
 from renderer.render import engine
 from renderer.reporters.text import format_finding
 
+pytestmark = pytest.mark.slow
+
 
 def fast(n: int) -> settings:
-    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    return settings(max_examples=examples(n), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 VALID_POOL = """apiVersion: policy.allocatable.dev/v1alpha1

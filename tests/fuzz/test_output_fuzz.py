@@ -14,9 +14,11 @@ import io
 import json
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from renderer import reporters
 from renderer.delivery import diff_format
 from renderer.delivery.diff import Change, DiffResult, ObjectChanges, PoolDiff
@@ -24,6 +26,8 @@ from renderer.escaping import markdown, plain, workflow_data
 from renderer.findings import Finding
 from renderer.quantity import Quantity
 from renderer.reporters.report import Report
+
+pytestmark = pytest.mark.slow
 
 HOSTILE = st.sampled_from(
     [
@@ -75,7 +79,7 @@ RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\
 
 
 def fast(n: int) -> settings:
-    return settings(max_examples=n, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    return settings(max_examples=examples(n), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 FINDINGS = st.lists(

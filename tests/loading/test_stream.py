@@ -10,6 +10,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import examples
 from renderer.findings import Finding, SourceRef
 from renderer.loading.parse import parse_text
 from renderer.loading.positions import PositionResolver
@@ -118,7 +119,7 @@ documents = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+@settings(max_examples=examples(300), deadline=None, derandomize=True)
 @given(st.lists(documents, min_size=1, max_size=3), st.booleans())
 def test_values_equal_pyyaml(docs: list[object], flow: bool) -> None:
     text = yaml.safe_dump_all(docs, default_flow_style=flow, allow_unicode=True)

@@ -14,7 +14,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from renderer import pipeline
+
+pytestmark = pytest.mark.slow
 
 POOLS = 20_000
 RUNTIME_CLASSES = 200

@@ -326,6 +326,7 @@ def test_a_pod_field_that_cannot_be_read_is_located_at_that_field(tmp_path: Path
     assert "Pod item 2: spec.containers[1].resources.requests.cpu: " in message
 
 
+@pytest.mark.slow
 def test_a_dump_bigger_than_the_document_bound_is_read_item_by_item(tmp_path: Path) -> None:
     """The bounds apply per item, never per file: 10,000 Nodes (more than the 8 MiB a document may span)."""
     nodes = [node(f"node-{i:05d}") for i in range(10_000)]

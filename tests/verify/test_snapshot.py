@@ -83,6 +83,7 @@ def test_deep_nesting_is_refused_not_a_crash() -> None:
             list(read_items(text, "d", {"metadata": True}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dump", ["json", "yaml"])
 def test_a_big_dump_is_read_in_linear_time(dump: str) -> None:
     # Deliberately big (about 2,000 nodes with their image lists): a quadratic step would take minutes.
