@@ -29,7 +29,7 @@ from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape
 from renderer.capacity.karpenter import karpenter_evaluates, round_as_karpenter
 from renderer.capacity.matching import Matches, match_all
 from renderer.capacity.platform import PlatformDefault, formula_inputs, platform_default
-from renderer.models import compiled
+from renderer.models import validators
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
@@ -381,7 +381,7 @@ def pool_capacity(
     under_commit_scales_reserved: bool,
     settings: Settings | None = None,
 ) -> PoolCapacity:
-    settings = settings if settings is not None else compiled.new("Settings")
+    settings = settings if settings is not None else validators.new("Settings")
     notes: list[str] = []
     cc = commit_classes[0].model if len(commit_classes) == 1 else None
     percent = cc.percents() if cc else {r: 100 for r in RESOURCES}

@@ -11,7 +11,7 @@ from typing import Any
 
 from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
 from renderer.findings import Finding
-from renderer.models import compiled
+from renderer.models import validators
 from renderer.quantity import Quantity
 
 #: Resources compared per pool: the three the commit rule applies to, plus the pod count.
@@ -266,7 +266,7 @@ def _object_dumps(model: CapacityModel) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for group in (pols.commit_classes, pols.reservation_policies, pols.runtime_classes):
         for loaded in group:
-            out[loaded.ref] = compiled.dump(loaded.kind, loaded.model, mode="json")
+            out[loaded.ref] = validators.dump(loaded.kind, loaded.model, mode="json")
     for pool in pols.pools:
         out[pool.ref] = (
             sorted(pool.labels.items()),

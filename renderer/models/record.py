@@ -3,7 +3,7 @@
 Every policy kind has two classes of one name. The one in ``renderer.models.<kind>`` (a :class:`Record`) is what the
 stages read: fields only, no pydantic import. The one in ``renderer.models.schema.<kind>`` subclasses it and declares
 each field's constraints for pydantic; it is the source of ``schemas/``, of the compiled validators
-(``renderer.models.compiled``) that build the records on a clean run, and of every validation message.
+(``renderer.models.validators``) that build the records on a clean run, and of every validation message.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ R = TypeVar("R")
 class Record:
     """Fields as attributes; equal when of one type with equal fields (as pydantic models compare).
 
-    Validated records come from ``renderer.models.compiled``; ``Record(**fields)`` sets exactly the fields given.
+    Validated records come from ``renderer.models.validators``; ``Record(**fields)`` sets exactly the fields given.
     """
 
     def __init__(self, **fields: Any) -> None:

@@ -10,7 +10,7 @@ from pydantic_core import ValidationError
 
 from renderer.findings import Finding, SourceRef
 from renderer.loading.parse import RawDocument
-from renderer.models import compiled
+from renderer.models import validators
 from renderer.models.commitclass import CommitClass
 from renderer.models.common import POLICY_API_VERSION
 from renderer.models.inventory import Pool, pool_from_node, pool_from_nodepool
@@ -41,16 +41,16 @@ SUPPORTED = (
 
 
 def validated(kind: str, data: Any) -> Record:
-    """``data`` as the record of ``kind`` (a key of ``compiled.SCHEMAS``); raises pydantic's ``ValidationError``.
+    """``data`` as the record of ``kind``; raises pydantic's ``ValidationError``.
 
-    The compiled validator (pydantic_core, no pydantic import) accepts exactly what the schema model accepts; when it
-    rejects, the schema model validates again, so the errors reported are the model's own. With another
-    pydantic_core release than the schemas were compiled for, the schema model validates every document (slower,
-    never different). Cost: O(document).
+    The compiled validator (``renderer.models.validators``: pydantic_core, no pydantic import) accepts exactly what
+    the schema model accepts; when it rejects, the schema model validates again, so the errors reported are the
+    model's own. Without the compiled validators the schema model validates every document (slower, never
+    different). Cost: O(document).
     """
-    if compiled.CURRENT:
+    if validators.ready():
         try:
-            return cast(Record, compiled.validator(kind).validate_python(data))
+            return cast(Record, validators.validator(kind).validate_python(data))
         except ValidationError:
             pass
     from renderer.models.schema import kinds
@@ -60,7 +60,7 @@ def validated(kind: str, data: Any) -> Record:
 
 def default_settings() -> Settings:
     """The settings of a repo without ``.allocatable.yaml``."""
-    return cast(Settings, compiled.new("Settings"))
+    return cast(Settings, validators.new("Settings"))
 
 
 @dataclass

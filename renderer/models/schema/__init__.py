@@ -1,6 +1,6 @@
 """The pydantic schema of every kind: each field's type, constraints and description, on subclasses of the runtime
 records in ``renderer.models``. Imported to report validation errors, to write ``schemas/`` and to compile
-``renderer/models/compiled.py`` — never on a clean run."""
+``renderer.models.validators`` — never on a clean run once the cache holds them."""
 
 from __future__ import annotations
 
