@@ -115,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
         emit(Report("verify", findings, files=len(result.files), objects=result.policies.object_count()), "text")
         return EXIT_USAGE
     try:
-        snapshot = read_nodes(args.nodes, args.platform) if args.nodes else []
-        pods = read_pods(args.pods) if args.pods is not None else None
+        snapshot = read_nodes(args.nodes, args.platform, args.max_file_size) if args.nodes else []
+        pods = read_pods(args.pods, args.max_file_size) if args.pods is not None else None
     except SnapshotError as exc:
         return _fail(f"{exc}")
     if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):

@@ -8,7 +8,7 @@ and the suppression index; finally severities are overridden from ``.allocatable
 from __future__ import annotations
 
 from renderer.capacity.model import CapacityModel
-from renderer.findings import Finding
+from renderer.findings import CappedFindings, Finding
 from renderer.lint.registry import all_rules
 from renderer.lint.rule import LintContext, Rule
 from renderer.lint.suppression import build_index
@@ -51,7 +51,7 @@ def run_rules(
     ctx.suppressions = index
     ctx.extra["skipped_rules"] = skipped
 
-    findings: list[Finding] = []
+    findings = CappedFindings()  # at most MAX_PER_RULE_AND_FILE of one rule per file: memory bounded by what is shown
     for rule in enabled.values():
         if rule.phase != "model":
             continue
@@ -67,8 +67,9 @@ def run_rules(
             after.extend(rule.check_after(ctx, findings))
     findings.extend(after)
 
-    for f in findings:
+    out = findings.close()
+    for f in out:
         cfg = settings.rules.get(f.code)
         if cfg is not None and cfg.severity is not None:
             f.severity = cfg.severity
-    return findings
+    return out

@@ -1,4 +1,4 @@
-"""Documents built straight from libyaml's events, and List items read one at a time.
+"""The event reader: documents built straight from libyaml's events, and List items read one at a time.
 
 libyaml (PyYAML's C parser) turns the text into events; this module builds Python values from them in one tight
 loop, without composing a node tree first. That is faster than composing and constructing, keeps nothing but
@@ -7,34 +7,24 @@ the values, and lets every bound be checked per document while it is read:
 * nesting: a node deeper than ``max_depth`` stops the read at that node (libyaml never scans further ahead, so
   its recursion and its slow-down on deep nesting are never reached);
 * size: a document (or a List item) spanning more than ``max_document_chars`` characters stops the read;
-* aliases, anchors, explicit tags and merge keys are not handled here: they raise :class:`NeedsFullConstructor`
-  and the caller reads the file with PyYAML's guarded constructor instead (``renderer.loading.parse``).
+* aliases, anchors, explicit tags and merge keys are not handled here: they raise :class:`NeedsFullConstructor`,
+  and ``documents`` hands such a document (only that one) to ``compose``, the caller's composer over the same
+  parser (``renderer.loading.anchored``).
 
 A ``v1 List`` (what ``kubectl get nodes|pods -o yaml|json`` prints) is read item by item: each item of the root
 ``items`` sequence can be pruned to the fields a caller needs while it is read (``prune``: per (apiVersion, kind),
-a tree of the fields to keep; a tree on a list applies to each element), so a 5,000-node dump never exists as a
-whole in memory. Every item comes with its :class:`Span` (line, column and character range in the text), so a
-finding on one item can be located by reading that item's text again, not the whole file
-(``renderer.loading.positions``).
-
-Two callers, one reader: ``EventReader.documents`` and ``read_json_document`` are what the policy loader uses
-(every document, List items pruned); ``iter_list_items`` (YAML, or any text) and ``iter_json_list_items`` (JSON,
-the json module's scanner, several times faster; it raises ``NeedsYamlPath`` when the YAML reader must decide)
-give the same items one at a time as a generator, and with ``objects=True`` also single objects
-(``kubectl get node NAME -o yaml``): what ``allocatable verify`` reads its ``--nodes``/``--pods`` dumps with
-(``renderer.verify.snapshot``). Both paths prune the same way (``prune_item``), so JSON and YAML give the same
-values whatever the order of the fields.
+a tree of the fields to keep, ``renderer.loading.prune``), so a 5,000-node dump never exists as a whole in memory.
+Every item comes with its :class:`Span` (line, column and character range in the text), so a finding on one item
+can be located by reading that item's text again, not the whole file (``renderer.loading.positions``).
 
 Cost: one pass over the events, O(events); memory O(largest document built + kept fields of List items).
 """
 
 from __future__ import annotations
 
-import json
-import json.decoder
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 import yaml
 from yaml.events import (
@@ -47,43 +37,25 @@ from yaml.events import (
     StreamEndEvent,
 )
 
+from renderer.loading.prune import KeepSpec, Prune, prune_item
+
 try:  # pragma: no cover - depends on the wheel
     _Parser: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover
     _Parser = yaml.SafeLoader
 
 __all__ = [
-    "NODE_FIELDS",
     "DocumentTooLarge",
+    "DuplicateKey",
     "EventReader",
-    "KeepSpec",
     "ListItem",
     "NeedsFullConstructor",
-    "NeedsYamlPath",
     "NestedTooDeep",
-    "Prune",
     "Span",
     "StreamDocument",
-    "iter_json_list_items",
     "iter_list_items",
-    "prune_item",
-    "prune_value",
-    "read_json_document",
 ]
 
-#: Fields to keep of one object: a key mapped to True keeps its whole value, to a KeepSpec keeps those sub-fields.
-KeepSpec = Mapping[str, Union[bool, "KeepSpec"]]
-#: Per (apiVersion, kind) of a List item, the fields to keep; items of other kinds are kept whole.
-Prune = Mapping[tuple[str, str], KeepSpec]
-
-#: What the model and ``verify`` need of a v1 Node; images, conditions, managedFields, addresses and volumes are
-#: dropped while the item is read.
-NODE_FIELDS: KeepSpec = {
-    "apiVersion": True,
-    "kind": True,
-    "metadata": {"name": True, "labels": True, "annotations": True},
-    "status": {"capacity": True, "allocatable": True, "nodeInfo": True},
-}
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _NOT_HERE = frozenset(("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"))
@@ -457,16 +429,31 @@ class EventReader:
             self._skip(root, 0, aliases=True)
             yield root.start_mark, get_event().start_mark
 
-    def documents(self) -> Iterator[StreamDocument]:
-        """Every document of the text, in order (an empty document is ``None``)."""
+    def documents(
+        self,
+        composed: Callable[[int, Any], bool] | None = None,
+        compose: Callable[[int], StreamDocument] | None = None,
+    ) -> Iterator[StreamDocument]:
+        """Every document of the text, in order (an empty document is ``None``).
+
+        ``composed(index, event)``, asked with each document's start event before it is read: True hands that
+        document to ``compose(index)``, which reads its events (start to end) from the same parser, e.g. to compose
+        a document with anchors (``renderer.loading.anchored``); the documents around it are still read here."""
         get_event = self._get_event
+        peek_event = self.loader.peek_event
         get_event()  # StreamStartEvent
         index = 0
         while True:
-            ev = get_event()
+            ev = peek_event()
             if ev.__class__ is StreamEndEvent:
+                get_event()
                 return
-            root = get_event()  # after DocumentStartEvent
+            if composed is not None and compose is not None and composed(index, ev):
+                yield compose(index)
+                index += 1
+                continue
+            get_event()  # DocumentStartEvent
+            root = get_event()
             self._doc_start = root.start_mark.index
             spans: list[Span] = []
             reading = self._root(root, collect=True, members=True)
@@ -542,383 +529,3 @@ def iter_list_items(
         yield from reader.objects(objects)
     finally:
         reader.dispose()
-
-
-# --- JSON ----------------------------------------------------------------------------------------------------------
-#
-# ``kubectl ... -o json`` dumps are read with the json module's C scanner, one List item at a time (``raw_decode``
-# from the item's offset): about eight times faster than libyaml's events on the same text. Anything this path does
-# not read exactly as the YAML path would (a float that YAML 1.1 reads differently, NaN, a nesting or size bound, a
-# duplicate key, a syntax error) raises NeedsYamlPath, and the caller reads the file as YAML: same values, same
-# messages, same positions.
-
-
-class NeedsYamlPath(Exception):
-    """The JSON text needs the YAML reader (for a value, a bound or an error message).
-
-    ``syntax`` is set when the text is not JSON at all (``json.JSONDecodeError``, located): the policy loader still
-    lets the YAML reader decide (JSON is YAML, and a .json policy file may use YAML's leniency), while a reader of
-    ``kubectl -o json`` output can report it as invalid JSON."""
-
-    def __init__(self, syntax: json.JSONDecodeError | None = None) -> None:
-        super().__init__(syntax.msg if syntax is not None else "the YAML reader must decide")
-        self.syntax = syntax
-
-
-_JSON_WS = " \t\r\n"
-
-
-def _plain(value: Any) -> Any:
-    """A decoded JSON value with its objects as tuples of (key, value) pairs (see ``_json_decoder``) as plain dicts
-    and lists; a key twice in an object sends the text to the YAML reader (which reports it with both lines)."""
-    cls = value.__class__
-    if cls is tuple:
-        out = dict(value)
-        if len(out) != len(value):
-            raise NeedsYamlPath
-        for key, v in out.items():
-            if v.__class__ is tuple or v.__class__ is list:
-                out[key] = _plain(v)
-        return out
-    if cls is list:
-        return [_plain(v) if v.__class__ is tuple or v.__class__ is list else v for v in value]
-    return value
-
-
-def _kept_json(value: Any, spec: KeepSpec) -> Any:
-    """``prune_value`` of a decoded JSON value whose objects are still pairs: only what ``spec`` keeps is built."""
-    cls = value.__class__
-    if cls is list:
-        return [_kept_json(v, spec) for v in value]
-    if cls is not tuple:
-        return value
-    fields = dict(value)
-    if len(fields) != len(value):
-        raise NeedsYamlPath
-    out: dict[str, Any] = {}
-    for key, sub in spec.items():
-        if key in fields:
-            if sub is True:
-                out[key] = _plain(fields[key])
-            elif sub:
-                out[key] = _kept_json(fields[key], sub)
-    return out
-
-
-def _json_item(value: Any, prune: Prune) -> Any:
-    """``prune_item`` of a decoded JSON value whose objects are still pairs (the same fields kept, in the same
-    order, the same duplicate keys noticed as the YAML reader's ``_item``)."""
-    if value.__class__ is not tuple or not prune:
-        return _plain(value)
-    spec: KeepSpec | None = None
-    out: dict[str, Any] = {}
-    for key, v in value:
-        if key in out:
-            raise NeedsYamlPath
-        if spec is None and key != "apiVersion" and key != "kind":
-            api, kind = out.get("apiVersion"), out.get("kind")
-            if isinstance(api, str) and isinstance(kind, str):
-                spec = prune.get((api, kind), {})
-        if not spec:
-            out[key] = _plain(v)
-            continue
-        sub = spec.get(key)
-        if sub is True:
-            out[key] = _plain(v)
-        elif sub:
-            out[key] = _kept_json(v, sub)
-    return out
-
-
-def _json_float(text: str) -> float:
-    # YAML 1.1 reads 1.5 and 1.5e+3 as floats but 1e5 or 1.5e3 as strings: keep the YAML reading.
-    if "." not in text or (("e" in text or "E" in text) and not any(s in text for s in ("e+", "e-", "E+", "E-"))):
-        raise NeedsYamlPath
-    return float(text)
-
-
-def _json_constant(text: str) -> Any:
-    raise NeedsYamlPath  # NaN, Infinity: not JSON, and YAML reads them as strings
-
-
-def _depth_ok(value: Any, limit: int, depth: int = 0) -> bool:
-    """No non-empty mapping or list ``limit`` levels deep or deeper (only containers are visited)."""
-    if value.__class__ is dict:
-        children: Any = value.values()
-    elif value.__class__ is list:
-        children = value
-    else:
-        return True
-    if not value:
-        return True
-    if depth >= limit:
-        return False
-    for child in children:
-        if (child.__class__ is dict or child.__class__ is list) and not _depth_ok(child, limit, depth + 1):
-            return False
-    return True
-
-
-def prune_value(value: Any, spec: KeepSpec) -> Any:
-    """``value`` with only the fields ``spec`` keeps: a mapping's keys, each element of a list; anything else is
-    returned as it is (the same as the YAML reader keeps while reading; a mapping's kept keys come in the spec's
-    order). Cost: O(kept fields): the spec's keys are looked up, not the value's (a Pod's dozens of dropped fields
-    are never visited)."""
-    if value.__class__ is list:
-        return [prune_value(v, spec) for v in value]
-    if value.__class__ is not dict:
-        return value
-    out: dict[Any, Any] = {}
-    for key, sub in spec.items():
-        if key in value:
-            if sub is True:
-                out[key] = value[key]
-            elif sub:
-                out[key] = prune_value(value[key], sub)
-    return out
-
-
-def prune_item(item: Any, prune: Prune) -> Any:
-    """A List item (or a single object) pruned as the YAML reader prunes it while reading: by the spec of its
-    apiVersion and kind, for the fields after both (kubectl sorts keys, so every field but those two); fields
-    before them, and apiVersion and kind themselves, are kept. Cost: O(top-level fields + kept fields)."""
-    if not prune or item.__class__ is not dict:
-        return item
-    spec: KeepSpec | None = None
-    out: dict[Any, Any] = {}
-    for key, value in item.items():
-        if spec is None and isinstance(key, str) and key not in ("apiVersion", "kind"):
-            api, kind = out.get("apiVersion"), out.get("kind")
-            if isinstance(api, str) and isinstance(kind, str):
-                spec = prune.get((api, kind), {})
-        if not spec or not isinstance(key, str):
-            out[key] = value
-            continue
-        sub = spec.get(key)
-        if sub is True:
-            out[key] = value
-        elif sub:
-            out[key] = prune_value(value, sub)
-    return out
-
-
-class _Lines:
-    """1-based line and column of character offsets, asked for in increasing order (O(text) in all)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.pos = 0
-        self.line = 1
-        self.line_start = 0
-
-    def at(self, offset: int) -> tuple[int, int]:
-        text = self.text
-        newlines = text.count("\n", self.pos, offset)
-        if newlines:
-            self.line += newlines
-            self.line_start = text.rindex("\n", self.pos, offset) + 1
-        self.pos = offset
-        return self.line, offset - self.line_start + 1
-
-
-class _NoLines(_Lines):
-    """For ``positions=False``: every line and column is 0."""
-
-    def at(self, offset: int) -> tuple[int, int]:
-        return 0, 0
-
-
-def _skip_ws(text: str, i: int) -> int:
-    n = len(text)
-    while i < n and text[i] in _JSON_WS:
-        i += 1
-    return i
-
-
-def _syntax(message: str, text: str, i: int) -> NeedsYamlPath:
-    return NeedsYamlPath(json.JSONDecodeError(message, text, i))
-
-
-def _json_items(
-    text: str,
-    i: int,
-    decoder: json.JSONDecoder,
-    prune: Prune,
-    max_depth: int,
-    max_chars: int,
-    lines: _Lines,
-) -> Generator[ListItem, None, int]:
-    """The items of the JSON array whose ``[`` is at ``i``, one ``raw_decode`` each; returns the offset after its
-    ``]``. Items are separated by exactly one comma, as JSON has it (``[1,]`` is YAML, not JSON)."""
-    index = 0
-    i = _skip_ws(text, i + 1)
-    if text[i : i + 1] == "]":
-        return i + 1
-    while True:
-        item, end = decoder.raw_decode(text, i)
-        if end - i > max_chars:
-            raise NeedsYamlPath
-        item = _json_item(item, prune)
-        if not _depth_ok(item, max_depth - 2):
-            raise NeedsYamlPath
-        line, column = lines.at(i)
-        yield ListItem(index, Span(line, column, i, end), item)
-        index += 1
-        i = _skip_ws(text, end)
-        sep = text[i : i + 1]
-        if sep == "]":
-            return i + 1
-        if sep != ",":
-            raise _syntax("Expecting ',' delimiter", text, i)
-        i = _skip_ws(text, i + 1)
-
-
-def _json_object(
-    text: str,
-    i: int,
-    decoder: json.JSONDecoder,
-    prune: Prune,
-    max_depth: int,
-    max_chars: int,
-    lines: _Lines,
-    collect: bool,
-) -> Generator[ListItem, None, tuple[dict[str, Any], int, bool]]:
-    """The root object whose ``{`` is at ``i``: the items of its ``items`` array are yielded as they are read (and
-    kept in its value only when ``collect``); every other member is decoded whole and bounded on its own. Returns
-    (the object, the offset after its ``}``, whether it had an ``items`` array)."""
-    scan: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-    root: dict[str, Any] = {}
-    listed = False
-    i = _skip_ws(text, i + 1)
-    if text[i : i + 1] == "}":
-        return root, i + 1, listed
-    while True:
-        if text[i : i + 1] != '"':
-            raise _syntax("Expecting property name enclosed in double quotes", text, i)
-        key, i = scan(text, i + 1)
-        i = _skip_ws(text, i)
-        if text[i : i + 1] != ":":
-            raise _syntax("Expecting ':' delimiter", text, i)
-        i = _skip_ws(text, i + 1)
-        if key in root:
-            raise NeedsYamlPath  # a duplicate key: reported by the YAML reader with both lines
-        if key == "items" and text[i : i + 1] == "[":
-            listed = True
-            items: list[Any] = []
-            reading = _json_items(text, i, decoder, prune, max_depth, max_chars, lines)
-            while True:
-                try:
-                    item = next(reading)
-                except StopIteration as done:
-                    i = done.value
-                    break
-                if collect:
-                    items.append(item.data)
-                yield item
-            root[key] = items if collect else None
-        else:
-            value, end = decoder.raw_decode(text, i)
-            value = _plain(value)
-            if end - i > max_chars or not _depth_ok(value, max_depth - 1):
-                raise NeedsYamlPath
-            root[key] = value
-            i = end
-        i = _skip_ws(text, i)
-        sep = text[i : i + 1]
-        if sep == "}":
-            return root, i + 1, listed
-        if sep != ",":
-            raise _syntax("Expecting ',' delimiter", text, i)
-        i = _skip_ws(text, i + 1)
-
-
-def _json_decoder() -> json.JSONDecoder:
-    """Objects come out as tuples of (key, value) pairs: the C scanner builds those as fast as dicts, where a Python
-    hook per object (to notice duplicate keys) cost half as much again as the whole scan. Only what is kept is made
-    a dict (``_plain``, ``_kept_json``, ``_json_item``), checking its keys then."""
-    return json.JSONDecoder(object_pairs_hook=tuple, parse_float=_json_float, parse_constant=_json_constant)
-
-
-def _json_end(text: str, i: int) -> None:
-    """Only white space may follow the root value."""
-    i = _skip_ws(text, i)
-    if i != len(text):
-        raise _syntax("Extra data", text, i)
-
-
-def iter_json_list_items(
-    text: str,
-    *,
-    prune: Prune | None = None,
-    max_depth: int = 64,
-    max_item_chars: int = 8 * 1024 * 1024,
-    objects: bool = False,
-    positions: bool = True,
-) -> Iterator[ListItem]:
-    """Like :func:`iter_list_items` for a JSON text (``kubectl get ... -o json``), with the json module's scanner.
-
-    The root must be an object: the items of its ``items`` array, one at a time; with ``objects``, a root without
-    one is the single item (pruned by its kind). Raises NeedsYamlPath where the YAML reader must decide (see above;
-    ``syntax`` set when the text is not JSON): the caller then uses iter_list_items, skipping the items it has.
-    With ``positions=False`` the spans' line and column are 0, for a caller that needs them only for an item with
-    a problem (from ``start``): counting the lines of a whole dump is an eighth of reading it."""
-    decoder = _json_decoder()
-    lines = _Lines(text) if positions else _NoLines(text)
-    prune = prune or {}
-    try:
-        i = _skip_ws(text, 0)
-        if text[i : i + 1] != "{":
-            raise NeedsYamlPath
-        start = i
-        root, end, listed = yield from _json_object(
-            text, i, decoder, prune, max_depth, max_item_chars, lines, collect=False
-        )
-        _json_end(text, end)
-        if objects and not listed:
-            if end - start > max_item_chars or not _depth_ok(root, max_depth):
-                raise NeedsYamlPath
-            line, column = lines.at(start)
-            yield ListItem(0, Span(line, column, start, end), prune_item(root, prune), whole_document=True)
-    except json.JSONDecodeError as exc:
-        raise NeedsYamlPath(exc) from None
-    except (ValueError, IndexError, RecursionError):
-        raise NeedsYamlPath from None
-
-
-def read_json_document(
-    text: str, *, max_depth: int, max_document_chars: int, prune: Prune | None = None
-) -> StreamDocument:
-    """The one document of a JSON text; a root object's ``items`` array is read item by item and pruned.
-
-    Raises NeedsYamlPath whenever the YAML reader must decide (see above)."""
-    decoder = _json_decoder()
-    prune = prune or {}
-    i = _skip_ws(text, 0)
-    lines = _Lines(text)
-    try:
-        if text[i : i + 1] != "{" or '"items"' not in text:
-            data, end = decoder.raw_decode(text, i)
-            if end - i > max_document_chars:
-                raise NeedsYamlPath
-            data = _plain(data)
-            if not _depth_ok(data, max_depth):
-                raise NeedsYamlPath
-            _json_end(text, end)
-            line, column = lines.at(i)
-            return StreamDocument(0, Span(line, column, i, end), data)
-        root_start = i
-        root_line, root_column = lines.at(root_start)
-        spans: list[Span] = []
-        reading = _json_object(text, i, decoder, prune, max_depth, max_document_chars, lines, collect=True)
-        while True:
-            try:
-                spans.append(next(reading).span)
-            except StopIteration as done:
-                root, end, _ = done.value
-                break
-        _json_end(text, end)
-        return StreamDocument(0, Span(root_line, root_column, root_start, end), root, tuple(spans) if spans else None)
-    except json.JSONDecodeError as exc:
-        raise NeedsYamlPath(exc) from None
-    except (ValueError, IndexError, RecursionError):
-        raise NeedsYamlPath from None
