@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from renderer.reporters import Report
@@ -151,16 +151,26 @@ def paths_of(args: argparse.Namespace) -> list[Path]:
     return list(paths) or [Path("policies")]
 
 
-def load(args: argparse.Namespace) -> LoadResult:
-    from renderer.pipeline import load as _load
-
-    return _load(paths_of(args), max_file_bytes=args.max_file_size)
-
-
-def emit(report: Report, fmt: str) -> None:
-    """Findings in ``fmt`` on stdout, then the summary line on stderr."""
+def emit(report: Report, fmt: str, out: TextIO | None = None) -> None:
+    """Findings in ``fmt`` on stdout (or ``out``), then the summary line on stderr."""
     from renderer import reporters
-    from renderer.reporters.text import summary
+    from renderer.reporters.findings.text import summary
 
-    reporters.get(fmt)(report, sys.stdout)
+    reporters.get("findings", fmt)(report, out or sys.stdout)
     note(summary(report))
+
+
+def emit_load(result: LoadResult, command: str, fmt: str = "text", out: TextIO | None = None) -> None:
+    """The findings of a load (positions resolved), reported as ``command``'s."""
+    from renderer.reporters import Report
+
+    report = Report(command, result.findings, files=len(result.files), objects=result.policies.object_count())
+    emit(report, fmt, out)
+
+
+def write(report: str, fmt: str, result: object) -> None:
+    """``result`` in format ``fmt`` of ``report`` on stdout (``renderer.reporters``), flushed."""
+    from renderer import reporters
+
+    reporters.get(report, fmt)(result, sys.stdout)
+    sys.stdout.flush()

@@ -97,8 +97,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from renderer.commands import lint, render, validate
     from renderer.commands._common import invoke
-    from renderer.delivery.hooks import all_roots, roots_for
     from renderer.escaping import plain
+    from renderer.integrations.hooks import all_roots, roots_for
     from renderer.loading.files import display_path, is_stdin
 
     top = Path.cwd()

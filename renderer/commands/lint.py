@@ -27,7 +27,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=reporters.names(),
+        choices=reporters.names("findings"),
         default="text",
         help="text (default), json, sarif (SARIF 2.1.0 for code scanning) or github (workflow annotations)",
     )
@@ -50,8 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
         return error("--base reads the policy repo from a git revision; stdin (-) has none, give the policy directory")
     done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base)
-    policies = done.load.policies
-    report = Report("lint", done.findings, files=len(done.load.files), objects=policies.object_count())
+    report = Report("lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count())
     emit(report, args.output)
     if not done.valid:
         return 2

@@ -33,9 +33,7 @@ def run_rules(
 
     ``base_model``/``base_ref``: the policy repo at ``--base`` and the revision as the user wrote it."""
     rules = all_rules()
-    ctx = LintContext(load=load, model=model, base_model=base_model, known_codes=frozenset(rules))
-    if base_ref is not None:
-        ctx.extra["base_ref"] = base_ref
+    ctx = LintContext(load=load, model=model, base_model=base_model, known_codes=frozenset(rules), base_ref=base_ref)
     settings = load.policies.settings
     enabled: dict[str, Rule] = {}
     skipped: set[str] = set()
@@ -49,7 +47,7 @@ def run_rules(
 
     index = build_index(load.policies, suppressible_codes(rules))
     ctx.suppressions = index
-    ctx.extra["skipped_rules"] = skipped
+    ctx.skipped_rules = frozenset(skipped)
 
     findings = CappedFindings()  # at most MAX_PER_RULE_AND_FILE of one rule per file: memory bounded by what is shown
     for rule in enabled.values():

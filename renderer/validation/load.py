@@ -6,14 +6,18 @@ starts from. It lives here, below those stages, so none of them imports the pipe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from renderer.findings import Finding
 from renderer.loading.documents import Bounds, Source, read
 from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, is_stdin, policy_root, settings_file
 from renderer.loading.positions import PositionResolver
 from renderer.validation.validate import PolicySet, Validator
+
+if TYPE_CHECKING:
+    from renderer.loading.git import MirroredRevision, Revision
 
 __all__ = ["LoadResult", "load"]
 
@@ -25,7 +29,14 @@ class LoadResult:
     files: list[PolicyFile]
     resolver: PositionResolver
     settings_path: Path | None = None
-    extra: dict[str, object] = field(default_factory=dict)
+    #: Loaded from git objects (``renderer.validation.revision``): the mirror the files were read from, kept alive
+    #: as long as this result; None for the work tree.
+    mirrored: MirroredRevision | None = None
+
+    @property
+    def revision(self) -> Revision | None:
+        """The git revision loaded (None: the work tree)."""
+        return self.mirrored.revision if self.mirrored is not None else None
 
     @property
     def ok(self) -> bool:

@@ -28,7 +28,7 @@ from renderer.loading.documents import parse_text
 from renderer.pipeline import load
 from renderer.quantity import Quantity, QuantityError
 from renderer.render import engine
-from renderer.reporters.text import format_finding
+from renderer.reporters.findings.text import format_finding
 
 pytestmark = pytest.mark.slow
 

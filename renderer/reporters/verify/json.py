@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from renderer.verify.formats import fmt
 from renderer.verify.result import VerifyResult
 
 
-@fmt("json")
-def write_json(result: VerifyResult, out: TextIO) -> None:
-    json.dump(result.as_json(), out, indent=2)
-    out.write("\n")
+def write(result: VerifyResult, out: TextIO) -> None:
+    # One write of the whole text: json.dump writes every token separately.
+    out.write(json.dumps(result.as_json(), indent=2) + "\n")

@@ -1,4 +1,4 @@
-"""JSON Schemas (2020-12) generated from the pydantic models; committed under ``schemas/``."""
+"""JSON Schemas (2020-12) generated from the pydantic schema models; committed under ``schemas/``."""
 
 from __future__ import annotations
 
@@ -27,24 +27,14 @@ def schema_models() -> dict[str, type[BaseModel]]:
     }
 
 
-def extra_schemas() -> dict[str, dict[str, Any]]:
-    """Hand-written schemas that have no pydantic model (e.g. rendered KubeletConfiguration), by file name."""
-    out: dict[str, dict[str, Any]] = {}
-    try:
-        from renderer.render.schemas import rendered_schemas
-    except ImportError:
-        return out
-    out.update(rendered_schemas())
-    return out
-
-
-def generate() -> dict[str, str]:
-    """File name → byte-stable JSON text."""
+def generate(extra: dict[str, dict[str, Any]] | None = None) -> dict[str, str]:
+    """File name → byte-stable JSON text: every policy kind's schema, plus ``extra`` (hand-written schemas without a
+    pydantic model, e.g. the rendered KubeletConfiguration's, handed in by the composer)."""
     files: dict[str, str] = {}
     for filename, model in schema_models().items():
         schema = model.model_json_schema(mode="validation")
         doc = {"$schema": DIALECT, **schema}
         files[filename] = json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    for filename, schema in extra_schemas().items():
+    for filename, schema in (extra or {}).items():
         files[filename] = json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     return files

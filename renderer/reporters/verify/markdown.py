@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from renderer.escaping import markdown, markdown_code
-from renderer.verify.formats import fmt
-from renderer.verify.formats.text import pod_line
+from renderer.reporters.verify.text import pod_line
 from renderer.verify.result import VerifyResult
 
 
@@ -14,8 +13,7 @@ def _cell(text: str) -> str:
     return markdown(text)  # control characters, HTML, links, pipes: renderer.escaping
 
 
-@fmt("markdown")
-def write_markdown(result: VerifyResult, out: TextIO) -> None:
+def write(result: VerifyResult, out: TextIO) -> None:
     drift = result.drift
     lines = ["## Nodes against the policy repo", ""]
     total = len(result.nodes)

@@ -11,7 +11,7 @@ from typing import TextIO
 
 from renderer.escaping import plain
 from renderer.findings import Finding
-from renderer.reporters.report import Report, reporter
+from renderer.reporters.findings import Report
 from renderer.terminal import colour_enabled
 
 _RESET = "\033[0m"
@@ -57,8 +57,7 @@ def summary(report: Report) -> str:
     return f"{report.command}: {scope}: {', '.join(parts)}"
 
 
-@reporter("text")
-def write_text(report: Report, out: TextIO) -> None:
+def write(report: Report, out: TextIO) -> None:
     colour = use_colour(out)
     previous: str | None = None
     for f in report.findings:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from renderer.verify.formats import fmt
-from renderer.verify.formats._common import clean, ordered, quantities
+from renderer.reporters.verify._common import clean, ordered, quantities
 from renderer.verify.result import NodeCheck, PodFit, VerifyResult
 
 
@@ -43,8 +42,7 @@ def pod_line(p: PodFit) -> str:
     return line
 
 
-@fmt("text")
-def write_text(result: VerifyResult, out: TextIO) -> None:
+def write(result: VerifyResult, out: TextIO) -> None:
     for n in result.nodes if result.show_all else result.drift:
         out.write("\n".join(node_lines(n)) + "\n")
     pods = result.pods if result.show_all else result.not_fitting

@@ -18,10 +18,10 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from importlib import resources
-from typing import Any
+from typing import Any, TextIO
 
 from renderer import __version__
-from renderer.capacity.explain import cores, human, pool_rows, rule_text, sources, totals_rows, under_commits
+from renderer.capacity.explain import Explained, cores, human, pool_rows, rule_text, sources, totals_rows, under_commits
 from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
 from renderer.quantity import Quantity
 
@@ -212,7 +212,7 @@ def html(model: CapacityModel, pools: list[PoolCapacity]) -> str:
 
     env = Environment(autoescape=True, undefined=StrictUndefined, finalize=_visible, keep_trailing_newline=True)
     template = env.from_string(
-        (resources.files("renderer.capacity") / "templates" / "explain.html.j2").read_text(encoding="utf-8")
+        (resources.files("renderer.reporters.explain") / "templates" / "explain.html.j2").read_text(encoding="utf-8")
     )
     rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
     return template.render(
@@ -227,3 +227,7 @@ def html(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         left=LEFT,
         under_commit=f"reserved slices {rule} (commit.underCommitScalesReserved)" if under_commits(pools) else None,
     )
+
+
+def write(explained: Explained, out: TextIO) -> None:
+    out.write(html(explained.model, explained.pools))

@@ -1,5 +1,5 @@
 """Capacity impact of a change: two capacity models (base and head) compared pool by pool, and lint findings
-compared by code, object and message. Pure data; ``renderer.delivery.diff_format`` turns it into text.
+compared by code, object and message. Pure data; ``renderer.reporters.diff`` writes it.
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from renderer.reporters.github import escape_data, escape_property
-from renderer.verify.formats import fmt
-from renderer.verify.formats._common import clean
-from renderer.verify.formats.text import pod_line, write_text
+from renderer.reporters.findings.github import escape_data, escape_property
+from renderer.reporters.verify._common import clean
+from renderer.reporters.verify.text import pod_line
+from renderer.reporters.verify.text import write as write_text
 from renderer.verify.result import NodeCheck, VerifyResult
 
 
@@ -22,8 +22,7 @@ def _props(n: NodeCheck, title: str) -> str:
     return ",".join(props)
 
 
-@fmt("github")
-def write_github(result: VerifyResult, out: TextIO) -> None:
+def write(result: VerifyResult, out: TextIO) -> None:
     by_name = {n.name: n for n in result.nodes}
     for n in result.drift:
         checks = [n.check.differences, n.raw.differences if n.raw is not None else []]

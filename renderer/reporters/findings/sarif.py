@@ -20,8 +20,8 @@ from renderer import __version__
 from renderer.escaping import plain
 from renderer.findings import Finding
 from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_regular
-from renderer.reporters._paths import relative_to_root, repo_root
-from renderer.reporters.report import Report, reporter
+from renderer.reporters.findings import Report
+from renderer.reporters.findings._paths import relative_to_root, repo_root
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -133,8 +133,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
     }
 
 
-@reporter("sarif")
-def write_sarif(report: Report, out: TextIO) -> None:
+def write(report: Report, out: TextIO) -> None:
     # Non-ASCII as itself where the stream takes UTF-8, else as JSON escapes (never an encoding error, same data);
     # control characters JSON lets through raw (DEL, C1, line separators) as escapes too.
     utf8 = (getattr(out, "encoding", None) or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")

@@ -13,8 +13,8 @@ from typing import TextIO
 
 from renderer.escaping import workflow_data, workflow_property
 from renderer.findings import Finding
-from renderer.reporters._paths import relative_to_root, repo_root
-from renderer.reporters.report import Report, reporter
+from renderer.reporters.findings import Report
+from renderer.reporters.findings._paths import relative_to_root, repo_root
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -37,8 +37,7 @@ def annotation(f: Finding, file: str) -> str:
     return f"::{COMMAND[f.severity]} {','.join(props)}::{escape_data(message)}"
 
 
-@reporter("github")
-def write_github(report: Report, out: TextIO) -> None:
+def write(report: Report, out: TextIO) -> None:
     root = repo_root([f.path for f in report.findings])
     for f in report.findings:
         out.write(annotation(f, relative_to_root(f.path, root)) + "\n")
