@@ -65,14 +65,6 @@ class Finding:
         return out
 
 
-def worst_exit(findings: list[Finding], *, error_exit: int = 1, strict: bool = False) -> int:
-    """0 when nothing at error level (or warning with strict), else error_exit."""
-    for f in findings:
-        if f.severity == "error" or (strict and f.severity == "warning"):
-            return error_exit
-    return 0
-
-
 #: At most this many findings of one rule in one file are kept; the others are counted, and one more finding of the
 #: same rule says how many were left out (a 570,000-Node List of one duplicated name is 1,001 findings, not 569,999).
 MAX_PER_RULE_AND_FILE = 1000

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands._common import add_paths, error, paths_of, write
+from renderer.commands.common import add_paths, error, paths_of, write
 
 NAME = "diff"
 ORDER = 35

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands._common import add_paths, emit_load, error, paths_of, write
+from renderer.commands.common import add_paths, emit_load, error, paths_of, write
 
 NAME = "explain"
 ORDER = 30

@@ -38,7 +38,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
 
     return error(message)
 
@@ -99,7 +99,7 @@ def _render(root: Path, policy_dir: str) -> int:
     import os
 
     from renderer.commands import render
-    from renderer.commands._common import invoke
+    from renderer.commands.common import invoke
 
     old = os.getcwd()
     os.chdir(root)

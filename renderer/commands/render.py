@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from renderer.commands._common import add_paths, emit, error, note, paths_of
+from renderer.commands.common import add_paths, emit, error, note, paths_of
 
 if TYPE_CHECKING:
     from renderer.findings import Finding

@@ -25,7 +25,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
 
     return error(message)
 

@@ -30,7 +30,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
     from renderer.pipeline import schemas as generate
     from renderer.render.output import OutputError, Tree, write_files
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands._common import add_paths, emit_load, paths_of
+from renderer.commands.common import add_paths, emit_load, paths_of
 
 NAME = "validate"
 ORDER = 10

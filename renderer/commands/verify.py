@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from renderer.commands._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_paths, emit_load, paths_of, write
+from renderer.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_paths, emit_load, paths_of, write
 
 if TYPE_CHECKING:
     from renderer.verify.result import VerifyResult

@@ -103,8 +103,10 @@ def test_older_revisions_by_name_and_positions_come_from_the_revision(tmp_path: 
     findings = broken.finish(broken.findings)
     assert [(f.code, f.path, f.line) for f in findings] == [("AL004", "policies/pools.yaml", 13)]
     assert "count" in findings[0].message
-    # The resolver reads the revision's text, not the work tree's.
-    assert broken.resolver.source_line("policies/pools.yaml", 13) == "  count: many"
+    # The resolver reads the revision's text (its mirror), not the work tree's.
+    (read,) = [f.abspath for f in broken.files if f.display == "policies/pools.yaml"]
+    assert broken.mirrored is not None and broken.mirrored.checkout.path in read.parents
+    assert read.read_text(encoding="utf-8").splitlines()[12] == "  count: many"
 
 
 def test_path_missing_at_the_revision_is_an_empty_policy_set(tmp_path: Path) -> None:

@@ -29,7 +29,9 @@ def _findings() -> Any:
     from renderer.pipeline import lint
 
     done = lint([Path("policies")])
-    return reporters.Report("lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count())
+    return reporters.Report(
+        "lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count()
+    )
 
 
 def _explained() -> Any:
