@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
+from sys import intern
 from typing import Any
 
 import yaml
@@ -58,6 +59,8 @@ __all__ = [
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+#: String values up to this long are shared between documents (``EventReader._shared``).
+_SHARED_CHARS = 64
 _NOT_HERE = frozenset(("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"))
 
 
@@ -152,6 +155,8 @@ class EventReader:
         self._end: Any = None  # end mark of the last collection read
         self.listed = False  # whether the last root read had an ``items`` sequence
         self._next_index = 0  # the index after the last List item read
+        #: Short string values seen so far, each kept once (the records built from the documents share them).
+        self._shared: dict[str, str] = {}
 
     def dispose(self) -> None:
         self.loader.dispose()
@@ -202,6 +207,8 @@ class EventReader:
             if deep:
                 raise NestedTooDeep(kev.start_mark, self.max_depth)
             key = self._scalar(kev) if kcls is ScalarEvent else self._value(kev, depth + 1)
+            if key.__class__ is str:
+                key = intern(key)  # label keys and field names repeat in every document: one string each
             try:
                 seen = key in out
             except TypeError:  # an unhashable key ([a] or {a: 1}): PyYAML reports it with its mark
@@ -222,11 +229,16 @@ class EventReader:
         self._too_large(ev.start_mark)
         if cls is MappingStartEvent:
             out: dict[Any, Any] = {}
+            shared = self._shared.setdefault
             for key, kev, vev in self._entries(depth, out):
                 if vev.__class__ is ScalarEvent:
-                    value = out[key] = self._scalar(vev)
-                    if isinstance(value, str) and len(value) > 4096:
-                        self._too_large(vev.end_mark, vev.start_mark)
+                    value = self._scalar(vev)
+                    if value.__class__ is str:
+                        if len(value) <= _SHARED_CHARS:  # zones, OS names, label values: one string each
+                            value = shared(value, value)
+                        elif len(value) > 4096:
+                            self._too_large(vev.end_mark, vev.start_mark)
+                    out[key] = value
                 else:
                     out[key] = self._value(vev, depth + 1)
                 if not len(out) & 1023:

@@ -1,17 +1,16 @@
-"""``allocatable diff -o json``: the documented shape (docs/diff.md), written once."""
+"""``allocatable diff -o json``: the documented shape (docs/diff.md), in large pieces."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, TextIO
 
 from renderer.capacity.diff import DiffResult
 from renderer.reporters.diff._common import headline
+from renderer.reporters.jsonout import write_json
 
 
 def write(result: DiffResult, out: TextIO) -> None:
-    # One write of the whole text: json.dump writes every token separately.
-    out.write(json.dumps(as_json(result), indent=2) + "\n")
+    write_json(as_json(result), out)
 
 
 def as_json(d: DiffResult) -> dict[str, Any]:

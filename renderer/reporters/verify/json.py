@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TextIO
 
+from renderer.reporters.jsonout import write_json
 from renderer.verify.result import VerifyResult
 
 
 def write(result: VerifyResult, out: TextIO) -> None:
-    # One write of the whole text: json.dump writes every token separately.
-    out.write(json.dumps(result.as_json(), indent=2) + "\n")
+    write_json(result.as_json(), out)
