@@ -107,7 +107,6 @@ class _Side:
         return None if position is None else self.scheduler.state.nodes[position].pool
 
 
-
 def _diagnose(scheduler: Scheduler, pod: SimPod) -> Diagnosis:
     """Why no node takes ``pod`` now: the scheduler's per-reason node counts. Cost: O(nodes)."""
     state = scheduler.state
