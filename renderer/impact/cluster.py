@@ -27,6 +27,7 @@ from renderer.impact.affinity import NodeAffinity
 from renderer.impact.nodes import SimNode
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import HostPort
+from renderer.impact.resources import CPU, MEMORY
 from renderer.impact.taints import Taint, Toleration, first_untolerated, tolerates_unschedulable
 
 __all__ = ["ClusterState", "Eligibility", "Rejection", "scheduler_order"]
@@ -64,6 +65,11 @@ class ClusterState:
     nodes: list[SimNode]
     allocatable: list[dict[str, int]]
     used: list[dict[str, int]] = field(default_factory=list)
+    # cpu and memory of allocatable and of the pods' requests again, as flat lists for the scoring loop.
+    alloc_cpu: list[int] = field(default_factory=list)
+    alloc_mem: list[int] = field(default_factory=list)
+    used_cpu: list[int] = field(default_factory=list)
+    used_mem: list[int] = field(default_factory=list)
     score_cpu: list[int] = field(default_factory=list)
     score_memory: list[int] = field(default_factory=list)
     count: list[int] = field(default_factory=list)
@@ -85,6 +91,10 @@ class ClusterState:
             nodes=ordered,
             allocatable=alloc,
             used=[{} for _ in range(n)],
+            alloc_cpu=[a.get(CPU, 0) for a in alloc],
+            alloc_mem=[a.get(MEMORY, 0) for a in alloc],
+            used_cpu=[0] * n,
+            used_mem=[0] * n,
             score_cpu=[0] * n,
             score_memory=[0] * n,
             count=[0] * n,
@@ -104,6 +114,9 @@ class ClusterState:
         used = self.used[i]
         for name, amount in pod.requests.items():
             used[name] = used.get(name, 0) + amount
+        requests = pod.requests
+        self.used_cpu[i] += requests.get(CPU, 0)
+        self.used_mem[i] += requests.get(MEMORY, 0)
         self.score_cpu[i] += pod.score_cpu
         self.score_memory[i] += pod.score_memory
         self.count[i] += 1
@@ -111,17 +124,23 @@ class ClusterState:
             self.ports[i].update(pod.host_ports)
         self.pods[i].append(pod)
 
-    def unbind(self, pod: SimPod, i: int) -> None:
+    def unbind(self, pod: SimPod, i: int, fresh: bool = True) -> None:
+        """Take ``pod`` off node ``i``; ``fresh=False`` when the caller keeps cached answers right itself (a
+        scheduler trial, or a node that is gone)."""
         used = self.used[i]
         for name, amount in pod.requests.items():
             used[name] -= amount
+        requests = pod.requests
+        self.used_cpu[i] -= requests.get(CPU, 0)
+        self.used_mem[i] -= requests.get(MEMORY, 0)
         self.score_cpu[i] -= pod.score_cpu
         self.score_memory[i] -= pod.score_memory
         self.count[i] -= 1
         if pod.host_ports:
             self.ports[i].difference_update(pod.host_ports)
         self.pods[i].remove(pod)
-        self.epoch += 1
+        if fresh:
+            self.epoch += 1
 
     def remove_node(self, i: int) -> None:
         """Take node ``i`` out (scale-down): no pod is placed there any more."""
@@ -129,11 +148,12 @@ class ClusterState:
             self.removed[i] = 1
             self.removed_count += 1
 
-    def restore_node(self, i: int) -> None:
+    def restore_node(self, i: int, fresh: bool = True) -> None:
         if self.removed[i]:
             self.removed[i] = 0
             self.removed_count -= 1
-            self.epoch += 1
+            if fresh:
+                self.epoch += 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from renderer.impact.affinity import ANY_NODE, NodeAffinity, parse_node_affinity
 from renderer.impact.ports import HostPort, host_ports
@@ -46,6 +46,7 @@ __all__ = [
 #: schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what scoring counts for a container without a request.
 DEFAULT_CPU_REQUEST_MILLI: Final = 100
 DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
+_T = TypeVar("_T")
 _NON_MISSING: Final = {CPU: Quantity.parse("100m"), MEMORY: Quantity.parse("200Mi")}
 SYSTEM_CRITICAL_PRIORITY: Final = 2_000_000_000  # scheduling.SystemCriticalPriority
 MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
@@ -104,8 +105,8 @@ IMPACT_POD_KEEP: Final[KeepSpec] = {
 
 @dataclass(eq=False, slots=True)
 class SimPod:
-    """One pod. ``requests`` holds its non-zero requests in the scheduler's integers (``resources.py``);
-    ``score_cpu``/``score_memory`` what scoring counts."""
+    """One pod. ``requests`` holds its non-zero requests in the scheduler's integers (``resources.py``), a dict
+    shared by pods with the same requests (never change it); ``score_cpu``/``score_memory`` what scoring counts."""
 
     namespace: str
     name: str
@@ -161,6 +162,40 @@ class SimPod:
         if self.daemonset:
             return daemonset_tolerations(self.tolerations, self.host_network)
         return self.tolerations
+
+
+_SHARED: dict[object, object] = {}
+_SHARED_LIMIT: Final = 65536
+
+
+def _shared(value: _T) -> _T:
+    """One instance per distinct value: pods of one controller share their selectors, tolerations and strings, so
+    200,000 pods keep a few thousand of each, not 200,000 (bounded: the table is dropped when it grows past
+    65,536 entries)."""
+    try:
+        got = _SHARED.get(value)
+    except TypeError:
+        return value
+    if got is None:
+        if len(_SHARED) >= _SHARED_LIMIT:
+            _SHARED.clear()
+        _SHARED[value] = value
+        return value
+    return got  # type: ignore[return-value]
+
+
+_REQUESTS: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
+
+
+def _shared_requests(requests: dict[str, int]) -> dict[str, int]:
+    """One (read-only) dict per distinct request vector, like :func:`_shared`."""
+    key = tuple(requests.items())
+    got = _REQUESTS.get(key)
+    if got is None:
+        if len(_REQUESTS) >= _SHARED_LIMIT:
+            _REQUESTS.clear()
+        _REQUESTS[key] = got = requests
+    return got
 
 
 def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:
@@ -246,23 +281,23 @@ def pod_from_object(data: Mapping[str, Any]) -> SimPod:
     priority = spec.get("priority")
     node = spec.get("nodeName")
     return SimPod(
-        namespace=str(meta.get("namespace") or ""),
+        namespace=_shared(str(meta.get("namespace") or "")),
         name=str(meta.get("name") or ""),
-        node=str(node) if node else None,
-        phase=str(status.get("phase") or ""),
-        requests=requests,
+        node=_shared(str(node)) if node else None,
+        phase=_shared(str(status.get("phase") or "")),
+        requests=_shared_requests(requests),
         score_cpu=scoring.get(CPU, 0),
         score_memory=scoring.get(MEMORY, 0),
-        affinity=parse_node_affinity(spec),
-        tolerations=parse_tolerations(spec.get("tolerations")),
-        host_ports=host_ports(spec.get("containers")),
+        affinity=_shared(parse_node_affinity(spec)),
+        tolerations=_shared(parse_tolerations(spec.get("tolerations"))),
+        host_ports=_shared(host_ports(spec.get("containers"))),
         priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
-        created=str(meta.get("creationTimestamp") or ""),
-        owner_kind=owner_kind,
-        owner_name=owner_name,
+        created=_shared(str(meta.get("creationTimestamp") or "")),
+        owner_kind=_shared(owner_kind),
+        owner_name=_shared(owner_name),
         mirror=MIRROR_ANNOTATION in annotations,
         host_network=spec.get("hostNetwork") is True,
         safe_to_evict=_safe_to_evict(annotations),
         local_storage=_local_storage(spec),
-        not_simulated=_not_simulated(spec),
+        not_simulated=_shared(_not_simulated(spec)),
     )

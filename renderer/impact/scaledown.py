@@ -14,8 +14,11 @@ read here), a pod with local storage (emptyDir, hostPath). A node annotated
 Candidates are tried least utilized first (the autoscaler's own order depends on its processors and history); each
 removal is committed before the next candidate is tried, so later candidates see the pods earlier ones moved.
 
-Cost: O(candidates × pods to move × nodes examined per first-fit search); a rejected candidate frees the room it
-took, which resets the scheduler's cached "cannot fit" lists.
+Each candidate is a scheduler trial: room only shrinks between trials, so the scheduler's "too full for this shape"
+marks stay true, except those a rejected trial made on the nodes it touched, which are undone with it.
+
+Cost: O(candidates × pods to move) first-fit searches; a search skips the nodes its pod's shape already found too
+full, so a shape that fits nowhere walks the cluster once, not once per candidate.
 """
 
 from __future__ import annotations
@@ -122,22 +125,25 @@ def scale_down(scheduler: Scheduler, options: ScaleDownOptions | None = None) ->
         if reason is not None:
             _note(result, reason)
             continue
+        scheduler.begin_trial(i)
         state.remove_node(i)
         moved: list[tuple[SimPod, int]] = []
         for pod in movers:
             target = scheduler.first_fit(pod, exclude=i)
             if target is None:
                 break
-            state.bind(pod, target)
+            scheduler.trial_bind(pod, target)
             moved.append((pod, target))
         if len(moved) < len(movers):
             for pod, target in moved:
-                state.unbind(pod, target)
-            state.restore_node(i)
+                state.unbind(pod, target, fresh=False)
+            state.restore_node(i, fresh=False)
+            scheduler.end_trial(keep=False)
             _note(result, "its pods do not fit on other nodes")
             continue
+        scheduler.end_trial(keep=True)
         for pod in list(state.pods[i]):
-            state.unbind(pod, i)
+            state.unbind(pod, i, fresh=False)  # the node is gone: its room no longer matters
         result.removed.append(node.name)
         result.removed_by_pool[node.pool] = result.removed_by_pool.get(node.pool, 0) + 1
         pool_size[node.pool] -= 1

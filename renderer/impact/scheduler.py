@@ -34,13 +34,7 @@ from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import conflicts
 from renderer.impact.resources import CPU, MEMORY
-from renderer.impact.scoring import (
-    PLUGIN_WEIGHTS,
-    balanced_allocation,
-    fraction,
-    least_allocated,
-    num_feasible_nodes_to_find,
-)
+from renderer.impact.scoring import PLUGIN_WEIGHTS, num_feasible_nodes_to_find
 from renderer.impact.taints import prefer_no_schedule_count
 
 __all__ = ["Scheduler", "Shape"]
@@ -66,18 +60,30 @@ def _shape_key(pod: SimPod) -> tuple[object, ...]:
 
 
 class Scheduler:
-    """The default scheduler's filter/score cycle over a cluster state (see the module docstring)."""
+    """The default scheduler's filter/score cycle over a cluster state (see the module docstring).
+
+    ``prune=False`` turns the per-shape dropping of full nodes off (every search walks all eligible nodes): the
+    reference the tests hold the pruned engine to."""
 
     def __init__(
-        self, state: ClusterState, fit_args: FitArgs = DEFAULT_ARGS, percentage_of_nodes_to_score: int = 0
+        self,
+        state: ClusterState,
+        fit_args: FitArgs = DEFAULT_ARGS,
+        percentage_of_nodes_to_score: int = 0,
+        prune: bool = True,
     ) -> None:
         self.state = state
         self.fit_args = fit_args
         self.percentage = percentage_of_nodes_to_score
+        self.prune = prune
         self.eligibility = Eligibility(state.nodes)
         self._shapes: dict[tuple[object, ...], Shape] = {}
         self._next_start = 0
         self._prefer_counts: dict[tuple[object, ...], int] = {}
+        # A trial (scale-down tries to empty a node and may undo it): nodes whose room the trial changed, and the
+        # "too full" marks made on them, undone if the trial is.
+        self._trial: list[tuple[set[int], int]] | None = None
+        self._trial_nodes: set[int] = set()
         self.examined = 0
         self.scored = 0
 
@@ -109,98 +115,109 @@ class Scheduler:
         """Nodes the static filters allow for ``pod``."""
         return self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations())
 
-    # -- one cycle -----------------------------------------------------------------------------------------------
-
-    def find(self, pod: SimPod) -> list[int]:
-        """The feasible nodes one scheduling cycle collects for ``pod`` (at most numFeasibleNodesToFind), advancing
-        the start of the next search as the scheduler does."""
+    def _scan(self, pod: SimPod, want: int, exclude: int = -1) -> tuple[list[int], int]:
+        """Walk the nodes ``pod`` may use from the rotating start until ``want`` feasible ones are found:
+        (found, the node the walk stopped at or -1 when it went all the way round)."""
         shape = self._shape(pod)
         alive = shape.alive
         n = len(alive)
-        if n == 0:
-            return []
-        total = len(self.state)
-        want = num_feasible_nodes_to_find(total - self.state.removed_count, self.percentage)
-        start = bisect_left(alive, self._next_start)
         found: list[int] = []
+        if n == 0:
+            return found, -1
         stale = shape.stale
-        last = -1
-        k = 0
-        while k < n:
+        trial, trial_nodes = self._trial, self._trial_nodes
+        prune = self.prune
+        start = bisect_left(alive, self._next_start)
+        for k in range(n):
             i = alive[(start + k) % n]
-            k += 1
-            if i in stale:
+            if i == exclude or i in stale:
                 continue
             self.examined += 1
             if self.feasible(pod, i):
                 found.append(i)
                 if len(found) >= want:
-                    last = i
-                    break
-            else:
+                    return found, i
+            elif prune:
                 stale.add(i)
-        if last >= 0:
-            self._next_start = (last + 1) % total
-        if len(stale) > 8 and len(stale) * 4 > n:
+                if trial is not None and i in trial_nodes:
+                    trial.append((stale, i))
+        if trial is None and len(stale) > 8 and len(stale) * 4 > n:
             shape.alive = [i for i in alive if i not in stale]
             stale.clear()
+        return found, -1
+
+    # -- one cycle -----------------------------------------------------------------------------------------------
+
+    def find(self, pod: SimPod) -> list[int]:
+        """The feasible nodes one scheduling cycle collects for ``pod`` (at most numFeasibleNodesToFind), advancing
+        the start of the next search as the scheduler does."""
+        want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
+        found, last = self._scan(pod, want)
+        if last >= 0:
+            self._next_start = (last + 1) % len(self.state)
         return found
+
+    def totals(self, pod: SimPod, candidates: list[int]) -> list[int]:
+        """The weighted score total of each candidate: TaintToleration and NodeAffinity normalised over the
+        candidates, NodeResourcesFit (LeastAllocated on cpu and memory) and BalancedAllocation per node. The
+        arithmetic is ``scoring.py``'s, inlined (this is the hot loop of placement)."""
+        st = self.state
+        nodes = st.nodes
+        n = len(candidates)
+        tolerations = pod.scheduling_tolerations()
+        counts = self._prefer_counts
+        taint_raw = [0] * n
+        for k, i in enumerate(candidates):
+            taints = nodes[i].taints
+            if taints:
+                key = (tolerations, taints)
+                count = counts.get(key)
+                if count is None:
+                    count = counts[key] = prefer_no_schedule_count(taints, tolerations)
+                taint_raw[k] = count
+        taint_max = max(taint_raw)
+        affinity = pod.affinity
+        pref_raw = [0] * n
+        if affinity.preferred:
+            pref_raw = [preferred_score(affinity, nodes[i].labels, nodes[i].name) for i in candidates]
+        pref_max = max(pref_raw)
+        pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
+        real_cpu, real_mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
+        alloc_cpu, alloc_mem, used_cpu, used_mem = st.alloc_cpu, st.alloc_mem, st.used_cpu, st.used_mem
+        score_cpu, score_mem = st.score_cpu, st.score_memory
+        out = []
+        for k, i in enumerate(candidates):
+            a_cpu, a_mem = alloc_cpu[i], alloc_mem[i]
+            # NodeResourcesFit, LeastAllocated (resources with allocatable 0 are skipped).
+            parts = weights = 0
+            f: list[float] = []
+            if a_cpu:
+                r = score_cpu[i] + pod_cpu
+                parts += 0 if r > a_cpu else (a_cpu - r) * 100 // a_cpu
+                weights += 1
+                x = (used_cpu[i] + real_cpu) / a_cpu
+                f.append(1.0 if x > 1 else x)
+            if a_mem:
+                r = score_mem[i] + pod_mem
+                parts += 0 if r > a_mem else (a_mem - r) * 100 // a_mem
+                weights += 1
+                x = (used_mem[i] + real_mem) / a_mem
+                f.append(1.0 if x > 1 else x)
+            fit_score = parts // weights if weights else 0
+            # BalancedAllocation on the actual requests.
+            balanced = int((1 - abs((f[0] - f[1]) / 2)) * 100) if len(f) == 2 else 100
+            taint_score = 100 if taint_max == 0 else 100 - taint_raw[k] * 100 // taint_max
+            pref_score = 0 if pref_max == 0 else pref_raw[k] * 100 // pref_max
+            out.append(_W_TAINT * taint_score + _W_AFFINITY * pref_score + _W_FIT * fit_score + _W_BALANCED * balanced)
+        self.scored += n
+        return out
 
     def score(self, pod: SimPod, candidates: list[int]) -> int:
         """The candidate the default score plugins rank highest (the first of equals)."""
         if len(candidates) == 1:
             return candidates[0]
-        st = self.state
-        nodes = st.nodes
-        tolerations = pod.scheduling_tolerations()
-        counts = self._prefer_counts
-        taint_raw = []
-        for i in candidates:
-            taints = nodes[i].taints
-            if not taints:
-                taint_raw.append(0)
-                continue
-            key = (tolerations, taints)
-            count = counts.get(key)
-            if count is None:
-                count = counts[key] = prefer_no_schedule_count(taints, tolerations)
-            taint_raw.append(count)
-        taint_max = max(taint_raw)
-        affinity = pod.affinity
-        if affinity.preferred:
-            pref_raw = [preferred_score(affinity, nodes[i].labels, nodes[i].name) for i in candidates]
-        else:
-            pref_raw = [0] * len(candidates)
-        pref_max = max(pref_raw)
-        pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
-        real_cpu, real_mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
-        best = -1
-        best_total = -1
-        for k, i in enumerate(candidates):
-            alloc = st.allocatable[i]
-            a_cpu, a_mem = alloc.get(CPU, 0), alloc.get(MEMORY, 0)
-            parts = weights = 0
-            if a_cpu:
-                parts += least_allocated(st.score_cpu[i] + pod_cpu, a_cpu)
-                weights += 1
-            if a_mem:
-                parts += least_allocated(st.score_memory[i] + pod_mem, a_mem)
-                weights += 1
-            fit_score = parts // weights if weights else 0
-            used = st.used[i]
-            fractions = []
-            if a_cpu:
-                fractions.append(fraction(used.get(CPU, 0) + real_cpu, a_cpu))
-            if a_mem:
-                fractions.append(fraction(used.get(MEMORY, 0) + real_mem, a_mem))
-            balanced = balanced_allocation(fractions)
-            taint_score = 100 if taint_max == 0 else 100 - taint_raw[k] * 100 // taint_max
-            pref_score = 0 if pref_max == 0 else pref_raw[k] * 100 // pref_max
-            total = _W_TAINT * taint_score + _W_AFFINITY * pref_score + _W_FIT * fit_score + _W_BALANCED * balanced
-            if total > best_total:
-                best, best_total = i, total
-        self.scored += len(candidates)
-        return best
+        totals = self.totals(pod, candidates)
+        return candidates[totals.index(max(totals))]
 
     def place(self, pod: SimPod) -> int | None:
         """Run one scheduling cycle: bind ``pod`` to the chosen node and return its position, or None (Pending)."""
@@ -214,17 +231,29 @@ class Scheduler:
     def first_fit(self, pod: SimPod, exclude: int = -1) -> int | None:
         """The first node (in node order from the rotating start) where ``pod`` passes every filter, without scoring:
         how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound."""
-        eligible = self.eligible(pod)
-        n = len(eligible)
-        if n == 0:
+        _, last = self._scan(pod, 1, exclude)
+        if last < 0:
             return None
-        start = bisect_left(eligible, self._next_start)
-        for k in range(n):
-            i = eligible[(start + k) % n]
-            if i == exclude:
-                continue
-            self.examined += 1
-            if self.feasible(pod, i):
-                self._next_start = (i + 1) % len(self.state)
-                return i
-        return None
+        self._next_start = (last + 1) % len(self.state)
+        return last
+
+    # -- trials --------------------------------------------------------------------------------------------------
+
+    def begin_trial(self, node: int) -> None:
+        """Start trying to empty ``node``: room changes from here on may be undone."""
+        self._trial = []
+        self._trial_nodes = {node}
+
+    def trial_bind(self, pod: SimPod, node: int) -> None:
+        """Bind ``pod`` as part of the trial."""
+        self._trial_nodes.add(node)
+        self.state.bind(pod, node)
+
+    def end_trial(self, keep: bool) -> None:
+        """Keep the trial's changes, or forget the "too full" marks it made on the nodes it changed (the caller undoes
+        the bindings and restores the node)."""
+        if not keep and self._trial is not None:
+            for stale, i in self._trial:
+                stale.discard(i)
+        self._trial = None
+        self._trial_nodes = set()

@@ -128,3 +128,104 @@ def test_full_nodes_are_not_examined_again_for_pods_of_the_same_shape() -> None:
     placed, engine = _engine(nodes, pods)
     assert all(name is not None and name.startswith("r") for name in placed)
     assert engine.examined <= 1000 + 50 * 10
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["2", "4"])), min_size=2, max_size=60),
+    st.lists(st.tuples(SIZES, st.integers(0, 59), st.booleans(), st.booleans()), max_size=120),
+    st.sampled_from([0.5, 0.8]),
+)
+def test_scale_down_removes_the_same_nodes_with_and_without_pruning(
+    node_specs: list[tuple[str, str]], pod_specs: list[tuple[str, int, bool, bool]], threshold: float
+) -> None:
+    from renderer.impact.scaledown import ScaleDownOptions, scale_down
+
+    nodes = [node(f"n{i:03d}", pool, cpu=cpu, memory="8Gi", pods="6") for i, (pool, cpu) in enumerate(node_specs)]
+    pods = []
+    for k, (cpu, where, selector, bare) in enumerate(pod_specs):
+        target = nodes[where % len(nodes)]
+        spec = {"nodeSelector": {"pool": target.pool}} if selector else {}
+        pods.append(pod(f"p{k}", cpu, "512Mi", target.name, owner=None if bare else ("ReplicaSet", "rs"), **spec))
+    results = []
+    for prune in (True, False):
+        state = ClusterState.build(nodes)
+        engine = Scheduler(state, prune=prune)
+        where_ = state.position()
+        for p in pods:
+            i = where_[p.node or ""]
+            if engine.feasible(p, i):
+                state.bind(p, i)
+        outcome = scale_down(engine, ScaleDownOptions(utilization_threshold=threshold))
+        placement = sorted((p.key, state.nodes[i].name) for i, on in enumerate(state.pods) for p in on)
+        results.append((outcome.removed, outcome.kept, placement))
+    assert results[0] == results[1]
+
+
+@settings(deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["0", "1", "2", "4"]), st.sampled_from(["0", "1Gi", "8Gi"]), st.integers(0, 2)),
+        min_size=2,
+        max_size=12,
+    ),
+    st.lists(st.tuples(SIZES, st.sampled_from(["0", "1Gi", "3Gi"]), st.integers(0, 11)), max_size=30),
+    SIZES,
+    st.booleans(),
+)
+def test_inlined_scores_equal_the_plugins(
+    node_specs: list[tuple[str, str, int]],
+    pod_specs: list[tuple[str, str, int]],
+    cpu: str,
+    prefers: bool,
+) -> None:
+    """Scheduler.totals (the hot loop) against scoring.py and taints.py, the functions the upstream vectors prove."""
+    from renderer.impact.affinity import preferred_score
+    from renderer.impact.scoring import balanced_allocation, fraction, resource_score
+    from renderer.impact.taints import prefer_no_schedule_count, taint_scores
+
+    nodes = [
+        node(
+            f"n{i}",
+            "p",
+            cpu=c,
+            memory=m,
+            labels={"disk": "ssd"} if i % 2 else {},
+            taints=[{"key": f"t{j}", "effect": "PreferNoSchedule"} for j in range(t)],
+        )
+        for i, (c, m, t) in enumerate(node_specs)
+    ]
+    state = ClusterState.build(nodes)
+    for k, (c, m, where) in enumerate(pod_specs):
+        state.bind(pod(f"e{k}", c, m), where % len(nodes))
+    spec: dict[str, object] = {"tolerations": [{"key": "t0", "operator": "Exists", "effect": "PreferNoSchedule"}]}
+    if prefers:
+        preference = {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}
+        spec["affinity"] = {
+            "nodeAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 7, "preference": preference}]
+            }
+        }
+    incoming = pod("new", cpu, "2Gi", **spec)
+    engine = Scheduler(state)
+    candidates = list(range(len(nodes)))
+    taint = taint_scores(
+        {str(i): prefer_no_schedule_count(state.nodes[i].taints, incoming.tolerations) for i in candidates}
+    )
+    pref = [preferred_score(incoming.affinity, state.nodes[i].labels, state.nodes[i].name) for i in candidates]
+    want = []
+    for i in candidates:
+        alloc = state.allocatable[i]
+        requested = {
+            "cpu": state.score_cpu[i] + incoming.score_cpu,
+            "memory": state.score_memory[i] + incoming.score_memory,
+        }
+        fit_score = resource_score(alloc, requested, incoming.requests)
+        fractions = [
+            fraction(state.used[i].get(r, 0) + incoming.requests.get(r, 0), alloc[r])
+            for r in ("cpu", "memory")
+            if alloc.get(r, 0)
+        ]
+        pref_score = 0 if max(pref) == 0 else pref[i] * 100 // max(pref)
+        want.append(3 * taint[str(i)] + 2 * pref_score + fit_score + balanced_allocation(fractions))
+    assert engine.totals(incoming, candidates) == want
