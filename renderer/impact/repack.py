@@ -72,6 +72,9 @@ class ImpactOptions:
     templates: Mapping[str, TemplateSpec] = field(default_factory=dict)
     #: None: skip the scale-down simulation.
     scale_down: ScaleDownOptions | None = field(default_factory=ScaleDownOptions)
+    #: Per node name, allocatable figures that change, applied after the pool's (a model whose pools are single
+    #: nodes, as an inventory of real Nodes gives).
+    node_change: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 def _apply(allocatable: Mapping[str, int], change: Mapping[str, int] | None) -> dict[str, int]:
@@ -325,7 +328,7 @@ def simulate(
     names = {n.name for n in nodes}
     daemonsets = collect(pods)
     before = _run(nodes, [n.allocatable for n in nodes], pods, daemonsets, options, {})
-    after_alloc = [_apply(n.allocatable, change.get(n.pool)) for n in nodes]
+    after_alloc = [_apply(_apply(n.allocatable, change.get(n.pool)), options.node_change.get(n.name)) for n in nodes]
     after = _run(nodes, after_alloc, pods, daemonsets, options, change)
 
     state = after.scheduler.state

@@ -224,3 +224,12 @@ def test_a_daemon_pod_already_waiting_for_its_node_is_not_added_twice() -> None:
     result = simulate(nodes, pods, {})
     assert result.inputs.daemon_pods_added == 0
     assert [(p.pod, p.daemonset, p.new) for p in result.pending] == [("monitoring/agent-2", True, False)]
+
+
+def test_a_change_can_name_single_nodes() -> None:
+    # Pool-level change for p (cpu 3000m) and a node-level one for n2 only (cpu 1000m): n2's 1500m pod no longer fits.
+    nodes = [node("n1", "p"), node("n2", "p")]
+    pods = [pod("a", "1500m", "1Gi", "n1"), pod("b", "1500m", "1Gi", "n2")]
+    result = simulate(nodes, pods, {"p": {"cpu": 3000}}, ImpactOptions(node_change={"n2": {"cpu": 1000}}))
+    # b moves to n1: 1500 + 1500 = 3000m fits exactly.
+    assert [(d.pod, d.node, d.to_node) for d in result.displaced] == [("default/b", "n2", "n1")]
