@@ -109,7 +109,8 @@ def files(
         path = dest.format(policies=policy_dir)
         text = text.replace("@@SCHEMAS@@", posixpath.relpath(schemas, posixpath.dirname(path) or "."))
         out.append(ScaffoldFile(path, text))
-    from renderer.models.schemas import generate
+    from renderer.models.schema.jsonschema import generate
+    from renderer.render.schemas import rendered_schemas
 
-    out += [ScaffoldFile(f"{schemas}/{name}", text) for name, text in sorted(generate().items())]
+    out += [ScaffoldFile(f"{schemas}/{name}", text) for name, text in sorted(generate(rendered_schemas()).items())]
     return out

@@ -131,7 +131,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("platforms",),
     ("capacity",),
     ("lint", "render"),
-    ("verify", "integrations", "impact"),
+    ("verify", "integrations"),
+    ("impact",),  # simulation: reads pods as verify does (renderer.verify.pods)
     ("reporters",),
     ("pipeline",),
     ("commands",),

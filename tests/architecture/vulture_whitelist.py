@@ -51,3 +51,8 @@ RESULT_UNIT
 GKE_SHARED_CORE_E2
 quantity_mib
 previous_files
+
+# renderer/impact's result API (its own tests read them; its reporter lands with the impact report type).
+unresolvable
+allocatable_units
+largest_over_estimate_mib
