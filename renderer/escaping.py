@@ -38,8 +38,12 @@ __all__ = [
 ]
 
 # C0 controls (tab and line breaks included), DEL, C1 controls, the Unicode line/paragraph separators, the
-# bidirectional embedding/override/isolate controls, and the byte order mark / zero-width no-break space.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+# bidirectional embedding/override/isolate controls and marks (U+061C, U+200E/F), the zero-width and invisible
+# characters (U+200B-U+200D, U+2060-U+2064), the byte order mark / zero-width no-break space, the interlinear
+# annotation controls, and lone surrogates (a JSON "\ud800", or a file name's undecodable byte as Python keeps it),
+# which no encoder writes.
+_INVISIBLE = "\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -48,7 +52,10 @@ def _visible(m: re.Match[str]) -> str:
     named = _NAMED.get(c)
     if named is not None:
         return named
-    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of a file name (surrogateescape): the byte it was
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def plain(text: str) -> str:
@@ -56,7 +63,7 @@ def plain(text: str) -> str:
     return _UNSAFE.sub(_visible, text) if _UNSAFE.search(text) else text
 
 
-_UNSAFE_IN_COMMANDS = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+_UNSAFE_IN_COMMANDS = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
 
 
 def workflow_data(text: str) -> str:

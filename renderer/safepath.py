@@ -217,21 +217,21 @@ def _shown(path: str | os.PathLike[str]) -> str:
 
 
 def source_problem(path: str | os.PathLike[str], *, what: str = "it", top: Path | None = None) -> str | None:
-    """Why ``path`` may not be read: it lies in the repository but resolves outside it (through a symlink on the
-    way, or at its end). None when it may. The message never says where the symlink leads."""
+    """Why ``path`` may not be read (a message to put after the path): it lies in the repository but resolves outside
+    it (through a symlink on the way, or at its end). None when it may. The message never says where it leads."""
     top = top or repo_top()
     try:
         lexical = os.path.abspath(path)
     except ValueError:  # a NUL in the name
-        return f"{_shown(path)!r} contains a NUL character; no file has such a name"
+        return "contains a NUL character; no file has such a name"
     if not inside(lexical, os.path.abspath(top)):
         return None  # named by the user, outside the repository: theirs to name
     real, top_real = os.path.realpath(path), os.path.realpath(top)
     if inside(real, top_real):
         return None
     return (
-        f"{_shown(path)} leads outside the repository ({_shown(top)}) through a symlink; refusing to read {what}: "
-        "copy what it points to into the repository instead"
+        f"leads outside the repository ({_shown(top)}) through a symlink; refusing to read {what}: copy what it "
+        "points to into the repository instead"
     )
 
 
@@ -602,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(args) == 2 and args[0] == "check-read":
             problem = source_problem(args[1])
             if problem is not None:
-                raise FileProblem(problem)
+                raise FileProblem(f"{args[1]}: {problem}")
             return 0
     except FileProblem as exc:
         sys.stderr.write(f"allocatable: error: {_printable(str(exc))}\n")

@@ -151,7 +151,7 @@ def check_named(paths: list[Path]) -> None:
             continue
         problem = safepath.source_problem(p, what="the policies there")
         if problem is not None:
-            raise UsageError(problem)
+            raise UsageError(f"{p.as_posix()}: {problem}")
 
 
 def _inside(real: str, root_real: str) -> bool:

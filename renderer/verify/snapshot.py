@@ -80,11 +80,13 @@ def read_text(path: str) -> tuple[str, str]:
         raw = sys.stdin.buffer.read()
         display = "<stdin>"
     else:
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except OSError as exc:
-            raise SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        from renderer.escaping import plain
+        from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_named
+
+        try:  # safepath: inside the repository only, regular files only, bounded, never blocking
+            raw = read_named(path, MAX_FILE_BYTES_CEILING, what="the dump")
+        except FileProblem as exc:
+            raise SnapshotError(f"{plain(path)}: {exc}") from None
         display = path
     text, problem = decode(raw, display)
     del raw
