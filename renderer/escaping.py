@@ -13,7 +13,8 @@ itself through one function here:
   the command is one line whatever the data.
 - ``markdown``: text inside a Markdown paragraph or table cell (PR comments, job summaries): ``plain`` first, then
   HTML's ``& < >`` as entities and every character that could start markup inline (emphasis, links and images,
-  code spans, table pipes, strikethrough, headings, math) backslash-escaped, so it renders as the same text.
+  code spans, table pipes, strikethrough, headings, math) backslash-escaped, and the colon of a URL scheme and the
+  dot of ``www.`` too (GitHub links bare URLs), so it renders as the same text and links nowhere.
 - ``markdown_code``: a value shown as an inline code span, however many backticks it holds.
 
 ``install_output_fallbacks`` makes the standard streams degrade instead of raising ``UnicodeEncodeError`` when they
@@ -33,6 +34,7 @@ __all__ = [
     "markdown",
     "markdown_code",
     "plain",
+    "uri_path",
     "workflow_data",
     "workflow_property",
 ]
@@ -84,10 +86,34 @@ def workflow_property(text: str) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|!~#$])")
 
 
+#: What GitHub turns into a link without any markup (GFM's autolink extension): a URL scheme's colon
+#: (``https://evil.example``) and ``www.``. A backslash before the colon or the dot keeps the text as it is.
+_MD_AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|xmpp|file)(:)|(www)(\.)")
+
+
 def markdown(text: str) -> str:
-    """``text`` as literal text inside Markdown (GitHub Flavored Markdown, table cells included)."""
+    """``text`` as literal text inside Markdown (GitHub Flavored Markdown, table cells included): no markup, and
+    no bare URL becomes a link (a hostile name cannot put a link in a reviewer's PR comment)."""
     escaped = plain(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", escaped)
+    escaped = _MD_SPECIAL.sub(r"\\\1", escaped)
+    return _MD_AUTOLINK.sub(lambda m: f"{m[1] or m[3]}\\{m[2] or m[4]}", escaped)
+
+
+#: What RFC 3986 lets through unescaped in a path: unreserved characters, sub-delimiters, ":", "@" and "/".
+_URI_SAFE = "/!$&'()*+,;=:@-._~"
+
+
+def uri_path(path: str) -> str:
+    """``path`` (POSIX, relative) as an RFC 3986 URI path, as SARIF's ``artifactLocation.uri`` must be: the file
+    name's bytes as the file system has them (an undecodable byte of a non-UTF-8 name, kept by Python as a lone
+    surrogate, is that byte again), every byte outside the path characters percent-encoded (``%FF``, ``%20``)."""
+    from urllib.parse import quote
+
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file system name decodes to: keep its code point's bytes
+        raw = path.encode("utf-8", "surrogatepass")
+    return quote(raw, safe=_URI_SAFE)
 
 
 def markdown_code(text: str) -> str:

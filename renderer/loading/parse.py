@@ -68,6 +68,8 @@ _FLOAT_RE = re.compile(
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
 _NO_BASE_60 = {"tag:yaml.org,2002:int": _INT_RE, "tag:yaml.org,2002:float": _FLOAT_RE}
+#: The longest integer literal read (a 64-bit value in binary, with "_" separators, fits many times over).
+_MAX_INT_CHARS = 640
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +267,14 @@ def _scalar(name: str, build: Any) -> Any:
         if not isinstance(node, yaml.ScalarNode):
             raise _problem_at(
                 node, f"the tag {tag} needs a single value, but it is on {_node_kind(node)}; remove {tag}"
+            )
+        if name == "int" and len(node.value) > _MAX_INT_CHARS and _is_implicit(loader, node):
+            # Checked before conversion: hexadecimal, octal and binary convert at any length, and the huge number
+            # then fails wherever it is printed (sys.get_int_max_str_digits). No field holds more than 64 bits.
+            raise _problem_at(
+                node,
+                f"the number {node.value[:20]}… has {len(node.value)} digits, too many to read; put it in quotes if "
+                "it is text",
             )
         try:
             return build(loader, node)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any, TextIO
 
 from renderer import __version__
-from renderer.escaping import plain
+from renderer.escaping import plain, uri_path
 from renderer.findings import Finding
 from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_regular
 from renderer.reporters._paths import relative_to_root, repo_root
@@ -82,7 +82,7 @@ def region(f: Finding) -> dict[str, int]:
 def fingerprint(f: Finding, uri: str) -> str:
     where = json.dumps(list(f.field_path), default=str) if f.field_path is not None else f"{f.line}:{f.column}"
     key = "\0".join([f.code, uri, f.object or "", where, f.message])
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate is data too
 
 
 def sarif_log(report: Report) -> dict[str, Any]:
@@ -90,7 +90,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
     root = repo_root([f.path for f in report.findings])
     results = []
     for f in report.findings:
-        uri = relative_to_root(f.path, root)
+        uri = uri_path(relative_to_root(f.path, root))  # percent-encoded: non-UTF-8 and hostile names included
         message = plain(f.message if not f.hint else f"{f.message}; {f.hint}")
         if f.object:
             message += f" ({plain(f.object)})"
