@@ -93,6 +93,12 @@ def read_text(path: str) -> tuple[str, str]:
     if problem is not None:
         raise SnapshotError(f"{display}:{problem.line}:{problem.column}: {problem.message}")
     assert text is not None
+    from renderer.loading.parse import LONE_SURROGATE, lone_surrogate_escape
+
+    lone = lone_surrogate_escape(text)  # "\ud800": no character, no encoder writes it (issue 21, class 14)
+    if lone is not None:
+        line = text.count("\n", 0, lone) + 1
+        raise SnapshotError(f"{display}:{line}:{lone - text.rfind(chr(10), 0, lone)}: {LONE_SURROGATE}")
     return text, display
 
 
