@@ -31,6 +31,7 @@ from typing import TextIO
 
 __all__ = [
     "install_output_fallbacks",
+    "json_raw_escapes",
     "markdown",
     "markdown_code",
     "plain",
@@ -46,6 +47,16 @@ __all__ = [
 # which no encoder writes.
 _INVISIBLE = "\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb"
 _UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+#: What JSON writes raw although no reader should see it raw (DEL, C1, the invisible and bidi characters, lone
+#: surrogates): ``json_raw_escapes`` writes these as JSON's ``u`` escapes.
+_JSON_RAW = re.compile(f"[\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+
+
+def json_raw_escapes(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters above as JSON's ``u`` escapes."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 

@@ -524,7 +524,7 @@ def put(dest: str | os.PathLike[str], data: bytes, *, top: Path | None = None) -
     top = top or repo_top()
     shown = _shown(dest)
     lexical = os.path.abspath(dest)
-    problem = destination_problem(os.path.dirname(lexical), top=top)
+    problem = destination_problem(lexical, top=top)  # the file's own name too: a file ".git" is git's
     if problem is not None:
         raise FileProblem(problem)
     top_abs = os.path.abspath(top)

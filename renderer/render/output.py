@@ -114,7 +114,7 @@ def check_destination(root: Path, rels: Iterable[str] = (), *, allowed: Iterable
     if problem is None:
         skip = set(allowed)
         for rel in sorted(set(rels) - skip):
-            problem = safepath.destination_problem(root / PurePosixPath(rel).parent)
+            problem = safepath.destination_problem(root / PurePosixPath(rel))
             if problem is not None:
                 break
     if problem is not None:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from functools import lru_cache
 from typing import Any, TextIO
 
 from renderer import __version__
-from renderer.escaping import plain, uri_path
+from renderer.escaping import json_raw_escapes, plain, uri_path
 from renderer.findings import Finding
 from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_regular
 from renderer.reporters._paths import relative_to_root, repo_root
@@ -26,7 +25,6 @@ from renderer.reporters.report import Report, reporter
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 FINGERPRINT_KEY = "allocatableFindingHash/v1"
-_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _plain(markdown: str) -> str:
@@ -139,5 +137,5 @@ def write_sarif(report: Report, out: TextIO) -> None:
     # control characters JSON lets through raw (DEL, C1, line separators) as escapes too.
     utf8 = (getattr(out, "encoding", None) or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
     text = json.dumps(sarif_log(report), indent=2, ensure_ascii=not utf8)
-    out.write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    out.write(json_raw_escapes(text))
     out.write("\n")
