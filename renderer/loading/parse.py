@@ -68,6 +68,8 @@ _FLOAT_RE = re.compile(
     r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
 )
 _NO_BASE_60 = {"tag:yaml.org,2002:int": _INT_RE, "tag:yaml.org,2002:float": _FLOAT_RE}
+#: The longest integer literal read (a 64-bit value in binary, with "_" separators, fits many times over).
+_MAX_INT_CHARS = 640
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +267,14 @@ def _scalar(name: str, build: Any) -> Any:
         if not isinstance(node, yaml.ScalarNode):
             raise _problem_at(
                 node, f"the tag {tag} needs a single value, but it is on {_node_kind(node)}; remove {tag}"
+            )
+        if name == "int" and len(node.value) > _MAX_INT_CHARS and _is_implicit(loader, node):
+            # Checked before conversion: hexadecimal, octal and binary convert at any length, and the huge number
+            # then fails wherever it is printed (sys.get_int_max_str_digits). No field holds more than 64 bits.
+            raise _problem_at(
+                node,
+                f"the number {node.value[:20]}… has {len(node.value)} digits, too many to read; put it in quotes if "
+                "it is text",
             )
         try:
             return build(loader, node)
@@ -590,6 +600,42 @@ def decode(raw: bytes, path: str) -> tuple[str | None, Finding | None]:
     return text, None
 
 
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u[dD]([89a-fA-F])[0-9a-fA-F]{2}")
+
+
+#: The message for a JSON ``\\ud800`` escape that is not half of a pair (libyaml says it of YAML files itself).
+LONE_SURROGATE = (
+    "a \\u escape names a lone surrogate (\\ud800-\\udfff), which is no character and cannot be stored; write the "
+    "character itself, or both halves of its surrogate pair"
+)
+
+
+def lone_surrogate_escape(text: str) -> int | None:
+    """The offset of the first ``\\uD800``-style escape in a JSON text that is not half of a pair (the json module
+    would keep it as a lone surrogate, which nothing downstream can encode), or None. Cost: one ``in`` for the usual
+    text without ``\\u``; else one regular-expression pass."""
+    if "\\u" not in text:
+        return None
+    pending = -1  # offset of a high surrogate escape still waiting for its low half
+    pending_end = -1
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        if len(m[1]) % 2 == 0:  # "\\\\ud800": an escaped backslash, then text
+            continue
+        start = m.start() + len(m[1]) - 1
+        high = m[2] in "89abAB"
+        if pending >= 0 and (high or start != pending_end):
+            return pending
+        if not high and pending < 0:
+            return start
+        pending, pending_end = (start, m.end()) if high else (-1, -1)
+    return pending if pending >= 0 else None
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
 def parse_text(
     text: str, path: str, *, max_document_chars: int = DEFAULT_MAX_DOCUMENT_CHARS
 ) -> tuple[list[RawDocument], list[Finding]]:
@@ -606,6 +652,9 @@ def _parse(
     kind = "JSON" if path.endswith(".json") else "YAML"
     if kind == "JSON":
         text = text_of()
+        lone = lone_surrogate_escape(text)
+        if lone is not None:
+            return [], [Finding("AL001", "error", LONE_SURROGATE, path, *_line_col(text, lone))]
         try:
             doc = read_json_document(text, max_depth=MAX_DEPTH, max_document_chars=max_document_chars, prune=LIST_PRUNE)
             return [RawDocument(path, 0, doc.span.line, doc.data, doc.item_spans)], []

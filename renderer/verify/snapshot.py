@@ -80,17 +80,25 @@ def read_text(path: str) -> tuple[str, str]:
         raw = sys.stdin.buffer.read()
         display = "<stdin>"
     else:
-        try:
-            with open(path, "rb") as fh:
-                raw = fh.read()
-        except OSError as exc:
-            raise SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        from renderer.escaping import plain
+        from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_named
+
+        try:  # safepath: inside the repository only, regular files only, bounded, never blocking
+            raw = read_named(path, MAX_FILE_BYTES_CEILING, what="the dump")
+        except FileProblem as exc:
+            raise SnapshotError(f"{plain(path)}: {exc}") from None
         display = path
     text, problem = decode(raw, display)
     del raw
     if problem is not None:
         raise SnapshotError(f"{display}:{problem.line}:{problem.column}: {problem.message}")
     assert text is not None
+    from renderer.loading.parse import LONE_SURROGATE, lone_surrogate_escape
+
+    lone = lone_surrogate_escape(text)  # "\ud800": no character, no encoder writes it (issue 21, class 14)
+    if lone is not None:
+        line = text.count("\n", 0, lone) + 1
+        raise SnapshotError(f"{display}:{line}:{lone - text.rfind(chr(10), 0, lone)}: {LONE_SURROGATE}")
     return text, display
 
 
