@@ -123,10 +123,12 @@ def max_file_size(text: str) -> int:
 
 
 def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
+    from renderer.loading.files import path_argument  # "-" is stdin; "./-" the directory named "-"
+
     parser.add_argument(
         "paths",
         nargs="*" if many else "?",
-        type=Path,
+        type=path_argument,
         default=[] if many else None,
         metavar="PATH",
         help="policy files or directories, the first one being the policy repo (default: policies/); - reads stdin"

@@ -45,7 +45,7 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from renderer import __version__
-    from renderer.integrations.scaffold import check_policy_dir, check_repo, files, is_released
+    from renderer.integrations.scaffold import WORKFLOW, check_policy_dir, check_repo, files, is_released
     from renderer.loading.files import display_path
 
     for problem in (check_repo(args.repo), check_policy_dir(args.policy_dir)):
@@ -72,7 +72,12 @@ def run(args: argparse.Namespace) -> int:
     from renderer.render.output import OutputError, write_files
 
     try:  # all or nothing, never through a symlinked directory: the render writer's own code
-        write_files(root, {f.path: f.text.encode("utf-8") for f in planned}, overwrite=args.force)
+        write_files(
+            root,
+            {f.path: f.text.encode("utf-8") for f in planned},
+            overwrite=args.force,
+            allowed=[WORKFLOW],  # the one file init itself puts under .github/; never a --policy-dir there
+        )
     except OutputError as exc:
         return _fail(str(exc))
     for f in planned:

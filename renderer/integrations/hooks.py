@@ -15,10 +15,10 @@ repo of the git repository, found by their ``.allocatable.yaml`` (or ``policies/
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
+from renderer import safepath
 from renderer.loading.files import SETTINGS_FILE
 
 DEFAULT_POLICY_DIR = "policies"
@@ -59,8 +59,10 @@ def all_roots(top: Path) -> list[Path]:
         for name in proc.stdout.decode("utf-8", "surrogateescape").split("\0"):
             if name == SETTINGS_FILE or name.endswith("/" + SETTINGS_FILE):
                 found.add((top / name).parent)
-    else:
-        for dirpath, dirnames, filenames in os.walk(top):
+    else:  # iterative and depth-bounded (safepath.walk): a thousand-level tree is not a crash
+        for dirpath, dirnames, filenames in safepath.walk(
+            str(top), on_error=lambda exc: None, on_too_deep=lambda p: None
+        ):
             dirnames[:] = [d for d in dirnames if not d.startswith(".") and d not in ("node_modules", "venv")]
             if SETTINGS_FILE in filenames:
                 found.add(Path(dirpath))

@@ -33,6 +33,8 @@ DEFAULT_BRANCH = "main"
 _REPO_RE = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$")
 _DIR_RE = re.compile(r"^[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)*$")
 
+#: The CI workflow init writes: the only file it puts below .github/ (safepath refuses every other destination there).
+WORKFLOW = ".github/workflows/allocatable.yml"
 #: destination (with ``{policies}`` for the policy directory) → template file in renderer/scaffold/
 FILES: dict[str, str] = {
     "{policies}/.allocatable.yaml": "settings.yaml",
@@ -41,7 +43,7 @@ FILES: dict[str, str] = {
     "{policies}/reservations/general.yaml": "reservationpolicy.yaml",
     "{policies}/runtimeclasses/gvisor.yaml": "runtimeclass.yaml",
     ".pre-commit-config.yaml": "pre-commit-config.yaml",
-    ".github/workflows/allocatable.yml": "workflow.yaml",
+    WORKFLOW: "workflow.yaml",
 }
 
 

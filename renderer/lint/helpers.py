@@ -202,11 +202,11 @@ def why_selected(loaded_terms: Sequence[Any], pool: Pool) -> tuple[str, list[str
     """Why a selector (model terms) matches ``pool``: ``("example.com/tier=general", [label keys])``.
 
     Uses the first matching term; positive requirements show the pool's label, negative ones the requirement."""
-    from renderer.capacity.matching import to_terms
+    from renderer.capacity.matching import node_name, to_terms
     from renderer.capacity.selectors import format_requirement, term_matches
 
     for term in to_terms(loaded_terms):
-        if not term_matches(term, pool.labels, pool.name):
+        if not term_matches(term, pool.labels, node_name(pool)):
             continue
         parts: list[str] = []
         keys: list[str] = []

@@ -5,6 +5,8 @@ Cost: one pass over the bytes (the UTF-16 sniff reads the first 4 KiB).
 
 from __future__ import annotations
 
+import re
+
 from renderer.findings import Finding
 
 __all__ = ["UTF8_BOM", "decode"]
@@ -47,3 +49,34 @@ def decode(raw: bytes, path: str) -> tuple[str | None, Finding | None]:
         col = i - (text.rfind("\n", 0, i) + 1) + 1
         return None, Finding("AL001", "error", "file contains a NUL character; is it a binary file?", path, line, col)
     return text, None
+
+
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u[dD]([89a-fA-F])[0-9a-fA-F]{2}")
+
+
+#: The message for a JSON ``\\ud800`` escape that is not half of a pair (libyaml says it of YAML files itself).
+LONE_SURROGATE = (
+    "a \\u escape names a lone surrogate (\\ud800-\\udfff), which is no character and cannot be stored; write the "
+    "character itself, or both halves of its surrogate pair"
+)
+
+
+def lone_surrogate_escape(text: str) -> int | None:
+    """The offset of the first ``\\uD800``-style escape in a JSON text that is not half of a pair (the json module
+    would keep it as a lone surrogate, which nothing downstream can encode), or None. Cost: one ``in`` for the usual
+    text without ``\\u``; else one regular-expression pass."""
+    if "\\u" not in text:
+        return None
+    pending = -1  # offset of a high surrogate escape still waiting for its low half
+    pending_end = -1
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        if len(m[1]) % 2 == 0:  # "\\\\ud800": an escaped backslash, then text
+            continue
+        start = m.start() + len(m[1]) - 1
+        high = m[2] in "89abAB"
+        if pending >= 0 and (high or start != pending_end):
+            return pending
+        if not high and pending < 0:
+            return start
+        pending, pending_end = (start, m.end()) if high else (-1, -1)
+    return pending if pending >= 0 else None

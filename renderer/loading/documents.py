@@ -39,7 +39,7 @@ import yaml
 from renderer.findings import Finding
 from renderer.loading.anchored import GuardedLoader, document_sizes, expanded_size
 from renderer.loading.bounds import DEFAULT_MAX_DOCUMENT_CHARS, DEFAULT_MAX_FILE_BYTES, MAX_DEPTH, Bounds
-from renderer.loading.decoding import UTF8_BOM, decode
+from renderer.loading.decoding import LONE_SURROGATE, UTF8_BOM, decode, lone_surrogate_escape
 from renderer.loading.events import (
     DocumentTooLarge,
     DuplicateKey,
@@ -49,7 +49,7 @@ from renderer.loading.events import (
     Span,
     StreamDocument,
 )
-from renderer.loading.files import FileProblem, UsageError, read_regular, stdin_file
+from renderer.loading.files import FileProblem, UsageError, read_named, read_regular, stdin_file
 from renderer.loading.jsonscan import NeedsYamlPath, read_json_document
 from renderer.loading.prune import NODE_FIELDS, Prune
 from renderer.loading.tags import StrictLoader, construct_plain, json_tag
@@ -97,10 +97,13 @@ class Source:
     stdin: bool = False
     blob: bytes | None = None
     text: str | None = None
+    #: For a file named on the command line (a dump): what it is, and refused when it lies in the repository but
+    #: leads out of it through a symlink (``renderer.loading.files.read_named``).
+    named: str | None = None
 
     @staticmethod
-    def file(path: Path | str, display: str | None = None) -> Source:
-        return Source(display=display if display is not None else str(path), path=Path(path))
+    def file(path: Path | str, display: str | None = None, *, named: str | None = None) -> Source:
+        return Source(display=display if display is not None else str(path), path=Path(path), named=named)
 
     @staticmethod
     def standard_input(display: str = "<stdin>") -> Source:
@@ -268,6 +271,8 @@ def _bytes(source: Source, max_bytes: int) -> bytes:
     if source.stdin:
         return read_regular(stdin_file(max_bytes), max_bytes)
     assert source.path is not None, "a Source names a path, stdin, a blob or a text"
+    if source.named is not None:
+        return read_named(source.path, max_bytes, what=source.named)
     return read_regular(source.path, max_bytes)
 
 
@@ -301,6 +306,10 @@ def _at(mark: Any, code: str, message: str, *, hint: str | None = None, cause: s
 
 
 def _json(text: str, display: str, bounds: Bounds, keep: Prune, dump: bool, positions: bool) -> list[RawDocument]:
+    lone = lone_surrogate_escape(text)  # "\ud800": no character, no encoder writes it (issue 21, class 14)
+    if lone is not None:
+        line = text.count("\n", 0, lone) + 1
+        raise _Failed(Problem("AL001", LONE_SURROGATE, line, lone - text.rfind("\n", 0, lone), cause="value"))
     try:
         doc = read_json_document(
             text, max_depth=MAX_DEPTH, max_document_chars=bounds.max_document_chars, prune=keep, positions=positions

@@ -207,6 +207,10 @@ def _unsupported_tag(loader: Any, node: yaml.Node) -> Any:
     )
 
 
+#: The longest integer literal read (a 64-bit value in binary, with "_" separators, fits many times over).
+_MAX_INT_CHARS = 640
+
+
 def _scalar(name: str, build: Any) -> Any:
     """A constructor for the scalar tag ``!!name`` that turns every failure into a located finding."""
 
@@ -215,6 +219,14 @@ def _scalar(name: str, build: Any) -> Any:
         if not isinstance(node, yaml.ScalarNode):
             raise _problem_at(
                 node, f"the tag {tag} needs a single value, but it is on {_node_kind(node)}; remove {tag}"
+            )
+        if name == "int" and len(node.value) > _MAX_INT_CHARS and _is_implicit(loader, node):
+            # Checked before conversion: hexadecimal, octal and binary convert at any length, and the huge number
+            # then fails wherever it is printed (sys.get_int_max_str_digits). No field holds more than 64 bits.
+            raise _problem_at(
+                node,
+                f"the number {node.value[:20]}… has {len(node.value)} digits, too many to read; put it in quotes if "
+                "it is text",
             )
         try:
             return build(loader, node)

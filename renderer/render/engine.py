@@ -125,7 +125,47 @@ def build(load: LoadResult, model: CapacityModel, targets: list[str] | None = No
         if out.path in files:
             raise RuntimeError(f"two render targets produce {out.path}")
         files[out.path] = w.file(out.documents, out.sources, out.notes)
-    return RenderResult(files=files, outputs=ctx.outputs, findings=_unique(ctx.findings), targets=names)
+    findings = [*ctx.findings, *_name_findings(load, ctx.outputs)]
+    return RenderResult(files=files, outputs=ctx.outputs, findings=_unique(findings), targets=names)
+
+
+def _name_findings(load: LoadResult, outputs: list[Output]) -> list[Finding]:
+    """A located error for each rendered file whose name no file system takes (``safepath.name_problem``: a
+    253-character ``metadata.name`` plus ``.yaml``), at the ``metadata.name`` it comes from, before anything is
+    written. Cost: O(outputs × path components); the owner is looked up only for a name that is too long."""
+    from pathlib import PurePosixPath
+
+    from renderer.render.target import NOT_RENDERABLE
+    from renderer.safepath import name_problem
+
+    out: list[Finding] = []
+    for o in outputs:
+        for part in PurePosixPath(o.path).parts:
+            problem = name_problem(part)
+            if problem is None:
+                continue
+            owners = [(p.name, p.source, p.ref) for p in load.policies.pools]
+            pols = load.policies
+            for group in (pols.reservation_policies, pols.commit_classes, pols.runtime_classes):
+                owners.extend((loaded.name, loaded.source, loaded.ref) for loaded in group)
+            named = [owner for owner in owners if owner[0] and owner[0] in part]
+            if not named:  # pragma: no cover - every rendered name comes from an object's name
+                continue
+            name, source, ref = max(named, key=lambda owner: len(owner[0]))
+            out.append(
+                Finding(
+                    code=NOT_RENDERABLE,
+                    severity="error",
+                    message=f"the rendered file {o.path} cannot be written: {problem}",
+                    path=source.path,
+                    object=ref,
+                    hint=f"shorten metadata.name (it is {len(name)} characters; the file name adds to it)",
+                    source=source,
+                    field_path=("metadata", "name"),
+                )
+            )
+            break
+    return out
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:

@@ -35,6 +35,12 @@ def _where(text: str, display: str, item: Item) -> str:
 
 def _expect_kind(text: str, display: str, item: Item, kind: str, option: str, command: str) -> None:
     got = item.data.get("kind")
+    if got == "List" and item.data.get("apiVersion") == "v1" and not isinstance(item.data.get("items"), list):
+        # A List whose items are missing or null (an empty cluster dumps "items": []): say what is missing.
+        raise SnapshotError(
+            f"{_where(text, display, item)}: the List has no items (items is missing or null); {option} takes the "
+            f"output of `{command}`, whose List holds the {kind}s under items"
+        )
     if got != kind or item.data.get("apiVersion") != "v1":
         what = f"a {got}" if isinstance(got, str) else "not a Kubernetes object"
         raise SnapshotError(

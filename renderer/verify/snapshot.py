@@ -74,7 +74,7 @@ def read_dump(
 ) -> Dump:
     """Every object of the dump at ``path`` (``-``: standard input), pruned to ``keep`` (see ``read_items``).
     Raises ``SnapshotError``."""
-    source = Source.standard_input() if is_stdin(path) else Source.file(path)
+    source = Source.standard_input() if is_stdin(path) else Source.file(path, named="the dump")
     bounds = Bounds(max_file_bytes=max_bytes) if max_bytes is not None else Bounds()
     got = read(source, bounds, {kind: keep} if kind is not None else {}, dump=True, positions=positions, keep_text=True)
     items = list(_items(got, keep, kind))

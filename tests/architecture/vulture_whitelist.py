@@ -56,3 +56,11 @@ previous_files
 unresolvable
 allocatable_units
 largest_over_estimate_mib
+
+# Operation counters of the AL103 overlap search, which tests read to bound its work (tests/rules/test_selector_cost.py,
+# tests/fuzz/test_doors_fuzz.py).
+work
+tasks
+
+# The text-stream interface the checked standard streams stand in for (renderer/stdio.py): print() and libraries call it.
+writelines

@@ -46,6 +46,14 @@ HOSTILE = st.sampled_from(
         "\u202e",
         "\u2066",
         "\ufeff",
+        "\ud800",  # lone surrogates (issue 21): a JSON "\ud800", a non-UTF-8 file name's byte
+        "\udcff",
+        "\u200e",  # bidi marks and invisible characters
+        "\u061c",
+        "\u200b",
+        "\u2060",
+        "https://evil.example/x",  # bare URLs GitHub would link
+        "www.evil.example",
         "\n::error::injected",
         "\n::add-mask::x",
         "%0A::warning::x",
@@ -74,7 +82,11 @@ HOSTILE = st.sampled_from(
     ]
 )
 TEXT = st.lists(HOSTILE, min_size=1, max_size=6).map("".join)
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+RAW_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+)
+#: What GitHub autolinks in Markdown text: a URL scheme's colon, or "www." (an escaped one stays text).
+AUTOLINK = re.compile(r"(?<!\\)(?:https?|ftp|mailto):|(?<![\\\w])www\.(?=\w)", re.I)
 
 
 def fast(n: int) -> settings:
@@ -129,6 +141,7 @@ def test_the_escapes_are_one_inert_line(text: str) -> None:
         assert "\n" not in escaped and "\r" not in escaped
         _no_raw_controls(escaped)
     assert "<" not in markdown(text) and "](" not in markdown(text).replace("\\](", "")
+    assert AUTOLINK.search(markdown(text)) is None, markdown(text)
     # GitHub decodes %25, %0D and %0A (and nothing else) in a command's message: decoding gives the text back,
     # with only CR and LF as line breaks inside the one annotation.
     decoded = workflow_data(text).replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")

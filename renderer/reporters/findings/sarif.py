@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from functools import lru_cache
 from typing import Any, TextIO
 
 from renderer import __version__
-from renderer.escaping import plain
+from renderer.escaping import json_raw_escapes, plain, uri_path
 from renderer.findings import Finding
 from renderer.loading.files import MAX_FILE_BYTES_CEILING, FileProblem, read_regular
 from renderer.reporters.findings import Report
@@ -26,7 +25,6 @@ from renderer.reporters.findings._paths import relative_to_root, repo_root
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 FINGERPRINT_KEY = "allocatableFindingHash/v1"
-_JSON_RAW = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
 
 
 def _plain(markdown: str) -> str:
@@ -82,7 +80,7 @@ def region(f: Finding) -> dict[str, int]:
 def fingerprint(f: Finding, uri: str) -> str:
     where = json.dumps(list(f.field_path), default=str) if f.field_path is not None else f"{f.line}:{f.column}"
     key = "\0".join([f.code, uri, f.object or "", where, f.message])
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate is data too
 
 
 def sarif_log(report: Report) -> dict[str, Any]:
@@ -90,7 +88,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
     root = repo_root([f.path for f in report.findings])
     results = []
     for f in report.findings:
-        uri = relative_to_root(f.path, root)
+        uri = uri_path(relative_to_root(f.path, root))  # percent-encoded: non-UTF-8 and hostile names included
         message = plain(f.message if not f.hint else f"{f.message}; {f.hint}")
         if f.object:
             message += f" ({plain(f.object)})"
@@ -138,5 +136,5 @@ def write(report: Report, out: TextIO) -> None:
     # control characters JSON lets through raw (DEL, C1, line separators) as escapes too.
     utf8 = (getattr(out, "encoding", None) or "utf-8").lower().replace("_", "-") in ("utf-8", "utf8")
     text = json.dumps(sarif_log(report), indent=2, ensure_ascii=not utf8)
-    out.write(_JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+    out.write(json_raw_escapes(text))
     out.write("\n")

@@ -30,7 +30,8 @@ def write(result: VerifyResult, out: TextIO) -> None:
             for label, check in checks:
                 for d in check.differences:
                     lines.append(
-                        f"| {markdown_code(n.name)} | {d.resource}{label} | {d.predicted} | {d.reported} | {d.delta} | "
+                        f"| {markdown_code(n.name)} | {d.resource}{label} | {_or_dash(d.predicted)} | "
+                        f"{_or_dash(d.reported)} | {_or_dash(d.delta)} | "
                         f"{_cell(d.explanation)} |"
                     )
         lines.append("")
@@ -43,3 +44,8 @@ def write(result: VerifyResult, out: TextIO) -> None:
         if bad:
             lines.append("")
     out.write("\n".join(lines))
+
+
+def _or_dash(value: object) -> str:
+    """A quantity, or "-" where there is none (never "None" in a PR comment)."""
+    return "-" if value is None else str(value)

@@ -20,11 +20,13 @@ def node_lines(n: NodeCheck) -> list[str]:
     shown = {k: v for k, v in n.check.reported.items() if not (k.startswith("hugepages-") and v.is_zero())}
     out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(shown)}"]
     for d in n.check.differences:
-        out.append(f"  {d.resource}: predicted {d.predicted}, reported {d.reported}: {clean(d.explanation)}")
+        shown_reported = "nothing" if d.reported is None else d.reported  # never "None"
+        out.append(f"  {d.resource}: predicted {d.predicted}, reported {shown_reported}: {clean(d.explanation)}")
     if n.raw is not None:
         for d in n.raw.differences:
             out.append(
-                f"  {d.resource} (raw-allocatable): predicted {d.predicted}, annotated {d.reported}: "
+                f"  {d.resource} (raw-allocatable): predicted {d.predicted}, annotated "
+                f"{'nothing' if d.reported is None else d.reported}: "
                 f"{clean(d.explanation)}"
             )
     return out
