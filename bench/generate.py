@@ -540,6 +540,29 @@ def shape_one_per_file(n: int, w: _Writer, rng: random.Random) -> Counts:
     return counts
 
 
+def shape_anchored(n: int, w: _Writer, rng: random.Random) -> Counts:
+    """The two-files documents with one anchor in each file (issue 21, class 9): one ``&t`` once sent the whole file
+    down a quadratic path; now only its own document is composed."""
+    counts = split(n, nodes_share=0)
+    docs = [d for _, _, group in _synthetic_documents(counts, rng) for d in group]
+    docs = [
+        d.replace("  labels:\n", "  labels: &t\n", 1) if i in (0, len(docs) // 2) else d for i, d in enumerate(docs)
+    ]
+    half = len(docs) // 2
+    w.documents("policies-a.yaml", "policy", docs[:half])
+    w.documents("policies-b.yaml", "policy", docs[half:])
+    return counts
+
+
+def shape_duplicate_nodes(n: int, w: _Writer, rng: random.Random) -> Counts:
+    """N Nodes of one name in one List (issue 21, class 8): findings capped per rule and file, memory bounded by
+    what is shown."""
+    counts = Counts(0, 1, 1, 1, n)
+    item = node_item(0, counts, rng)
+    w.node_list("inventory/nodes.yaml", [item] * n)
+    return counts
+
+
 def _selector_shape(name: str, kind: str) -> Callable[[int, _Writer, random.Random], Counts]:
     def shape(n: int, w: _Writer, rng: random.Random) -> Counts:
         pools = max(1, n // 10)
@@ -567,6 +590,8 @@ SHAPES: dict[str, tuple[Callable[[int, _Writer, random.Random], Counts], str]] =
     "findings": (shape_findings, "a finding on every object"),
     "two-files": (shape_two_files, "the synthetic documents in two files"),
     "one-per-file": (shape_one_per_file, "the synthetic documents, one per file"),
+    "anchored": (shape_anchored, "the two-files documents with one YAML anchor in each file"),
+    "duplicate-nodes": (shape_duplicate_nodes, "N Nodes of one name in one List"),
     "exists-absent": (_selector_shape("exists-absent", "CommitClass"), "classes told apart by Exists/DoesNotExist"),
     "in-product": (_selector_shape("in-product", "CommitClass"), "classes with 7 In expressions of 10 values"),
     "reservations-by-group": (

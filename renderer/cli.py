@@ -14,8 +14,8 @@ import sys
 from types import ModuleType
 
 from renderer import __version__
-from renderer.commands._common import EXIT_OK, EXIT_USAGE, USAGE_EXIT, add_color, describe, error, exit_codes_text
-from renderer.commands._common import Parser as _Parser
+from renderer.commands.common import EXIT_OK, EXIT_USAGE, USAGE_EXIT, add_color, describe, error, exit_codes_text
+from renderer.commands.common import Parser as _Parser
 
 DESCRIPTION = (
     "Own node capacity from git: validate, lint and render CommitClass, ReservationPolicy, RuntimeClass and NodePool "

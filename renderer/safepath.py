@@ -101,7 +101,7 @@ _critical_depth = 0
 _pending: list[int] = []
 
 
-def _on_signal(signum: int, frame: object) -> None:
+def _on_signal(signum: int, _frame: object) -> None:
     if _critical_depth:
         _pending.append(signum)  # raised when the critical section ends
         return
@@ -500,10 +500,6 @@ class Beneath:
         except OSError:
             return False
         return True
-
-
-def errno_of(exc: BaseException) -> int | None:
-    return exc.errno if isinstance(exc, OSError) else None
 
 
 ELOOP_ERRNOS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)

@@ -47,7 +47,7 @@ def _fits(resource: str, text: str) -> bool:
 
 
 def _fail(message: str) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
 
     return error(message)
 

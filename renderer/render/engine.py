@@ -6,11 +6,9 @@ command line can list target names without importing them. Targets return :class
 objects in it); the engine serialises them once, with one YAML writer, in a fixed order, so the same input always
 gives the same bytes.
 
-Public entry points for other callers (bench, Argo CD plugin, diff):
-
-- :func:`build` → :class:`RenderResult` (files, outputs, findings), never raises on policy problems;
-- :func:`render` → ``{relative path: bytes}``, raises :class:`RenderError` when a finding is at error level;
-- :func:`stream` → one YAML stream (bytes) of every cluster object, for ``--stdout``.
+Entry points (``renderer.pipeline.render`` composes them): :func:`build` → :class:`RenderResult` (files, outputs,
+findings), never raises on policy problems; :func:`stream_bytes` → one YAML stream of every cluster object, for
+``--stdout``.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer.findings import Finding
-from renderer.render.target import TARGETS, Output, RenderContext, RenderError, Target, UnknownTargetError
+from renderer.render.target import TARGETS, Output, RenderContext, Target, UnknownTargetError
 
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
@@ -30,15 +28,12 @@ if TYPE_CHECKING:
     from renderer.validation.load import LoadResult
 
 __all__ = [
-    "RenderError",
     "RenderResult",
     "UnknownTargetError",
     "all_targets",
     "build",
     "default_targets",
-    "render",
     "select_targets",
-    "stream",
     "stream_bytes",
     "target_names",
 ]
@@ -185,24 +180,8 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return out
 
 
-def render(load: LoadResult, model: CapacityModel, targets: list[str] | None = None) -> dict[str, bytes]:
-    """Relative path → file content. Raises :class:`RenderError` when a policy problem prevents rendering."""
-    result = build(load, model, targets)
-    if not result.ok:
-        raise RenderError(result.findings)
-    return result.files
-
-
 def stream_bytes(result: RenderResult) -> bytes:
     from renderer.render.yamlout import header, writer
 
     docs = result.cluster_documents()
     return (header(result.cluster_sources()) + writer().dump(docs)).encode("utf-8")
-
-
-def stream(load: LoadResult, model: CapacityModel, targets: list[str] | None = None) -> bytes:
-    """Every cluster object (not the KubeletConfiguration files, not kustomization.yaml) as one YAML stream."""
-    result = build(load, model, targets)
-    if not result.ok:
-        raise RenderError(result.findings)
-    return stream_bytes(result)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from pydantic_core import ValidationError
 
-from renderer.findings import FieldPath, Finding, SourceRef
-from renderer.loading.parse import RawDocument
+from renderer.findings import CappedFindings, FieldPath, Finding, SourceRef
+from renderer.loading.documents import RawDocument
 from renderer.models import validators
 from renderer.models.commitclass import CommitClass
 from renderer.models.common import POLICY_API_VERSION
@@ -167,7 +167,7 @@ class Validator:
 
     def __init__(self) -> None:
         self.policies = PolicySet()
-        self.findings: list[Finding] = []
+        self.findings: CappedFindings = CappedFindings()
         self._seen: dict[tuple[str, str], tuple[SourceRef, str]] = {}
 
     def _error(
@@ -214,10 +214,10 @@ class Validator:
                 return
             spans = doc.item_spans if doc.item_spans is not None and len(doc.item_spans) == len(items) else None
             for i, item in enumerate(items):
-                if spans is None:
+                s = spans[i] if spans is not None else None
+                if s is None or s.end <= s.start:  # no text range (a composed document): located in the document
                     ref = SourceRef(path=doc.path, doc=doc.index, item=i, line=doc.line)
                 else:
-                    s = spans[i]
                     ref = SourceRef(doc.path, doc.index, i, s.line, s.column, (s.start, s.end))
                 self._add_object(item, ref)
             return

@@ -29,7 +29,7 @@ from renderer.models.inventory import Pool
 from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE_ANNOTATION
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
-from renderer.render.targets.koordinator import AMPLIFIED, _skip_reason, ratio
+from renderer.render.targets.koordinator import AMPLIFIED, ratio, skip_reason
 from renderer.validation.validate import PolicySet
 from renderer.verify import causes
 from renderer.verify.pods import PodRecord
@@ -51,7 +51,7 @@ def node_model(policies: PolicySet, extra: list[Pool]) -> CapacityModel:
 def delivered_ratios(pc: PoolCapacity, settings: Settings) -> dict[str, Decimal]:
     """The Koordinator amplification ratios the repo delivers to this node (empty when it delivers none)."""
     cc = pc.commit_class
-    if cc is None or not settings.render.koordinator or _skip_reason(cc.model) is not None:
+    if cc is None or not settings.render.koordinator or skip_reason(cc.model) is not None:
         return {}
     pct = cc.model.percents()
     return {r: ratio(pct[r]) for r in AMPLIFIED if ratio(pct[r]) > 1}

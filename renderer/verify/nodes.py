@@ -15,12 +15,12 @@ from typing import cast
 from pydantic_core import ValidationError
 
 from renderer.findings import FieldPath, SourceRef
-from renderer.loading.stream import NODE_FIELDS
+from renderer.loading.prune import NODE_FIELDS
 from renderer.models.inventory import Pool, pool_from_node
 from renderer.models.node import Node, node_machine_config_pool
 from renderer.validation.validate import model_findings, validated
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
-from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_items, read_text
+from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_dump
 
 __all__ = ["NODE_KIND", "POD_KIND", "read_nodes", "read_pods"]
 
@@ -56,13 +56,15 @@ def _at_field(
     return SnapshotError(error_line(display, line, column, message, hint))
 
 
-def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
+def read_nodes(path: str, platform: str | None = None, max_bytes: int | None = None) -> list[Pool]:
     """Every Node of a dump (``-``: standard input) as a pool of one; ``platform`` for the nodes whose labels name
-    none (a dump trimmed of its labels). Raises ``SnapshotError``."""
-    text, display = read_text(path)
+    none (a dump trimmed of its labels). ``max_bytes``: the file-size bound (default: the policy files'). Raises
+    ``SnapshotError``."""
+    dump = read_dump(path, NODE_FIELDS, NODE_KIND, max_bytes=max_bytes)
+    text, display = dump.text, dump.display
     pools: list[Pool] = []
     seen: dict[str, Item] = {}
-    for item in read_items(text, display, NODE_FIELDS, NODE_KIND):
+    for item in dump.items:
         _expect_kind(text, display, item, "Node", "--nodes", "kubectl get nodes -o json")
         source = SourceRef(path=display, doc=0, item=item.index, line=item.line, column=item.column)
         try:
@@ -100,12 +102,13 @@ def read_nodes(path: str, platform: str | None = None) -> list[Pool]:
     return pools
 
 
-def read_pods(path: str) -> list[PodRecord]:
+def read_pods(path: str, max_bytes: int | None = None) -> list[PodRecord]:
     """Every Pod of a dump (``-``: standard input). Raises ``SnapshotError``."""
-    text, display = read_text(path)
+    dump = read_dump(path, POD_KEEP, POD_KIND, positions=False, max_bytes=max_bytes)
+    text, display = dump.text, dump.display
     pods: list[PodRecord] = []
     # Pods have no position in verify's output: lines are counted only for a Pod with a problem.
-    for item in read_items(text, display, POD_KEEP, POD_KIND, positions=False):
+    for item in dump.items:
         _expect_kind(text, display, item, "Pod", "--pods", "kubectl get pods -A -o json")
         try:
             pods.append(pod_record(item.data))

@@ -24,11 +24,11 @@ from conftest import REPO_ROOT, examples
 from renderer.capacity.formulas import FORMULA_NAMES, FormulaError, MachineShape, compute
 from renderer.capacity.model import build
 from renderer.capacity.selectors import Requirement, Term, selector_matches, unsatisfiable_reason
-from renderer.loading.parse import parse_text
+from renderer.loading.documents import parse_text
 from renderer.pipeline import load
 from renderer.quantity import Quantity, QuantityError
 from renderer.render import engine
-from renderer.reporters.text import format_finding
+from renderer.reporters.findings.text import format_finding
 
 pytestmark = pytest.mark.slow
 

@@ -20,12 +20,11 @@ from hypothesis import strategies as st
 
 from conftest import examples
 from renderer import reporters
-from renderer.delivery import diff_format
-from renderer.delivery.diff import Change, DiffResult, ObjectChanges, PoolDiff
+from renderer.capacity.diff import Change, DiffResult, ObjectChanges, PoolDiff
 from renderer.escaping import markdown, plain, workflow_data
 from renderer.findings import Finding
 from renderer.quantity import Quantity
-from renderer.reporters.report import Report
+from renderer.reporters.findings import Report
 
 pytestmark = pytest.mark.slow
 
@@ -122,7 +121,7 @@ def test_every_reporter_keeps_one_finding_per_line_and_no_raw_control_characters
     report = Report("lint", sorted(findings, key=Finding.sort_key), files=1, objects=1)
     for name in reporters.names():
         out = io.StringIO()
-        reporters.get(name)(report, out)
+        reporters.get("findings", name)(report, out)
         text = out.getvalue()
         _no_raw_controls(text)
         lines = text.splitlines()
@@ -191,11 +190,11 @@ def test_diff_text_and_markdown_never_let_data_start_a_line_or_markup(
         head_findings=findings,
         invalid=(1, 0),
     )
-    text = diff_format.text(result)
+    text = _written("text", result)
     _no_raw_controls(text)
     for line in text.splitlines():
         assert not line.startswith(("::", "#", ">", "-", "[")), line
-    md = diff_format.markdown(result)
+    md = _written("markdown", result)
     _no_raw_controls(md)
     ours = re.compile(
         r"^(<!-- allocatable-diff -->|### |#### |\*\*|> ⚠️ |\| |\|---|- (added|removed|changed|❌|⚠️|ℹ️|…)|<details|<summary|</details>|Committed |Cluster |nodes |Commit percent|… and|$)"
@@ -206,3 +205,9 @@ def test_diff_text_and_markdown_never_let_data_start_a_line_or_markup(
     rendered_as_text = re.sub(r"(?<![\\`])(`+)(?!`).*?(?<!`)\1(?!`)", "", md)
     for live in (r"<img", r"<script", r"(?<!\\)\]\(https://evil", r"(?<!\\)!(?<!\\)\[img"):
         assert re.search(live, rendered_as_text) is None, live  # an escaped "\]" or "\[" renders as text
+
+
+def _written(fmt: str, result: DiffResult) -> str:
+    out = io.StringIO()
+    reporters.get("diff", fmt)(result, out)
+    return out.getvalue()
