@@ -6,7 +6,16 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from renderer.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_paths, emit_load, paths_of, write
+from renderer.commands.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_paths,
+    emit_load,
+    output_choices,
+    paths_of,
+    write,
+)
 
 if TYPE_CHECKING:
     from renderer.verify.result import VerifyResult
@@ -30,8 +39,6 @@ EXIT_CODES = {
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from renderer import reporters
-
     add_paths(parser, many=False)
     parser.add_argument(
         "--nodes", metavar="FILE", default=None, help="kubectl get nodes -o json|yaml output; - reads standard input"
@@ -57,10 +64,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=reporters.names("verify"),
+        **output_choices("verify"),
         default="text",
-        help="text (default; problems only unless --all), json (every node), markdown (for a PR comment or job "
-        "summary) or github (workflow annotations)",
+        help="text (default; problems only unless --all), json (every node), yaml, jsonpath=TEMPLATE (kubectl's), "
+        "markdown (for a PR comment or job summary) or github (workflow annotations)",
     )
 
 
