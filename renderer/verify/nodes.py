@@ -15,6 +15,7 @@ from typing import cast
 from pydantic_core import ValidationError
 
 from renderer.findings import FieldPath, SourceRef
+from renderer.loading.documents import Source
 from renderer.loading.prune import NODE_FIELDS
 from renderer.models.inventory import Pool, pool_from_node
 from renderer.models.node import Node, node_machine_config_pool
@@ -56,8 +57,8 @@ def _at_field(
     return SnapshotError(error_line(display, line, column, message, hint))
 
 
-def read_nodes(path: str, platform: str | None = None, max_bytes: int | None = None) -> list[Pool]:
-    """Every Node of a dump (``-``: standard input) as a pool of one; ``platform`` for the nodes whose labels name
+def read_nodes(path: str | Source, platform: str | None = None, max_bytes: int | None = None) -> list[Pool]:
+    """Every Node of a dump (``-``: standard input; or kubectl's output, ``renderer.verify.kubectl``) as a pool of one; ``platform`` for the nodes whose labels name
     none (a dump trimmed of its labels). ``max_bytes``: the file-size bound (default: the policy files'). Raises
     ``SnapshotError``."""
     dump = read_dump(path, NODE_FIELDS, NODE_KIND, max_bytes=max_bytes)
