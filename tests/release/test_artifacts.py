@@ -2,10 +2,8 @@
 accepts, and the wheel installed in a fresh virtual environment runs from anywhere — the commands, the kubectl
 plugin's console script and the JSON Schemas it ships (``<prefix>/share/allocatable/schemas``).
 
-Built from a copy of the repository's files (setuptools writes build/ and *.egg-info next to the sources), without
-build isolation: no package index is needed. The fresh environment gets the wheel alone (``--no-deps``); its
-dependencies are the ones of the environment running the tests, reached through a path entry that does not run
-that environment's ``.pth`` files, so the checkout's editable install is not seen.
+Built and installed by ``tests/building.py``: from a copy of the repository's files, without build isolation (no
+package index needed), into a fresh environment that gets the wheel alone and the test environment's dependencies.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 import tarfile
 import zipfile
 from pathlib import Path
@@ -23,6 +20,7 @@ from pathlib import Path
 import pytest
 
 import tools
+from building import build, wheel_in_venv
 from conftest import REPO_ROOT
 from renderer import __version__
 from renderer.pipeline import schemas as generate
@@ -45,21 +43,7 @@ def _need(module: str) -> None:
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    _need("build")
-    work = tmp_path_factory.mktemp("release")
-    src = work / "src"
-    listed = _run("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO_ROOT)
-    assert listed.returncode == 0, listed.stderr
-    for name in filter(None, listed.stdout.split("\0")):
-        origin = REPO_ROOT / name
-        if origin.is_file() and not origin.is_symlink():
-            target = src / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(origin.read_bytes())
-    out = work / "dist"
-    built = _run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, src)
-    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
-    return out
+    return build(tmp_path_factory.mktemp("release"))
 
 
 def _one(dist: Path, pattern: str) -> Path:
@@ -110,14 +94,7 @@ def test_the_sdist_carries_what_the_wheel_is_built_from(dist: Path) -> None:
 @pytest.fixture(scope="module")
 def venv(dist: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fresh") / "venv"
-    made = _run(sys.executable, "-m", "venv", root)
-    assert made.returncode == 0, made.stderr
-    python = root / "bin" / "python"
-    installed = _run(python, "-m", "pip", "install", "-q", "--no-deps", "--no-index", _one(dist, "*.whl"))
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    purelib = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
-    ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
-    Path(purelib, "zz-test-dependencies.pth").write_text("\n".join(sorted(ours)) + "\n", encoding="utf-8")
+    wheel_in_venv(_one(dist, "*.whl"), root)
     return root
 
 
