@@ -1,4 +1,4 @@
-"""Advertised memory of Compute Engine predefined machine types, and what a pool's machine memory is.
+"""Machine memory: the size a machine type is sold as, which some platforms compute their reservation from.
 
 GKE computes its kube-reserved memory from the machine type's memory (``memoryMb`` of the Compute Engine
 MachineType, which the cluster autoscaler also reads: kubernetes/autoscaler@55c37cd5:cluster-autoscaler/cloudprovider/
@@ -6,32 +6,49 @@ gce/machine_types.go ``NewMachineTypeFromAPI``), not from the node's MemTotal (`
 MiB less). So does AKS from the VM size's memory. A formula fed MemTotal reserves too little: an n2-highmem-4 (sold as
 32 GB) gets 3606Mi on a real node, 3566Mi from its MemTotal.
 
-The table below is Google's published predefined machine types (cloud.google.com/compute/docs/general-purpose-machines,
-.../compute-optimized-machines, .../machine-resource): Compute Engine's "GB" of memory is GiB, so a type with G GB
-per vCPU has G x 1024 MiB per vCPU. Where G x 1024 is not whole (n1-highcpu, 0.9 GB per vCPU) the API's memoryMb is
-the nearest MiB (n1-highcpu-2 1843, n1-highcpu-16 14746, n1-highcpu-32 29491 as listed by the machineTypes API,
-gist.github.com/jeffgodwyll/01149892acbb4d7d9f4ec64533b6a0f1); the shared-core f1-micro and g1-small are 614 and
-1740 MiB there. AKS nodes carry the VM size's memory in the label ``kubernetes.azure.com/sku-memory`` (MiB). Custom types carry their memory in the name (``n2-custom-8-16384``: 16384 MiB; an ``-ext`` suffix is
-extended memory, same reading). Types not in the table (and not custom) are left to ``machineTypes`` in
-.allocatable.yaml or ``NodePool.spec.machineMemory``.
+Two built-in tables, each from a published source:
 
-Pure data and lookups: O(1) per pool.
+- Compute Engine predefined machine types (cloud.google.com/compute/docs/general-purpose-machines,
+  .../compute-optimized-machines, .../machine-resource): Compute Engine's "GB" of memory is GiB, so a type with G GB
+  per vCPU has G x 1024 MiB per vCPU. Where G x 1024 is not whole (n1-highcpu, 0.9 GB per vCPU) the API's memoryMb is
+  the nearest MiB (n1-highcpu-2 1843, n1-highcpu-16 14746, n1-highcpu-32 29491 as listed by the machineTypes API,
+  gist.github.com/jeffgodwyll/01149892acbb4d7d9f4ec64533b6a0f1); the shared-core f1-micro and g1-small are 614 and
+  1740 MiB there. Custom types carry their memory in the name (``n2-custom-8-16384``: 16384 MiB; an ``-ext`` suffix
+  is extended memory, same reading).
+- Azure VM sizes (``data/azure_vm_sizes.csv``, 1370 sizes): the cluster autoscaler's generated table
+  (kubernetes/autoscaler@55c37cd5eb550756c5ccc5a89e9068d77797e575:cluster-autoscaler/cloudprovider/azure/
+  azure_instance_types.go). Its generator computes ``int64(MemoryGB) * 1024`` (``azure_instance_types/gen.go``
+  l.131-136), dropping the fraction of sizes sold with fractional GiB; the sizes known to be affected are corrected
+  here from Azure's size pages: Standard_B1ls 0.5 GiB, Standard_D1/DS1/D1_v2/DS1_v2 3.5 GiB, Standard_M8ms/M8-2ms/
+  M8-4ms 218.75 GiB, Standard_M16ms/M16-4ms/M16-8ms 437.5 GiB. The table is read on first use.
+
+Which table a pool uses is its platform's choice (``renderer/platforms/``); this module holds the data and the parts
+every platform shares: NodePool.spec.machineMemory and ``machineTypes`` in .allocatable.yaml come first.
+
+Pure data and lookups: O(1) per pool (the Azure table is parsed once, O(sizes)).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING
-
-from renderer.quantity import Quantity
+from functools import lru_cache
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from renderer.models.inventory import Pool
     from renderer.models.settings import Settings
+    from renderer.quantity import Quantity
 
-__all__ = ["MachineMemory", "gce_machine_memory_mib", "machine_memory"]
+__all__ = [
+    "AZURE_CORRECTIONS",
+    "MachineMemory",
+    "azure_vm_memory_mib",
+    "azure_vm_sizes",
+    "configured_memory",
+    "gce_machine_memory_mib",
+]
 
 # family-class: (GB of memory per vCPU, predefined vCPU counts)
 _GCE_FAMILIES: dict[str, tuple[str, tuple[int, ...]]] = {
@@ -64,15 +81,25 @@ _GCE_SHARED_CORE_MIB: dict[str, int] = {
     "f1-micro": 614,
     "g1-small": 1740,
 }
-#: GKE reserves a flat 1060 millicores on shared-core E2 machines (GKE "Plan node sizes": "For shared-core E2
-#: machine types, GKE reserves a total of 1060 millicores"), so they allocate 940m of their 2 vCPUs.
-GKE_SHARED_CORE_E2 = frozenset({"e2-micro", "e2-small", "e2-medium"})
-
-#: AKS nodes label the VM size's memory in MiB (e.g. 8192 on a Standard_D2as_v4).
-AKS_SKU_MEMORY_LABEL = "kubernetes.azure.com/sku-memory"
 
 _PREDEFINED = re.compile(r"^([a-z][a-z0-9]*-(?:standard|highmem|highcpu))-([0-9]+)(-lssd)?$")
 _CUSTOM = re.compile(r"^(?:([a-z][a-z0-9]*)-)?custom-([0-9]+)-([0-9]+)(-ext)?$")
+
+#: Azure sizes sold with a fractional GiB, which the autoscaler's generator truncates: the size's real memory in MiB
+#: (Azure's size pages: B-series 0.5 GiB, Dv1/DSv1/Dv2/DSv2 3.5 GiB, M-series 218.75 and 437.5 GiB).
+AZURE_CORRECTIONS: Mapping[str, int] = {
+    "Standard_B1ls": 512,
+    "Standard_D1": 3584,
+    "Standard_DS1": 3584,
+    "Standard_D1_v2": 3584,
+    "Standard_DS1_v2": 3584,
+    "Standard_M8ms": 224000,
+    "Standard_M8-2ms": 224000,
+    "Standard_M8-4ms": 224000,
+    "Standard_M16ms": 448000,
+    "Standard_M16-4ms": 448000,
+    "Standard_M16-8ms": 448000,
+}
 
 
 def gce_machine_memory_mib(machine_type: str) -> int | None:
@@ -95,6 +122,31 @@ def gce_machine_memory_mib(machine_type: str) -> int | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def azure_vm_sizes() -> dict[str, tuple[int, int]]:
+    """Every Azure VM size of the built-in table: name -> (vCPUs, memory MiB as the table lists it)."""
+    from importlib.resources import files
+
+    text = files("renderer.capacity").joinpath("data/azure_vm_sizes.csv").read_text(encoding="utf-8")
+    out: dict[str, tuple[int, int]] = {}
+    for line in text.splitlines():
+        if not line or line.startswith(("#", "name,")):
+            continue
+        name, vcpus, mib = line.split(",")
+        out[name] = (int(vcpus), int(mib))
+    return out
+
+
+def azure_vm_memory_mib(size: str) -> tuple[int, str] | None:
+    """Memory in MiB of an Azure VM size and where it comes from, or None if the size is not in the table."""
+    if size in AZURE_CORRECTIONS:
+        return AZURE_CORRECTIONS[size], f"Azure VM size {size} (the autoscaler's table truncates it; Azure's size page)"
+    entry = azure_vm_sizes().get(size)
+    if entry is None or entry[1] <= 0:
+        return None
+    return entry[1], f"Azure VM size {size}"
+
+
 @dataclass(frozen=True)
 class MachineMemory:
     """The memory a platform formula is computed from, and where that number came from."""
@@ -107,28 +159,20 @@ class MachineMemory:
         return self.source == "capacity"
 
 
-def machine_memory(pool: Pool, settings: Settings) -> MachineMemory | None:
-    """The advertised memory of the pool's machines: spec.machineMemory, settings machineTypes by instance type,
-    the built-in Compute Engine table, else the capacity (MemTotal). None without a memory capacity."""
+class _Sized(Protocol):
+    @property
+    def machine_memory(self) -> Quantity | None: ...
+    @property
+    def instance_type(self) -> str | None: ...
+
+
+def configured_memory(pool: _Sized, settings: Settings) -> MachineMemory | None:
+    """The machine memory the repo states: NodePool.spec.machineMemory, else machineTypes by instance type."""
     if pool.machine_memory is not None:
         return MachineMemory(pool.machine_memory.int_value(), "NodePool.spec.machineMemory")
     itype = pool.instance_type
     if itype:
         configured = settings.machineTypes.get(itype)
-        if configured is not None:
+        if configured is not None and configured.memory is not None:
             return MachineMemory(configured.memory.int_value(), f"machineTypes[{itype}] in .allocatable.yaml")
-    sku = pool.labels.get(AKS_SKU_MEMORY_LABEL, "")
-    if sku.isdigit() and int(sku) > 0:
-        return MachineMemory(int(sku) * 1024 * 1024, f"{AKS_SKU_MEMORY_LABEL}={sku} (MiB)")
-    if itype:
-        mib = gce_machine_memory_mib(itype)
-        if mib is not None:
-            return MachineMemory(mib * 1024 * 1024, f"Compute Engine machine type {itype}")
-    cap = pool.capacity.get("memory")
-    if cap is None:
-        return None
-    return MachineMemory(cap.int_value(), "capacity")
-
-
-def quantity_mib(n_bytes: int) -> Quantity:
-    return Quantity.from_value(n_bytes, "BinarySI")
+    return None

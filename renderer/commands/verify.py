@@ -45,9 +45,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--platform",
-        choices=["eks", "gke", "aks", "aks-engine", "openshift", "generic"],
+        metavar="P[/PROFILE][:SELECTOR]",
+        action="append",
         default=None,
-        help="platform of the --nodes nodes whose labels name none (a dump trimmed of its labels)",
+        help="platform of the --nodes nodes whose labels name none; with /PROFILE the platform's profile (e.g. "
+        "openshift/rosa); with :SELECTOR (a label selector, e.g. kind:kubernetes.io/hostname=kind-worker) for the "
+        "nodes it selects; repeatable (`allocatable platforms` lists them)",
     )
     parser.add_argument(
         "--all",
@@ -114,8 +117,14 @@ def run(args: argparse.Namespace) -> int:
         findings = result.finish(result.findings)
         emit(Report("verify", findings, files=len(result.files), objects=result.policies.object_count()), "text")
         return EXIT_USAGE
+    from renderer import platforms
+
     try:
-        snapshot = read_nodes(args.nodes, args.platform) if args.nodes else []
+        assignments = [platforms.parse_assignment(v) for v in args.platform or []]
+    except ValueError as exc:
+        return _fail(str(exc))
+    try:
+        snapshot = read_nodes(args.nodes, assignments) if args.nodes else []
         pods = read_pods(args.pods) if args.pods is not None else None
     except SnapshotError as exc:
         return _fail(f"{exc}")

@@ -82,6 +82,7 @@ NODE_FIELDS: KeepSpec = {
     "apiVersion": True,
     "kind": True,
     "metadata": {"name": True, "labels": True, "annotations": True},
+    "spec": {"providerID": True},
     "status": {"capacity": True, "allocatable": True, "nodeInfo": True},
 }
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from conftest import write_repo
-from renderer.capacity.formulas import MachineShape, compute
+from renderer.capacity.formulas import MachineShape
 from renderer.capacity.machine_types import gce_machine_memory_mib
 from renderer.capacity.model import build
 from renderer.pipeline import load
+from renderer.platforms import compute
 from renderer.quantity import Quantity
 
 Q = Quantity.parse
@@ -125,9 +126,9 @@ def test_node_pool_machine_memory_wins(repo: Path) -> None:
 def test_boot_disk_inference_inverts_the_autoscaler_estimate(distribution: str) -> None:
     from dataclasses import replace
 
-    from renderer.capacity.platform import _os_reserved, boot_disk
     from renderer.findings import SourceRef
     from renderer.models.inventory import Pool
+    from renderer.platforms.gke import _os_reserved, boot_disk
 
     base = Pool(
         "n", "Node", {"cloud.google.com/gke-os-distribution": distribution}, {}, 1, "gke", None, None, SourceRef("x")
