@@ -116,6 +116,8 @@ def term_of(resource: str, rec: Any) -> Term:
             maximum = Clamp(amount=Fraction(Quantity.parse(rec.max).value))
     rounding = Rounding(rec.round or "down", step)
     uses_input = bool(rec.tiers or rec.fixed or (maximum is not None and maximum.fraction is not None))
+    if rec.base is not None and not (uses_input or rec.perPod or rec.min or maximum or rec.whole or rec.to):
+        return Term(base=_amount(rec.base), unit="m" if resource == "cpu" else "Mi", text=str(rec.base))
     return Term(
         input=source if uses_input else "none",  # type: ignore[arg-type]
         whole=_amount(rec.whole) if rec.whole is not None else None,

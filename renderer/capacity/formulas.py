@@ -523,36 +523,40 @@ def _term(term: Term, resource: str, shape: MachineShape, notes: list[str]) -> t
         value += term.per_pod * pods
         parts.append(f"{_shown(term.per_pod, resource, term)} x {pods} pods")
     computed = " + ".join(parts).replace("+ - ", "- ").replace("+ + ", "+ ")
-    if computed:
-        notes.append(f"{resource}: {computed}{_unit_name(term, resource)} = {_shown(value, resource, term)}")
+    line = f"{computed}{_unit_name(term, resource)} = {_shown(value, resource, term)}" if computed else ""
     if term.minimum is not None:
         bound = _bound(term.minimum, x)
         if value < bound:
             if term.minimum.text is not None:
-                notes.append(f"{resource}: below the floor {term.minimum.text} -> {term.minimum.text}")
+                notes.append(
+                    f"{resource}: {line}; below the floor {term.minimum.text} -> {term.minimum.text}".replace(
+                        ": ; ", ": "
+                    )
+                )
                 return bound, term.minimum.text
-            notes.append(f"{resource}: below the minimum {_shown(bound, resource, term)} -> raised to it")
+            line += f"; below the minimum, raised to {_shown(bound, resource, term)}"
             value = bound
     if term.maximum is not None:
         bound = _bound(term.maximum, x)
         if value > bound:
             if term.maximum.fraction is not None:
-                shown = f"{fmt_number(term.maximum.fraction * 100)}% of {_shown(x, resource, term)}"
-                notes.append(f"{resource}: capped at {shown} = {_shown(bound, resource, term)}")
+                cap = f"{fmt_number(term.maximum.fraction * 100)}% of {_shown(x, resource, term)}"
+                line += f"; capped at {cap} = {_shown(bound, resource, term)}"
             else:
-                notes.append(f"{resource}: capped at the maximum {_shown(bound, resource, term)}")
+                line += f"; capped at the maximum {_shown(bound, resource, term)}"
             if term.maximum.text is not None:
+                notes.append(f"{resource}: {line} -> {term.maximum.text}".replace(": ; ", ": "))
                 return bound, term.maximum.text
             value = bound
     rounded = _round(value, term.rounding)
     text = _text(rounded, term.unit, resource)
     if term.rounding.mode != "none" and rounded != value:
         how = {"down": "truncated", "up": "rounded up", "half-up": "rounded half up"}[term.rounding.mode]
-        notes.append(f"{resource}: {_shown(value, resource, term)} {how} -> {text}")
-    elif not computed:
+        line += f", {how}" if line else f"{_shown(value, resource, term)} {how}"
+    if not line:
         notes.append(f"{resource}: fixed {text}")
     else:
-        notes.append(f"{resource}: -> {text}")
+        notes.append(f"{resource}: {line} -> {text}".replace(": ; ", ": "))
     return rounded, text
 
 

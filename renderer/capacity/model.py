@@ -343,7 +343,8 @@ def _formula(formula: Formula, shape: MachineShape) -> FormulaResult:
     return compute(formula, shape)
 
 
-_CUSTOM: weakref.WeakKeyDictionary[object, Formula] = weakref.WeakKeyDictionary()
+#: custom formulas by the id of their policy's autoSizing record (records are not hashable), dropped with it
+_CUSTOM: dict[int, tuple[weakref.ref[object], Formula]] = {}
 
 
 def policy_formula(policy: Loaded[ReservationPolicy] | None) -> Formula | None:
@@ -353,12 +354,16 @@ def policy_formula(policy: Loaded[ReservationPolicy] | None) -> Formula | None:
     if auto is None:
         return None
     if auto.custom is not None:
-        found = _CUSTOM.get(auto)
-        if found is None:
-            from renderer.capacity.custom import formula_of
+        entry = _CUSTOM.get(id(auto))
+        if entry is not None and entry[0]() is auto:
+            return entry[1]
+        from renderer.capacity.custom import formula_of
 
-            assert policy is not None
-            found = _CUSTOM[auto] = formula_of(auto.custom, f"custom:{policy.name}")
+        assert policy is not None
+        found = formula_of(auto.custom, f"custom:{policy.name}")
+        key = id(auto)
+        _CUSTOM[key] = (weakref.ref(auto), found)
+        weakref.finalize(auto, _CUSTOM.pop, key, None)
         return found
     if auto.formula is None:
         return None
@@ -496,7 +501,7 @@ def pool_capacity(
         eviction, eviction_source = dict(spec.evictionHard), "explicit"
     elif default is not None and default.eviction_hard is not None:
         eviction, eviction_source = dict(default.eviction_hard), default.source
-    elif formula is not None and default is None:
+    elif formula is not None and default is None and not (formula.spec is not None and formula.spec.custom):
         eviction, eviction_source = dict(formula.eviction_hard), f"formula:{formula.formula}"
     else:
         eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"

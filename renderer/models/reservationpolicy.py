@@ -69,6 +69,15 @@ def to_fraction(value: object) -> Decimal:
     return check_fraction(d)
 
 
+def to_bound(value: object) -> object:
+    """``max``: a quantity (a YAML number is one) or a percentage string."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return repr(value) if isinstance(value, float) else str(value)
+    return value
+
+
 def check_tiers(tiers: list[CustomTier] | None) -> list[CustomTier] | None:
     from renderer.capacity.custom import check_tiers as check
 

@@ -16,6 +16,7 @@ from renderer.models.reservationpolicy import (
     check_term,
     check_terms,
     check_tiers,
+    to_bound,
     to_fraction,
 )
 from renderer.models.schema.common import NodeSelectorTerm, NonNegativeQuantity, ObjectMeta, QuantityValue, Strict
@@ -82,7 +83,7 @@ def _terms(part: str) -> Any:
             description="maxPods: the node's; eniMaxPods: the ENI-limited maxPods EKS computes before an override",
         )
         min: NonNegativeQuantity | None = Field(default=None, description="the least reserved")
-        max: str | None = Field(
+        max: Annotated[str | None, BeforeValidator(to_bound)] = Field(
             default=None, description="the most reserved: a quantity, or a percentage of the input (25%)"
         )
         round: Literal["down", "up", "half-up"] = Field(default="down", description="how the result is rounded")
