@@ -148,7 +148,14 @@ class Term:
 
     @property
     def constant(self) -> bool:
-        return self.input in ("none", "fallback") and not self.tiers and not self.per_pod and not self.steps
+        return (
+            self.input in ("none", "fallback")
+            and not self.tiers
+            and not self.per_pod
+            and not self.steps
+            and self.minimum is None
+            and self.maximum is None
+        )
 
     @property
     def uses_pods(self) -> bool:

@@ -126,13 +126,38 @@ def _integral(x: Fraction, what: str) -> Fraction:
     return x
 
 
+def _atomic(expr: str) -> bool:
+    """No operator outside parentheses: ``expr`` can be multiplied without parentheses of its own."""
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch == " " and expr[i + 1 : i + 3] in ("+ ", "- ", "* ", "/ ", "? ", "<=", "> ", "in"):
+            return False
+    return True
+
+
 def _scaled(expr: str, c: Fraction) -> str:
     """``floor(c * expr)`` for a non-negative integer-valued ``expr``, as Karpenter's integer arithmetic writes it."""
+    if c != 1 and not _atomic(expr):
+        expr = f"({expr})"
     if c.denominator == 1:
         return expr if c == 1 else f"{c.numerator} * {expr}"
     if c.numerator == 1:
         return f"{expr} / {c.denominator}"
     return f"{expr} * {c.numerator} / {c.denominator}"
+
+
+def _rounded(expr: str, c: Fraction, mode: str) -> str:
+    """``c * expr`` rounded to an integer as ``mode`` says, for a non-negative integer-valued ``expr``."""
+    if c.denominator == 1 or mode == "down":
+        return _scaled(expr, c)
+    if c.numerator != 1 and not _atomic(expr):
+        expr = f"({expr})"
+    inner = expr if c.numerator == 1 else f"{c.numerator} * {expr}"
+    if mode == "up":
+        return f"({inner} + {c.denominator - 1}) / {c.denominator}"
+    return f"(2 * {inner} + {c.denominator}) / {2 * c.denominator}"
 
 
 def _term(term: Term, resource: str) -> str:
@@ -172,10 +197,8 @@ def _term(term: Term, resource: str) -> str:
         c = tier.fraction * scale / out
         if c:
             if term.each_tier is not None:
-                if term.each_tier.mode != "down":  # pragma: no cover - no platform rounds tiers otherwise
-                    raise NotExpressible(f"{resource}: per-tier rounding other than down")
                 each = _integral(term.each_tier.step / out, f"{resource}: the per-tier rounding step")
-                items.append((each, _scaled(portion, c / each)))
+                items.append((each, _rounded(portion, c / each, term.each_tier.mode)))
             else:
                 items.append((c, portion))
         if tier.add:
