@@ -562,6 +562,8 @@ def _term(term: Term, resource: str, shape: MachineShape, notes: list[str]) -> t
         line += f", {how}" if line else f"{_shown(value, resource, term)} {how}"
     if not line:
         notes.append(f"{resource}: fixed {text}")
+    elif rounded == value and line.endswith(f"= {text}"):
+        notes.append(f"{resource}: {line}".replace(": ; ", ": "))
     else:
         notes.append(f"{resource}: {line} -> {text}".replace(": ; ", ": "))
     return rounded, text

@@ -24,7 +24,7 @@ class Kind(Platform):
     title = "kind"
     summary = "kind: nothing reserved; evictionHard nodefs/inodes/imagefs 0% (off), no memory threshold"
     default_reason = "kind's kubeadm template"
-    order = 70
+    order = 64
     signals = (Signal("providerID", "kind://", "kind sets providerID kind://<provider>/<cluster>/<node> (v0.9.0+)"),)
     defaults = (
         Default(
