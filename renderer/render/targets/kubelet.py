@@ -37,12 +37,15 @@ class KubeletConfigurationTarget(Target):
                 continue  # delivered by the karpenter, cluster-api or nodeadm target instead
             problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
             doc = {"apiVersion": API_VERSION, "kind": KIND, **kubelet_fields(pc, policy.model.spec, problem)}
+            platform = platforms.effective(pc.pool, ctx.model.policies.settings)
             outputs.append(
                 Output(
                     path=f"kubelet/{pc.pool.name}.yaml",
                     documents=(doc,),
                     sources=(ctx.pool_source(pc), ctx.source(policy.source, policy.ref)),
                     cluster=False,
+                    # how this platform's nodes take the file (renderer/platforms/<name>.py render_notes)
+                    notes=() if platform.fallback else platform.render_notes,
                 )
             )
         return outputs
