@@ -138,7 +138,25 @@ def _diagnose(text: str) -> QuantityError:
             f"malformed exponent {_quote(rest)} (an exponent is e or E followed by an optional sign "
             "and digits, like 1e3 or 1E-3)",
         )
-    return _invalid(text, f"unknown suffix {_quote(rest)} ({_SUFFIX_HELP})")
+    guess = _suffix_guess(number.group(), rest)
+    return _invalid(text, f"unknown suffix {_quote(rest)}" + (f"; {guess}" if guess else f" ({_SUFFIX_HELP})"))
+
+
+#: Suffixes people write for bytes, by their first letter: the binary and the decimal Kubernetes spellings.
+_BYTE_SUFFIXES = {"k": ("Ki", "k"), "m": ("Mi", "M"), "g": ("Gi", "G"), "t": ("Ti", "T"), "p": ("Pi", "P"), "e": ("Ei", "E")}
+
+
+def _suffix_guess(number: str, rest: str) -> str:
+    """``did you mean "32Gi" (2^30) or "32G" (10^9)?`` for ``32gb``, ``32GB``, ``32gib``, ``32Gb``...: a unit
+    written the way other tools write it. Empty when the suffix looks like nothing known."""
+    low = rest.lower()
+    if len(low) > 3 or low[:1] not in _BYTE_SUFFIXES or low[1:] not in ("", "b", "i", "ib"):
+        return ""
+    binary, decimal = _BYTE_SUFFIXES[low[0]]
+    power = "kmgtpe".index(low[0]) + 1
+    if low[1:] in ("i", "ib"):  # gib, GiB: clearly binary
+        return f'did you mean "{number}{binary}" (2^{10 * power})?'
+    return f'did you mean "{number}{binary}" (2^{10 * power}) or "{number}{decimal}" (10^{3 * power})?'
 
 
 def _round_up_nanos(digits: str, shift: int) -> int:

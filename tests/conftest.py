@@ -44,6 +44,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # (with PYTHONDONTWRITEBYTECODE set, every one of them would). __pycache__ is ignored by git.
 compileall.compile_dir(REPO_ROOT / "renderer", quiet=1)
 POLICIES = REPO_ROOT / "policies"
+#: The .allocatable.yaml of a test repo that opts into Koordinator (render.koordinator, off by default): its CommitClass
+#: over-commit is delivered (no AL214) and AL209 applies. For tests about other things that commit with CommitClasses.
+KOORDINATOR_ON = {
+    ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender: {koordinator: true}\n"
+}
 
 
 @dataclass

@@ -212,3 +212,65 @@ def test_no_traceback_on_garbage(tmp_path: Path) -> None:
     assert out.returncode == 2
     assert "Traceback" not in out.stderr + out.stdout
     assert out.stdout.splitlines()[0].endswith("[AL001]")
+
+
+DID_YOU_MEAN = """
+apiVersion: node.k8s.io/v1alpha1
+kind: CommitClass
+metadata:
+  name: a
+  namespace: default
+spec:
+  selector:
+  - matchExpressions:
+    - {key: x, operator: in, values: [a]}
+    - {key: y, operator: exist}
+  resources:
+  - name: CPU
+    percent: 120
+---
+apiVersion: node.k8s.io/v1alpha1
+kind: Commitclass
+metadata:
+  name: b
+---
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: reservationpolicy
+metadata:
+  name: c
+---
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: p
+spec:
+  labels: {x: a}
+  capacity: {cpu: "8", memory: 32gb}
+  count: 1
+  platform: EKS
+"""
+
+
+def test_did_you_mean_for_case_kinds_enums_quantities_and_namespace(repo: Path) -> None:
+    """Each mistake a new user makes gets the spelling to write (issue 18: enum case, kinds, quantity units), and a
+    namespace on a cluster-scoped object is not 'did you mean name'."""
+    write_repo(repo, {"a.yaml": DID_YOU_MEAN})
+    res = run_cli("validate", str(repo))
+    assert res.exit_code == 2
+    lines = res.stdout.splitlines()
+
+    def line(fragment: str) -> str:
+        (found,) = [x for x in lines if fragment in x]
+        return found
+
+    assert line('"namespace" is not allowed').endswith(
+        "these objects are cluster-scoped, like Nodes: remove metadata.namespace [AL004] (CommitClass/a)"
+    )
+    assert 'did you mean "name"' not in res.stdout
+    assert line('the string "in" is not allowed').endswith('did you mean "In"? [AL004] (CommitClass/a)')
+    assert line('the string "exist" is not allowed').endswith('did you mean "Exists"? [AL004] (CommitClass/a)')
+    assert line('the string "CPU"').endswith('did you mean "cpu"? [AL004] (CommitClass/a)')
+    assert line('"Commitclass"').endswith('did you mean "CommitClass"? [AL003] (Commitclass/b)')
+    assert line('"reservationpolicy"').endswith('did you mean "ReservationPolicy"? [AL003] (reservationpolicy/c)')
+    assert line('"32gb"').endswith('did you mean "32Gi" (2^30) or "32G" (10^9)? [AL004] (NodePool/p)')
+    assert line('the string "EKS"').endswith('did you mean "eks"? [AL004] (NodePool/p)')

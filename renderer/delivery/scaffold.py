@@ -1,11 +1,14 @@
 """Files of a new policy repo (``allocatable init``), from the templates in ``renderer/scaffold/``.
 
 Templates are plain files shipped as package data. Tokens replaced: ``@@VERSION@@`` (this version),
-``@@REPO@@`` (the GitHub repository that publishes the hooks and the action), ``@@POLICY_DIR@@``, and in the
+``@@REPO@@`` (the GitHub repository that publishes the hooks and the action), ``@@POLICY_DIR@@``, ``@@SCHEMAS@@``
+(the relative path from the file to the JSON Schemas written beside the policies, for editors), and in the
 workflow ``@@ACTION_REF@@`` with its ``@@ACTION_COMMENT@@``. No template engine: the workflow template is full of
 ``${{ }}``.
 
-A new repo must work from its first commit, so nothing may point at a release that does not exist. When this
+A new repo must work from its first commit, so nothing may point at a release that does not exist: the editors'
+``yaml-language-server`` lines point at the JSON Schemas ``init`` writes into ``<policy dir>/.schemas/`` (a hidden
+directory, which the policy loader does not read; ``allocatable schema -o <policy dir>/.schemas`` refreshes them). When this
 version is a published release (``PUBLISHED_RELEASES``), the pre-commit config pins its hooks (``rev: vX.Y.Z``) and
 the workflow its action tag. Otherwise the pre-commit hooks run the installed tool (``repo: local``, ``language:
 system``: no download, works offline) and the workflow follows the action's default branch, each with a comment
@@ -14,6 +17,7 @@ on how to pin a release once there is one.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -40,6 +44,9 @@ FILES: dict[str, str] = {
     ".github/workflows/allocatable.yml": "workflow.yaml",
 }
 
+
+#: Where the JSON Schemas go (all that `allocatable schema` writes), inside the policy directory.
+SCHEMA_DIR = ".schemas"
 
 #: The pre-commit config used instead of ``pre-commit-config.yaml`` while this version has no published release.
 LOCAL_HOOKS_TEMPLATE = "pre-commit-config-local.yaml"
@@ -86,6 +93,7 @@ def files(
         else f"# No release of allocatable is published yet: this follows {DEFAULT_BRANCH}. Pin a release tag "
         "(@vX.Y.Z) or a commit SHA once one exists.\n      "
     )
+    schemas = f"{policy_dir}/{SCHEMA_DIR}"
     out = []
     for dest, name in FILES.items():
         if name == "pre-commit-config.yaml" and not pinned:
@@ -98,5 +106,10 @@ def files(
             .replace("@@REPO@@", repo)
             .replace("@@POLICY_DIR@@", policy_dir)
         )
-        out.append(ScaffoldFile(dest.format(policies=policy_dir), text))
+        path = dest.format(policies=policy_dir)
+        text = text.replace("@@SCHEMAS@@", posixpath.relpath(schemas, posixpath.dirname(path) or "."))
+        out.append(ScaffoldFile(path, text))
+    from renderer.models.schemas import generate
+
+    out += [ScaffoldFile(f"{schemas}/{name}", text) for name, text in sorted(generate().items())]
     return out

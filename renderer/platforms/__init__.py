@@ -149,16 +149,37 @@ def default_for(pool: PoolView, settings: Settings) -> Default | None:
 # -- validators the schemas reference (module-level functions, as the compiled validators need) ---------------
 
 
+def _suggestion(value: str, choices: list[str]) -> str | None:
+    """The choice a misspelt value most likely meant: the same in another case, else a close spelling."""
+    import difflib
+
+    folded = [c for c in choices if c.lower() == value.lower()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def check_platform_name(name: str) -> str:
-    if name not in module_names():
-        raise ValueError(f'unknown platform "{name}": use one of {", ".join(module_names())}')
+    known = module_names()
+    if name not in known:
+        meant = _suggestion(name, known)
+        if meant is not None:
+            raise ValueError(f'the string "{name}" is not a platform ({", ".join(known)}): did you mean "{meant}"?')
+        raise ValueError(f'unknown platform "{name}": use one of {", ".join(known)}')
     return name
 
 
 def check_formula_name(name: str) -> str:
-    known = formula_names()
+    known = list(formula_names())
     if name not in known:
-        raise ValueError(f'unknown formula "{name}": use one of {", ".join(known)}, or autoSizing.custom')
+        meant = _suggestion(name, known)
+        listed = ", ".join(known)
+        if meant is not None:
+            raise ValueError(
+                f'the string "{name}" is not a formula ({listed}, or autoSizing.custom): did you mean "{meant}"?'
+            )
+        raise ValueError(f'unknown formula "{name}": use one of {listed}, or autoSizing.custom')
     return name
 
 

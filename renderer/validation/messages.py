@@ -86,6 +86,16 @@ def _where(loc: Loc) -> str:
     return out or "the document"
 
 
+def did_you_mean(value: str, choices: list[str]) -> str | None:
+    """``did you mean "In"?`` for a value that differs from one choice only in case (``in``, ``CPU``, ``EKS``,
+    ``Commitclass``) or is a close misspelling of one; None otherwise. Cost: O(choices × length)."""
+    folded = [c for c in choices if c.casefold() == value.casefold()]
+    if len(folded) == 1:
+        return f'did you mean "{folded[0]}"?'
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    return f'did you mean "{close[0]}"?' if close else None
+
+
 def without_follow_ons(errors: list[Any]) -> list[Any]:
     """Drop errors that only repeat another one.
 
@@ -144,10 +154,10 @@ def translate(root: type[BaseModel], error: Any) -> tuple[Loc, str, str | None, 
             hint = f'move "{name}" into the matchExpressions item above: indent it to line up with "key:"'
         elif name == "nodes" and loc[:-1] == ("spec",):
             hint = "the proposal's spec.nodes.nodeSelectorTerms is written spec.selector: a list of node selector terms"
+        elif name == "namespace" and loc[:-1] == ("metadata",):
+            hint = "these objects are cluster-scoped, like Nodes: remove metadata.namespace"
         else:
-            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
-            if close:
-                hint = f'did you mean "{close[0]}"?'
+            hint = did_you_mean(name, allowed)
         return loc, msg, hint, True
 
     if etype == "missing":
@@ -164,7 +174,9 @@ def translate(root: type[BaseModel], error: Any) -> tuple[Loc, str, str | None, 
 
     if etype == "literal_error":
         expected = ctx.get("expected", "")
-        return loc, f"{_where(loc)}: {describe_value(value)} is not allowed; expected {expected}", None, False
+        choices = [str(a) for a in get_args(type_at(root, loc)) if isinstance(a, str)]
+        guess = did_you_mean(value, choices) if isinstance(value, str) else None
+        return loc, f"{_where(loc)}: {describe_value(value)} is not allowed; expected {expected}", guess, False
 
     if etype == "value_error":
         err = ctx.get("error")

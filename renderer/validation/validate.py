@@ -229,8 +229,17 @@ class Validator:
             return
         want_api = POLICY_KINDS.get(kind) if isinstance(kind, str) else None
         if want_api is None:
+            guess = None
+            if isinstance(kind, str):
+                from renderer.validation.messages import did_you_mean
+
+                guess = did_you_mean(kind, [*POLICY_KINDS, "List"])
             self._error(
-                source, f'unsupported kind "{kind}"; supported kinds: {SUPPORTED}', ref=ref, field_path=("kind",)
+                source,
+                f'unsupported kind "{kind}"; supported kinds: {SUPPORTED}',
+                ref=ref,
+                field_path=("kind",),
+                hint=guess,
             )
             return
         if api_version != want_api:

@@ -12,12 +12,17 @@ kubelet's admission use:
   hugepages-*;
 - ``spec.overhead`` (set by admission from the RuntimeClass) is added last.
 
+``non_missing`` is upstream's ``NonMissingContainerRequests`` option: a container (regular or init) without a request
+for one of those resources counts the given amount instead (an explicit ``0`` stays 0). The scheduler's scoring plugins
+count pods this way, with 100m cpu and 200Mi memory (``schedutil.DefaultMilliCPURequest``/``DefaultMemoryRequest``).
+
 Pods in phase Succeeded or Failed hold nothing; every other pod bound to a node (``spec.nodeName``) counts, and
 counts against the node's pod limit. Cost: O(containers) per pod.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,13 +91,19 @@ def _max(into: dict[str, Quantity], other: dict[str, Quantity]) -> None:
             into[k] = v
 
 
-def _container_requests(c: Any, where: FieldPath) -> dict[str, Quantity]:
+def _container_requests(
+    c: Any, where: FieldPath, non_missing: Mapping[str, Quantity] | None = None
+) -> dict[str, Quantity]:
     if not isinstance(c, dict):
         raise PodError(where, "must be a mapping")
     resources = c.get("resources") or {}
     if not isinstance(resources, dict):
         raise PodError((*where, "resources"), "must be a mapping")
-    return _requests(resources.get("requests"), (*where, "resources", "requests"))
+    out = _requests(resources.get("requests"), (*where, "resources", "requests"))
+    if non_missing:
+        for name, amount in non_missing.items():
+            out.setdefault(name, amount)
+    return out
 
 
 def _is_pod_level(name: str) -> bool:
@@ -106,15 +117,15 @@ def _list(spec: dict[str, Any], key: str) -> list[Any]:
     return value
 
 
-def pod_requests(spec: dict[str, Any]) -> dict[str, Quantity]:
+def pod_requests(spec: dict[str, Any], non_missing: Mapping[str, Quantity] | None = None) -> dict[str, Quantity]:
     """The pod's effective requests per resource (see the module docstring)."""
     result: dict[str, Quantity] = {}
     for i, c in enumerate(_list(spec, "containers")):
-        _add(result, _container_requests(c, ("spec", "containers", i)))
+        _add(result, _container_requests(c, ("spec", "containers", i), non_missing))
     sidecars: dict[str, Quantity] = {}
     init_peak: dict[str, Quantity] = {}
     for i, c in enumerate(_list(spec, "initContainers")):
-        req = _container_requests(c, ("spec", "initContainers", i))
+        req = _container_requests(c, ("spec", "initContainers", i), non_missing)
         if c.get("restartPolicy") == "Always":
             _add(result, req)
             _add(sidecars, req)

@@ -124,7 +124,8 @@ def test_generate_prints_only_kubernetes_objects_and_logs_to_stderr(checkout: Pa
     assert proc.returncode == 0, proc.stderr
     docs = objects(proc.stdout)
     kinds = sorted(str(d["kind"]) for d in docs)
-    assert "RuntimeClass" in kinds and "ConfigMap" in kinds
+    # A fresh repo does not say Koordinator runs, so it gets no Koordinator ConfigMap (render.koordinator is off).
+    assert "RuntimeClass" in kinds and "ConfigMap" not in kinds
     assert "allocatable-cmp: rendering policies for capacity at 0123456789ab" in proc.stderr
     assert "allocatable-cmp" not in proc.stdout
     # Deterministic: the same input gives the same bytes.
@@ -146,6 +147,10 @@ def test_targets_parameter(checkout: Path) -> None:
         proc = generate(checkout, **env)
         assert proc.returncode == 0, proc.stderr
         assert {d["kind"] for d in objects(proc.stdout)} == {"RuntimeClass"}
+    proc = generate(checkout, ARGOCD_ENV_TARGETS="koordinator, runtimeclasses")
+    assert proc.returncode == 2 and "render.koordinator" in proc.stderr  # not opted in: a usage error
+    settings = checkout / "policies" / ".allocatable.yaml"
+    settings.write_text(settings.read_text().replace("koordinator: false", "koordinator: true"))
     proc = generate(checkout, ARGOCD_ENV_TARGETS="koordinator, runtimeclasses")
     assert {d["kind"] for d in objects(proc.stdout)} == {"RuntimeClass", "ConfigMap"}
     proc = generate(checkout, ARGOCD_ENV_TARGETS="nope")

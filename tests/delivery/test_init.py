@@ -21,6 +21,12 @@ EXPECTED = [
     ".github/workflows/allocatable.yml",
     ".pre-commit-config.yaml",
     "policies/.allocatable.yaml",
+    "policies/.schemas/commitclass.json",
+    "policies/.schemas/kubeletconfiguration.json",
+    "policies/.schemas/nodepool.json",
+    "policies/.schemas/reservationpolicy.json",
+    "policies/.schemas/runtimeclass.json",
+    "policies/.schemas/settings.json",
     "policies/commitclasses/general-burst.yaml",
     "policies/pools/general.yaml",
     "policies/reservations/general.yaml",
@@ -213,3 +219,28 @@ def test_templates_are_package_data() -> None:
     for name in shipped:
         rel = f"scaffold/{name}"
         assert any(fnmatch.fnmatch(rel, g) for g in globs), f"{rel} is not package data ({globs})"
+
+
+@pytest.mark.parametrize("policy_dir", ["policies", "capacity/eu"])
+def test_editor_schema_lines_point_at_schemas_in_the_repo(tmp_path: Path, policy_dir: str) -> None:
+    """Each file's `yaml-language-server` line names a schema init wrote, relative to the file (no URL to a release
+    that may not exist), and the file validates against it, as an editor would check it."""
+    import json
+
+    import jsonschema
+
+    root = tmp_path / "new"
+    assert run_cli("init", str(root), "--no-render", "--policy-dir", policy_dir).exit_code == 0
+    checked = 0
+    for path in sorted((root / policy_dir).rglob("*.yaml")):
+        first = path.read_text().splitlines()[0]
+        assert first.startswith("# yaml-language-server: $schema="), path
+        target = (path.parent / first.split("=", 1)[1]).resolve()
+        assert "://" not in first and target.is_file() and target.parent == (root / policy_dir / ".schemas").resolve()
+        schema = json.loads(target.read_text())
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc is not None:
+                jsonschema.validate(doc, schema)
+                checked += 1
+    assert checked == 5
+    assert run_cli("schema", "-o", str(root / policy_dir / ".schemas"), "--check").exit_code == 0

@@ -139,10 +139,10 @@ def test_lint_hook_checks_the_whole_repo_not_just_the_passed_files(
 
 def test_render_check_hook_fails_on_drift(tmp_path: Path, hook_repo: Path, pre_commit_home: Path) -> None:
     repo = new_policy_repo(tmp_path / "drift", hook_repo)
-    cc = repo / "policies/commitclasses/general-burst.yaml"
-    cc.write_text(cc.read_text().replace("percent: 150", "percent: 175"))
+    policy = repo / "policies/reservations/general.yaml"
+    policy.write_text(policy.read_text().replace("maxPods: 110", "maxPods: 100"))  # changes kubelet/general.yaml
     git(repo, "add", "-A")
-    proc = run_hook(repo, pre_commit_home, "allocatable-render-check", "policies/commitclasses/general-burst.yaml")
+    proc = run_hook(repo, pre_commit_home, "allocatable-render-check", "policies/reservations/general.yaml")
     assert proc.returncode == 1, proc.stdout
     assert "rendered" in proc.stdout
     # Rendering again fixes it; a hand edit of a rendered file is caught too.
@@ -188,7 +188,7 @@ def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     r = run_cli("hook", "lint", "team-a/pools/general.yaml", "team-b/cc.yaml", "README.md", cwd=top)
     assert r.exit_code == 1
     assert r.stderr == (  # headings and summaries on stderr, findings on stdout
-        "== team-a\nlint: 4 objects in 4 files: no problems found\n== team-b\nlint: 1 object in 1 file: 1 error, 1 warning\n"
+        "== team-a\nlint: 4 objects in 4 files: no problems found\n== team-b\nlint: 1 object in 1 file: 1 error, 2 warnings\n"
     )
     assert "team-b/cc.yaml:13:14: error: memory is over-committed" in r.stdout
     r = run_cli("hook", "validate", "--arg=-o", "--arg=json", "team-a/pools/general.yaml", cwd=top)

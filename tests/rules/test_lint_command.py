@@ -7,7 +7,7 @@ from pathlib import Path
 from lint_support import BATCH_POOL as POOL
 from lint_support import git, lint_json
 
-from conftest import POLICIES, REPO_ROOT, run_cli, write_repo
+from conftest import KOORDINATOR_ON, POLICIES, REPO_ROOT, run_cli, write_repo
 
 
 def _class(cpu: int, memory: int = 100) -> str:
@@ -27,14 +27,14 @@ spec:
 
 
 def test_clean_repo_exits_0(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class(200)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class(200)})
     res = run_cli("lint", cwd=tmp_path)
     assert res.exit_code == 0
     assert (res.stdout, res.stderr) == ("", "lint: 2 objects in 2 files: no problems found\n")
 
 
 def test_warnings_exit_0_unless_strict(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class(500)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class(500)})
     assert run_cli("lint", cwd=tmp_path).exit_code == 0
     assert run_cli("lint", "--strict", cwd=tmp_path).exit_code == 1
 
@@ -45,7 +45,9 @@ def test_infos_do_not_fail_strict(tmp_path: Path) -> None:
         {
             "pool.yaml": POOL,
             "cc.yaml": _class(100, memory=95),
-            ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender: {koordinator: false}\n",
+            # the under-commit is delivered by a CommitClass implementation (no AL214), so only AL204's info remains
+            ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"
+            "render: {koordinator: false, targets: [kubelet, commitclasses, kustomization]}\n",
         },
     )
     res = run_cli("lint", "--strict", cwd=tmp_path)
@@ -54,7 +56,7 @@ def test_infos_do_not_fail_strict(tmp_path: Path) -> None:
 
 
 def test_errors_exit_1(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class(200, memory=120)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class(200, memory=120)})
     res = run_cli("lint", cwd=tmp_path)
     assert res.exit_code == 1
     assert "[AL201]" in res.stdout
@@ -81,7 +83,7 @@ def test_missing_path_is_a_one_line_usage_error(tmp_path: Path) -> None:
 
 def test_bad_base_ref_is_a_one_line_usage_error(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class(200)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class(200)})
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-q", "-m", "x")
     res = run_cli("lint", "--base", "no-such-branch", cwd=tmp_path)
@@ -93,7 +95,7 @@ def test_bad_base_ref_is_a_one_line_usage_error(tmp_path: Path) -> None:
 
 def test_base_reports_a_lowered_percent_and_suppression_applies(tmp_path: Path) -> None:
     git(tmp_path, "init", "-q", "-b", "main")
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class(300)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class(300)})
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-q", "-m", "base")
     write_repo(tmp_path / "policies", {"cc.yaml": _class(150)})

@@ -11,7 +11,7 @@ import pytest
 from lint_support import BATCH_POOL as POOL
 from lint_support import git
 
-from conftest import run_cli, write_repo
+from conftest import KOORDINATOR_ON, run_cli, write_repo
 from renderer.findings import Finding
 from renderer.reporters import Report
 from renderer.reporters.github import annotation, escape_data, escape_property, write_github
@@ -45,7 +45,7 @@ handler: kata-qemu
 def project(tmp_path: Path) -> Path:
     """A git repository with the policy repo in a subdirectory, the tool run from another subdirectory."""
     git(tmp_path, "init", "-q", "-b", "main")
-    write_repo(tmp_path / "infra" / "policies", {"pool.yaml": POOL, "cc.yaml": CLASS, "rc.yaml": RUNTIME})
+    write_repo(tmp_path / "infra" / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": CLASS, "rc.yaml": RUNTIME})
     (tmp_path / "ci").mkdir()
     return tmp_path
 
@@ -206,7 +206,7 @@ def test_sarif_fingerprints_survive_moved_lines(project: Path) -> None:
 
 
 def test_sarif_outside_git_is_relative_to_the_working_directory(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": CLASS})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": CLASS})
     res = run_cli("lint", "-o", "sarif", cwd=tmp_path)
     uris = {
         r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]

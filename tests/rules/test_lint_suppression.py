@@ -6,7 +6,7 @@ from pathlib import Path
 
 from lint_support import lint_json
 
-from conftest import write_repo
+from conftest import KOORDINATOR_ON, write_repo
 from renderer.lint.suppression import parse
 
 POOL = """
@@ -60,7 +60,7 @@ def test_parse_reasons_with_commas_several_codes_and_shared_reasons() -> None:
 
 
 def test_suppression_with_reason_silences_only_its_code(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class("batch", "AL203: batch-only pool")})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", "AL203: batch-only pool")})
     res, findings = lint_json(tmp_path)
     assert _codes(findings) == ["AL204", "AL209"]
     assert res.exit_code == 1  # AL209 is an error and was not suppressed
@@ -68,7 +68,7 @@ def test_suppression_with_reason_silences_only_its_code(tmp_path: Path) -> None:
 
 def test_several_codes_in_one_annotation(tmp_path: Path) -> None:
     note = "AL203: batch-only pool, AL209: delivered by the CommitClass API, AL204: headroom intended"
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class("batch", note)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", note)})
     res, findings = lint_json(tmp_path)
     assert findings == []
     assert res.exit_code == 0
@@ -76,13 +76,13 @@ def test_several_codes_in_one_annotation(tmp_path: Path) -> None:
 
 def test_shared_reason_for_a_list_of_codes(tmp_path: Path) -> None:
     note = "AL203, AL204, AL209: batch pool on a cluster with the CommitClass API"
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class("batch", note)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", note)})
     _, findings = lint_json(tmp_path)
     assert findings == []
 
 
 def test_without_reason_is_a_finding_and_suppresses_nothing(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class("batch", "AL203, AL209: why")})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", "AL203, AL209: why")})
     _, findings = lint_json(tmp_path)
     assert _codes(findings) == ["AL204"]
     write_repo(tmp_path / "policies", {"cc.yaml": _class("batch", "AL203")})
@@ -95,7 +95,7 @@ def test_without_reason_is_a_finding_and_suppresses_nothing(tmp_path: Path) -> N
 
 def test_unused_suppression_is_reported_at_the_annotation(tmp_path: Path) -> None:
     note = "AL203: batch-only pool, AL201: memory is fine"
-    write_repo(tmp_path / "policies", {"pool.yaml": POOL, "cc.yaml": _class("batch", note, cpu=300)})
+    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", note, cpu=300)})
     _, findings = lint_json(tmp_path)
     unused = [f for f in findings if f["code"] == "AL902"]
     assert sorted(str(f["message"]).split(" suppresses ")[1][:5] for f in unused) == ["AL201", "AL203"]
@@ -106,6 +106,7 @@ def test_unused_suppression_is_reported_at_the_annotation(tmp_path: Path) -> Non
 
 def test_suppression_on_a_class_covers_the_conflict_reported_on_the_pool(tmp_path: Path) -> None:
     files = {
+        **KOORDINATOR_ON,
         "pool.yaml": POOL,
         "a.yaml": _class("a", None, cpu=200),
         "b.yaml": _class("b", None, key="node.kubernetes.io/instance-type", value="c5.4xlarge", cpu=200),
@@ -132,6 +133,7 @@ def test_suppression_on_a_pool(tmp_path: Path) -> None:
         "  name: batch\n", '  name: batch\n  annotations:\n    allocatable.dev/ignore: "AL101: merge in OPS-1"\n'
     )
     files = {
+        **KOORDINATOR_ON,
         "pool.yaml": pool,
         "a.yaml": _class("a", None, cpu=200),
         "b.yaml": _class("b", None, key="node.kubernetes.io/instance-type", value="c5.4xlarge", cpu=200),

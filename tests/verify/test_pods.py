@@ -136,3 +136,16 @@ def test_terminal_pods_hold_nothing() -> None:
 def test_unreadable_quantity_names_the_field() -> None:
     with pytest.raises(PodError, match=r"spec.containers\[0\].resources.requests.cpu"):
         pod_requests({"containers": [c("a", cpu="lots")]})
+
+
+def test_non_missing_requests_fill_only_absent_container_requests() -> None:
+    """``NonMissingContainerRequests`` (component-helpers PodResourcesOptions), worked by hand: a container without
+    a cpu request counts the given 100m, one with an explicit ``0`` keeps 0; the init container without requests
+    counts 100m too, and the init max rule then compares it with the containers' 100m + 0m = 100m."""
+    spec = {
+        "initContainers": [c("init")],
+        "containers": [c("a", memory="1Gi"), c("b", cpu="0", memory="1Gi")],
+    }
+    got = pod_requests(spec, {"cpu": Q("100m"), "memory": Q("200Mi")})
+    assert got == {"cpu": Q("100m"), "memory": Q("2Gi")}
+    assert pod_requests(spec) == {"cpu": Q("0"), "memory": Q("2Gi")}

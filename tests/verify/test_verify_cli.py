@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from conftest import CliResult, run_cli, write_repo
+from conftest import KOORDINATOR_ON, CliResult, run_cli, write_repo
 
 NAME = "worker-0.imeixner20210707.lab.upshift.rdu2.redhat.com"
 CAPACITY = {
@@ -255,7 +255,7 @@ def test_koordinator_node_is_checked_twice(repo: Path, tmp_path: Path) -> None:
       - matchExpressions: [{key: node-role.kubernetes.io/worker, operator: Exists}]
       resources: [{name: cpu, percent: 200}]
     """
-    write_repo(repo, {"cc.yaml": cc})
+    write_repo(repo, {**KOORDINATOR_ON, "cc.yaml": cc})
     raw = json.dumps({"cpu": "3500m", "memory": "7002280Ki"})
     amplified = node(
         **{

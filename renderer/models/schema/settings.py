@@ -73,9 +73,10 @@ class RenderSettings(Strict, records.RenderSettings):
     """What `allocatable render` produces (see docs/render.md)."""
 
     koordinator: bool = Field(
-        default=True,
+        default=False,
         description="render Koordinator resource amplification (ConfigMap slo-controller-config, key "
-        "resource-amplification-config) for CommitClasses whose cpu and memory percents are all >= 100",
+        "resource-amplification-config) for CommitClasses whose cpu and memory percents are all >= 100; off unless "
+        "the repo opts in (Koordinator installed, koord-manager's NodeMutatingWebhook feature gate on)",
     )
     koordinatorNamespace: DNSLabel = Field(
         default="koordinator-system",

@@ -1,0 +1,237 @@
+"""The simulated cluster: nodes in the scheduler's order, what each one has left, and which nodes a pod may use at all.
+
+Node order: the scheduler walks its snapshot's node list, which its node tree builds by taking one node of each zone
+in turn (kube-scheduler internal/cache node_tree.go: zones keyed by region and zone labels, nodes of a zone in the
+order they were added). :func:`scheduler_order` reproduces that from the dump's order.
+
+Usage per node (``bind``/``unbind``): the pods' requests summed (what NodeResourcesFit compares), the scoring requests
+(what LeastAllocated compares), the pod count and the host ports in use.
+
+Static eligibility (:class:`Eligibility`): the filters that do not depend on usage — NodeUnschedulable,
+TaintToleration, NodeAffinity — decided once per distinct (node affinity, tolerations) and kept as a sorted list of
+node positions. Labels are matched through ``selectors.LabelIndex`` (candidates from the most selective requirement,
+so a pod pinned to one node or one pool costs the size of that pool, not of the cluster); taints and cordon are
+decided once per distinct (taints, unschedulable) of the nodes.
+
+Cost: building O(nodes + labels); each distinct (affinity, tolerations) O(matching nodes + taint groups); bind and
+unbind O(resources the pod requests + its host ports).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from renderer.capacity.selectors import LabelIndex
+from renderer.impact.affinity import NodeAffinity
+from renderer.impact.nodes import SimNode
+from renderer.impact.pods import SimPod
+from renderer.impact.ports import HostPort
+from renderer.impact.resources import CPU, MEMORY
+from renderer.impact.taints import Taint, Toleration, first_untolerated, tolerates_unschedulable
+
+__all__ = ["ClusterState", "Eligibility", "Rejection", "scheduler_order"]
+
+ZONE_LABELS = ("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone")
+REGION_LABELS = ("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region")
+
+
+def _label(node: SimNode, keys: Sequence[str]) -> str:
+    for key in keys:
+        value = node.labels.get(key)
+        if value is not None:
+            return value
+    return ""
+
+
+def scheduler_order(nodes: Sequence[SimNode]) -> list[int]:
+    """Positions of ``nodes`` in the order the scheduler lists them: one node per zone in turn, zones in the order
+    they first appear."""
+    zones: dict[str, list[int]] = {}
+    for i, node in enumerate(nodes):
+        zones.setdefault(f"{_label(node, REGION_LABELS)}:\x00:{_label(node, ZONE_LABELS)}", []).append(i)
+    order: list[int] = []
+    lists = list(zones.values())
+    depth = max((len(z) for z in lists), default=0)
+    for k in range(depth):
+        order.extend(z[k] for z in lists if k < len(z))
+    return order
+
+
+@dataclass
+class ClusterState:
+    """Nodes (in scheduler order) with the allocatable being simulated and what their pods use."""
+
+    nodes: list[SimNode]
+    allocatable: list[dict[str, int]]
+    used: list[dict[str, int]] = field(default_factory=list)
+    # cpu and memory of allocatable and of the pods' requests again, as flat lists for the scoring loop.
+    alloc_cpu: list[int] = field(default_factory=list)
+    alloc_mem: list[int] = field(default_factory=list)
+    used_cpu: list[int] = field(default_factory=list)
+    used_mem: list[int] = field(default_factory=list)
+    score_cpu: list[int] = field(default_factory=list)
+    score_memory: list[int] = field(default_factory=list)
+    count: list[int] = field(default_factory=list)
+    ports: list[set[HostPort]] = field(default_factory=list)
+    pods: list[list[SimPod]] = field(default_factory=list)
+    removed: bytearray = field(default_factory=bytearray)
+    removed_count: int = 0
+    #: Bumped whenever room is freed (a pod unbound, a node restored), so cached "cannot fit" answers are dropped.
+    epoch: int = 0
+
+    @classmethod
+    def build(cls, nodes: Sequence[SimNode], allocatable: Sequence[dict[str, int]] | None = None) -> ClusterState:
+        """``allocatable[i]`` replaces ``nodes[i].allocatable`` when given (the allocatable after a change)."""
+        order = scheduler_order(nodes)
+        ordered = [nodes[i] for i in order]
+        alloc = [dict(allocatable[i] if allocatable is not None else nodes[i].allocatable) for i in order]
+        n = len(ordered)
+        return cls(
+            nodes=ordered,
+            allocatable=alloc,
+            used=[{} for _ in range(n)],
+            alloc_cpu=[a.get(CPU, 0) for a in alloc],
+            alloc_mem=[a.get(MEMORY, 0) for a in alloc],
+            used_cpu=[0] * n,
+            used_mem=[0] * n,
+            score_cpu=[0] * n,
+            score_memory=[0] * n,
+            count=[0] * n,
+            ports=[set() for _ in range(n)],
+            pods=[[] for _ in range(n)],
+            removed=bytearray(n),
+        )
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def position(self) -> dict[str, int]:
+        """Node name → position."""
+        return {node.name: i for i, node in enumerate(self.nodes)}
+
+    def bind(self, pod: SimPod, i: int) -> None:
+        used = self.used[i]
+        for name, amount in pod.requests.items():
+            used[name] = used.get(name, 0) + amount
+        requests = pod.requests
+        self.used_cpu[i] += requests.get(CPU, 0)
+        self.used_mem[i] += requests.get(MEMORY, 0)
+        self.score_cpu[i] += pod.score_cpu
+        self.score_memory[i] += pod.score_memory
+        self.count[i] += 1
+        if pod.host_ports:
+            self.ports[i].update(pod.host_ports)
+        self.pods[i].append(pod)
+
+    def unbind(self, pod: SimPod, i: int, fresh: bool = True) -> None:
+        """Take ``pod`` off node ``i``; ``fresh=False`` when the caller keeps cached answers right itself (a
+        scheduler trial, or a node that is gone)."""
+        used = self.used[i]
+        for name, amount in pod.requests.items():
+            used[name] -= amount
+        requests = pod.requests
+        self.used_cpu[i] -= requests.get(CPU, 0)
+        self.used_mem[i] -= requests.get(MEMORY, 0)
+        self.score_cpu[i] -= pod.score_cpu
+        self.score_memory[i] -= pod.score_memory
+        self.count[i] -= 1
+        if pod.host_ports:
+            self.ports[i].difference_update(pod.host_ports)
+        self.pods[i].remove(pod)
+        if fresh:
+            self.epoch += 1
+
+    def remove_node(self, i: int) -> None:
+        """Take node ``i`` out (scale-down): no pod is placed there any more."""
+        if not self.removed[i]:
+            self.removed[i] = 1
+            self.removed_count += 1
+
+    def restore_node(self, i: int, fresh: bool = True) -> None:
+        if self.removed[i]:
+            self.removed[i] = 0
+            self.removed_count -= 1
+            if fresh:
+                self.epoch += 1
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why nodes reject a pod before resources are looked at, counted per reason."""
+
+    unschedulable: int = 0
+    taint: dict[str, int] = field(default_factory=dict)  # taint text -> nodes
+    affinity: int = 0
+
+
+class Eligibility:
+    """Static filters, decided once per distinct (node affinity, tolerations); see the module docstring."""
+
+    def __init__(self, nodes: Sequence[SimNode]) -> None:
+        self._nodes = nodes
+        self._index = LabelIndex((i, node.labels, node.name) for i, node in enumerate(nodes))
+        groups: dict[tuple[tuple[Taint, ...], bool], int] = {}
+        self._group_of: list[int] = []
+        for node in nodes:
+            key = (node.taints, node.unschedulable)
+            self._group_of.append(groups.setdefault(key, len(groups)))
+        self._groups = list(groups)
+        self._cache: dict[tuple[NodeAffinity, tuple[Toleration, ...]], list[int]] = {}
+        self._all = list(range(len(nodes)))
+        #: Distinct (affinity, tolerations) evaluated so far (an operation count for tests and benchmarks).
+        self.evaluations = 0
+
+    def _by_labels(self, affinity: NodeAffinity) -> list[int]:
+        if not affinity.constrains:
+            return self._all
+        found: list[int] | None = None
+        if affinity.node_selector:
+            found = self._index.match_labels(dict(affinity.node_selector))
+        if affinity.required is not None:
+            matched = self._index.match(affinity.required)
+            found = matched if found is None else sorted(set(found).intersection(matched))
+        return found if found is not None else self._all
+
+    def _allowed_groups(self, tolerations: tuple[Toleration, ...]) -> list[bool]:
+        cordon_ok = tolerates_unschedulable(tolerations)
+        return [
+            (cordon_ok or not unschedulable) and first_untolerated(taints, tolerations) is None
+            for taints, unschedulable in self._groups
+        ]
+
+    def eligible(self, affinity: NodeAffinity, tolerations: tuple[Toleration, ...]) -> list[int]:
+        """Sorted positions of the nodes that pass NodeUnschedulable, TaintToleration and NodeAffinity."""
+        key = (affinity, tolerations)
+        got = self._cache.get(key)
+        if got is not None:
+            return got
+        self.evaluations += 1
+        candidates = self._by_labels(affinity)
+        allowed = self._allowed_groups(tolerations)
+        if all(allowed):
+            got = candidates
+        else:
+            group_of = self._group_of
+            got = [i for i in candidates if allowed[group_of[i]]]
+        self._cache[key] = got
+        return got
+
+    def rejection(self, affinity: NodeAffinity, tolerations: tuple[Toleration, ...]) -> Rejection:
+        """How many nodes each static filter rejects, in the scheduler's filter order (unschedulable, taints,
+        affinity); a node is counted once, under the first filter it fails. Cost: O(nodes)."""
+        cordon_ok = tolerates_unschedulable(tolerations)
+        matching = set(self._by_labels(affinity))
+        unschedulable = affinity_count = 0
+        taints: dict[str, int] = {}
+        for i, node in enumerate(self._nodes):
+            if node.unschedulable and not cordon_ok:
+                unschedulable += 1
+                continue
+            failed = first_untolerated(node.taints, tolerations)
+            if failed is not None:
+                taints[str(failed)] = taints.get(str(failed), 0) + 1
+                continue
+            if i not in matching:
+                affinity_count += 1
+        return Rejection(unschedulable, taints, affinity_count)

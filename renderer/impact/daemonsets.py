@@ -1,0 +1,91 @@
+"""DaemonSets read back from their pods: which nodes each one runs on, and the pod it would put on a node it lacks.
+
+The DaemonSet controller decides where a daemon pod should exist without looking at resources (kubernetes/kubernetes
+pkg/controller/daemon ``NodeShouldRunDaemonPod``): the template's nodeSelector and required node affinity must match
+the node, and no ``NoSchedule``/``NoExecute`` taint of the node may be left untolerated by the template's tolerations
+plus the controller's defaults (``taints.DAEMONSET_TOLERATIONS``). So after allocatable shrinks, a daemon pod is still
+created for every eligible node — and may wait there, Pending. The cluster autoscaler likewise counts, on a new node
+of a group, every DaemonSet pod that would run there.
+
+A dump has pods, not DaemonSets: each DaemonSet is represented by its newest pod (the current revision, most likely),
+with the controller's per-node pin (``matchFields metadata.name``) removed from its affinity.
+
+Cost: collecting O(pods); where one DaemonSet should run O(nodes its selector can match) through
+``cluster.Eligibility``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from renderer.capacity.selectors import NAME_FIELD, Requirement, Term
+from renderer.impact.affinity import NodeAffinity, without_name_pin
+from renderer.impact.pods import SimPod
+from renderer.impact.taints import Taint, daemonset_tolerations, first_untolerated
+
+__all__ = ["DaemonSet", "collect", "pinned_node", "pinned_to", "should_run"]
+
+
+@dataclass
+class DaemonSet:
+    namespace: str
+    name: str
+    template: SimPod
+    nodes: set[str] = field(default_factory=set)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def collect(pods: Iterable[SimPod]) -> dict[tuple[str, str], DaemonSet]:
+    """The DaemonSets that own any of ``pods`` (terminated pods only vouch for the DaemonSet, not for a node)."""
+    found: dict[tuple[str, str], DaemonSet] = {}
+    for pod in pods:
+        if not pod.daemonset:
+            continue
+        key = (pod.namespace, pod.owner_name)
+        ds = found.get(key)
+        template = replace(pod, node=None, phase="Pending", affinity=without_name_pin(pod.affinity))
+        if ds is None:
+            ds = found[key] = DaemonSet(pod.namespace, pod.owner_name, template)
+        elif (pod.created, pod.name) > (ds.template.created, ds.template.name):
+            ds.template = template
+        if pod.holds_room and pod.node is not None:
+            ds.nodes.add(pod.node)
+        elif pod.pending:
+            target = pinned_node(pod.affinity)
+            if target is not None:  # created for that node, waiting to be scheduled there
+                ds.nodes.add(target)
+    return found
+
+
+def pinned_node(affinity: NodeAffinity) -> str | None:
+    """The node a DaemonSet pod is pinned to by its ``matchFields metadata.name In [node]``, if any."""
+    for term in affinity.required or ():
+        for req in term.fields:
+            if req.key == NAME_FIELD and req.operator == "In" and len(req.values) == 1:
+                return req.values[0]
+    return None
+
+
+def should_run(ds: DaemonSet, labels: Mapping[str, str], name: str, taints: Sequence[Taint]) -> bool:
+    """The controller's predicate: selector and affinity match, no untolerated NoSchedule/NoExecute taint."""
+    template = ds.template
+    if not template.affinity.matches(labels, name):
+        return False
+    return first_untolerated(taints, daemonset_tolerations(template.tolerations, template.host_network)) is None
+
+
+def pinned_to(ds: DaemonSet, node: str) -> SimPod:
+    """The pod the controller would create for ``node``: the template pinned there by a required ``matchFields``
+    term (added to each of the template's terms, as the controller does)."""
+    pin = Requirement(NAME_FIELD, "In", (node,))
+    affinity = ds.template.affinity
+    if affinity.required is None:
+        terms: tuple[Term, ...] = (Term((), (pin,)),)
+    else:
+        terms = tuple(Term(t.expressions, (pin,)) for t in affinity.required)
+    pinned = NodeAffinity(affinity.node_selector, terms, affinity.preferred)
+    return replace(ds.template, name=f"{ds.name}-{node}", affinity=pinned)

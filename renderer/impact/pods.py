@@ -1,0 +1,303 @@
+"""A pod as the simulation keeps it: a handful of integers and selectors, read from one pruned Pod object.
+
+What counts (kube-scheduler and kubelet, see research/impact/scheduler.md):
+
+- requests: ``renderer.verify.pods.pod_requests`` — containers summed, the init-container max rule with sidecars
+  (restartable init containers), pod-level requests, plus ``spec.overhead`` — converted to the scheduler's integers
+  (``resources.py``); only non-zero requests are kept;
+- scoring requests: the same with 100m cpu / 200Mi memory for a container that states no request
+  (``NonMissingContainerRequests``; an explicit 0 stays 0);
+- a pod holds room on a node when ``spec.nodeName`` is set and its phase is neither Succeeded nor Failed (the
+  scheduler's informer field selector); every such pod also counts against the node's pod limit;
+- a DaemonSet pod is one whose controlling owner reference is a DaemonSet; a mirror pod carries the
+  ``kubernetes.io/config.mirror`` annotation (a static pod of the kubelet).
+
+What the simulation does not model is recorded per pod (:data:`NOT_SIMULATED`), so a result can say which placements
+may be wrong: inter-pod (anti-)affinity, topology spread constraints, volumes bound to a zone or node, scheduling
+gates, another scheduler.
+
+Cost: O(containers + tolerations + affinity requirements) per pod.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, TypeVar
+
+from renderer.impact.affinity import ANY_NODE, NodeAffinity, parse_node_affinity
+from renderer.impact.ports import HostPort, host_ports
+from renderer.impact.resources import CPU, MEMORY, from_quantities
+from renderer.impact.taints import Toleration, daemonset_tolerations, parse_tolerations
+from renderer.loading.stream import KeepSpec
+from renderer.quantity import Quantity
+from renderer.verify.pods import POD_KEEP, TERMINAL_PHASES, PodError, pod_requests
+
+__all__ = [
+    "DEFAULT_CPU_REQUEST_MILLI",
+    "DEFAULT_MEMORY_REQUEST",
+    "IMPACT_POD_KEEP",
+    "NOT_SIMULATED",
+    "PodError",
+    "SimPod",
+    "pod_from_object",
+]
+
+#: schedutil.DefaultMilliCPURequest / DefaultMemoryRequest: what scoring counts for a container without a request.
+DEFAULT_CPU_REQUEST_MILLI: Final = 100
+DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024
+_T = TypeVar("_T")
+_NON_MISSING: Final = {CPU: Quantity.parse("100m"), MEMORY: Quantity.parse("200Mi")}
+SYSTEM_CRITICAL_PRIORITY: Final = 2_000_000_000  # scheduling.SystemCriticalPriority
+MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+SAFE_TO_EVICT_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+DEFAULT_SCHEDULER: Final = "default-scheduler"
+
+#: Scheduling features the simulation does not model, by the name results use, with what it means for a result.
+NOT_SIMULATED: Final[dict[str, str]] = {
+    "inter-pod affinity": "podAffinity/podAntiAffinity (InterPodAffinity) is not evaluated: such a pod may not "
+    "fit where the simulation puts it",
+    "topology spread": "topologySpreadConstraints (PodTopologySpread) are not evaluated",
+    "volumes": "persistent volumes (VolumeBinding, VolumeZone, NodeVolumeLimits) are not evaluated: a pod bound to "
+    "a zonal or local volume may not fit where the simulation puts it",
+    "scheduling gates": "the pod has schedulingGates: the scheduler does not place it until they are removed",
+    "other scheduler": "the pod names another schedulerName: the default scheduler's rules may not apply",
+    "preemption": "preemption (DefaultPreemption) is not simulated: a higher-priority pending pod could evict "
+    "lower-priority pods instead of staying Pending",
+    "pod disruption budgets": "PodDisruptionBudgets are not read: evictions and scale-down may be slower or blocked",
+}
+
+_CONTAINER: KeepSpec = {
+    "name": True,
+    "resources": {"requests": True},
+    "restartPolicy": True,
+    "ports": {"hostPort": True, "hostIP": True, "protocol": True},
+}
+#: The fields of a Pod the simulation reads (a superset of verify's ``POD_KEEP``); everything else is skipped while a
+#: dump is read.
+IMPACT_POD_KEEP: Final[KeepSpec] = {
+    **POD_KEEP,
+    "metadata": {
+        "name": True,
+        "namespace": True,
+        "creationTimestamp": True,
+        "ownerReferences": {"kind": True, "name": True, "controller": True},
+        "annotations": {MIRROR_ANNOTATION: True, SAFE_TO_EVICT_ANNOTATION: True},
+    },
+    "spec": {
+        "nodeName": True,
+        "containers": _CONTAINER,
+        "initContainers": _CONTAINER,
+        "overhead": True,
+        "resources": {"requests": True},
+        "nodeSelector": True,
+        "affinity": True,
+        "tolerations": True,
+        "priority": True,
+        "hostNetwork": True,
+        "schedulerName": True,
+        "schedulingGates": True,
+        "topologySpreadConstraints": True,
+        "volumes": {"persistentVolumeClaim": True, "emptyDir": True, "hostPath": True, "ephemeral": True},
+    },
+}
+
+
+@dataclass(eq=False, slots=True)
+class SimPod:
+    """One pod. ``requests`` holds its non-zero requests in the scheduler's integers (``resources.py``), a dict
+    shared by pods with the same requests (never change it); ``score_cpu``/``score_memory`` what scoring counts."""
+
+    namespace: str
+    name: str
+    node: str | None
+    phase: str
+    requests: dict[str, int]
+    score_cpu: int = 0
+    score_memory: int = 0
+    affinity: NodeAffinity = ANY_NODE
+    tolerations: tuple[Toleration, ...] = ()
+    host_ports: tuple[HostPort, ...] = ()
+    priority: int = 0
+    created: str = ""
+    owner_kind: str = ""
+    owner_name: str = ""
+    mirror: bool = False
+    host_network: bool = False
+    safe_to_evict: bool | None = None
+    local_storage: bool = False
+    not_simulated: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def holds_room(self) -> bool:
+        """Bound to a node and not terminated: counts against that node's room and pod limit."""
+        return self.node is not None and self.phase not in TERMINAL_PHASES
+
+    @property
+    def pending(self) -> bool:
+        """Not bound and not terminated: waiting for the scheduler."""
+        return self.node is None and self.phase not in TERMINAL_PHASES
+
+    @property
+    def daemonset(self) -> bool:
+        return self.owner_kind == "DaemonSet"
+
+    @property
+    def critical(self) -> bool:
+        """What the kubelet treats as critical: a static (mirror) pod or priority >= system-critical."""
+        return self.mirror or self.priority >= SYSTEM_CRITICAL_PRIORITY
+
+    @property
+    def owner(self) -> tuple[str, str, str] | None:
+        """The controlling owner (namespace, kind, name), None for a bare pod."""
+        return (self.namespace, self.owner_kind, self.owner_name) if self.owner_kind else None
+
+    def scheduling_tolerations(self) -> tuple[Toleration, ...]:
+        """The tolerations the scheduler sees: a DaemonSet pod's include the controller's defaults (the controller
+        writes them into every pod it creates; a pod read from a cluster already has them, a synthesised one not)."""
+        if self.daemonset:
+            return daemonset_tolerations(self.tolerations, self.host_network)
+        return self.tolerations
+
+
+_SHARED: dict[object, object] = {}
+_SHARED_LIMIT: Final = 65536
+
+
+def _shared(value: _T) -> _T:
+    """One instance per distinct value: pods of one controller share their selectors, tolerations and strings, so
+    200,000 pods keep a few thousand of each, not 200,000 (bounded: the table is dropped when it grows past
+    65,536 entries)."""
+    try:
+        got = _SHARED.get(value)
+    except TypeError:
+        return value
+    if got is None:
+        if len(_SHARED) >= _SHARED_LIMIT:
+            _SHARED.clear()
+        _SHARED[value] = value
+        return value
+    return got  # type: ignore[return-value]
+
+
+_REQUESTS: dict[tuple[tuple[str, int], ...], dict[str, int]] = {}
+
+
+def _shared_requests(requests: dict[str, int]) -> dict[str, int]:
+    """One (read-only) dict per distinct request vector, like :func:`_shared`."""
+    key = tuple(requests.items())
+    got = _REQUESTS.get(key)
+    if got is None:
+        if len(_REQUESTS) >= _SHARED_LIMIT:
+            _REQUESTS.clear()
+        _REQUESTS[key] = got = requests
+    return got
+
+
+def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise PodError(where, "must be a mapping")
+    return value
+
+
+def _missing_cpu_or_memory(spec: Mapping[str, Any]) -> bool:
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or ():
+            req = ((c.get("resources") or {}).get("requests") or {}) if isinstance(c, dict) else {}
+            if not isinstance(req, dict) or CPU not in req or MEMORY not in req:
+                return True
+    return False
+
+
+def _controller(meta: Mapping[str, Any]) -> tuple[str, str]:
+    refs = meta.get("ownerReferences")
+    if not isinstance(refs, list):
+        return "", ""
+    fallback: tuple[str, str] = ("", "")
+    for ref in refs:
+        if not isinstance(ref, dict):
+            continue
+        kind, name = str(ref.get("kind") or ""), str(ref.get("name") or "")
+        if ref.get("controller") is True:
+            return kind, name
+        if not fallback[0]:
+            fallback = (kind, name)
+    return fallback
+
+
+def _not_simulated(spec: Mapping[str, Any]) -> frozenset[str]:
+    found: set[str] = set()
+    affinity = spec.get("affinity")
+    if isinstance(affinity, dict) and (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
+        found.add("inter-pod affinity")
+    if spec.get("topologySpreadConstraints"):
+        found.add("topology spread")
+    volumes = spec.get("volumes")
+    if isinstance(volumes, list) and any(
+        isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes
+    ):
+        found.add("volumes")
+    if spec.get("schedulingGates"):
+        found.add("scheduling gates")
+    scheduler = spec.get("schedulerName")
+    if scheduler and scheduler != DEFAULT_SCHEDULER:
+        found.add("other scheduler")
+    return frozenset(found)
+
+
+def _local_storage(spec: Mapping[str, Any]) -> bool:
+    volumes = spec.get("volumes")
+    return isinstance(volumes, list) and any(
+        isinstance(v, dict) and ("emptyDir" in v or "hostPath" in v) for v in volumes
+    )
+
+
+def _safe_to_evict(annotations: Mapping[str, Any]) -> bool | None:
+    value = annotations.get(SAFE_TO_EVICT_ANNOTATION)
+    if value is None:
+        return None
+    return str(value).lower() == "true"
+
+
+def pod_from_object(data: Mapping[str, Any]) -> SimPod:
+    """A pruned Pod object (``IMPACT_POD_KEEP``) → its :class:`SimPod`; ``PodError`` names a field that cannot be
+    read."""
+    meta = _map(data.get("metadata"), ("metadata",))
+    spec = _map(data.get("spec"), ("spec",))
+    status = _map(data.get("status"), ("status",))
+    requests = from_quantities(pod_requests(spec))
+    if _missing_cpu_or_memory(spec):
+        scoring = from_quantities(pod_requests(spec, _NON_MISSING), keep_zero=True)
+    else:
+        scoring = requests
+    annotations = _map(meta.get("annotations"), ("metadata", "annotations"))
+    owner_kind, owner_name = _controller(meta)
+    priority = spec.get("priority")
+    node = spec.get("nodeName")
+    return SimPod(
+        namespace=_shared(str(meta.get("namespace") or "")),
+        name=str(meta.get("name") or ""),
+        node=_shared(str(node)) if node else None,
+        phase=_shared(str(status.get("phase") or "")),
+        requests=_shared_requests(requests),
+        score_cpu=scoring.get(CPU, 0),
+        score_memory=scoring.get(MEMORY, 0),
+        affinity=_shared(parse_node_affinity(spec)),
+        tolerations=_shared(parse_tolerations(spec.get("tolerations"))),
+        host_ports=_shared(host_ports(spec.get("containers"))),
+        priority=priority if isinstance(priority, int) and not isinstance(priority, bool) else 0,
+        created=_shared(str(meta.get("creationTimestamp") or "")),
+        owner_kind=_shared(owner_kind),
+        owner_name=_shared(owner_name),
+        mirror=MIRROR_ANNOTATION in annotations,
+        host_network=spec.get("hostNetwork") is True,
+        safe_to_evict=_safe_to_evict(annotations),
+        local_storage=_local_storage(spec),
+        not_simulated=_shared(_not_simulated(spec)),
+    )

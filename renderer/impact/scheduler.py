@@ -1,0 +1,259 @@
+"""Placing one pod the way the default kube-scheduler would, on a :class:`~renderer.impact.cluster.ClusterState`.
+
+One scheduling cycle (pkg/scheduler/schedule_one.go):
+
+1. filters, in the default order: NodeUnschedulable, TaintToleration, NodeAffinity (static: ``cluster.Eligibility``),
+   NodePorts, NodeResourcesFit (``ports.py``, ``fit.py``);
+2. the search walks the nodes from where the previous cycle stopped and stops once it has found
+   ``numFeasibleNodesToFind`` feasible nodes (``scoring.num_feasible_nodes_to_find``); the next cycle starts after the
+   last node examined;
+3. the feasible nodes are scored — TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
+   BalancedAllocation ×1, each normalised over the feasible set as the plugins do — and the highest total wins
+   (ties: the first in node order, where the scheduler picks one at random).
+
+Not simulated: PodTopologySpread, InterPodAffinity, volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
+
+Keeping it linear: nodes a pod may use at all come from the static index, so a pod pinned to a pool walks that pool
+only. While pods are only added (room only shrinks), a node found too full or with a port taken for a pod of some
+shape stays so for every later pod of the same shape (same static filters, requests and host ports): such nodes are
+dropped from that shape's list, so a long run of pods of one shape never re-examines a node it already found full. Any
+freed room (``ClusterState.epoch``) resets those lists. Counters (``examined``, ``scored``) record the work done.
+
+Cost per pod: O(examined nodes) for the search, at most ``numFeasibleNodesToFind`` of them scored; the dropping keeps
+the examined nodes of one shape at O(its eligible nodes + pods) over a whole run.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from renderer.impact.affinity import preferred_score
+from renderer.impact.cluster import ClusterState, Eligibility
+from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
+from renderer.impact.pods import SimPod
+from renderer.impact.ports import conflicts
+from renderer.impact.resources import CPU, MEMORY
+from renderer.impact.scoring import PLUGIN_WEIGHTS, num_feasible_nodes_to_find
+from renderer.impact.taints import prefer_no_schedule_count
+
+__all__ = ["Scheduler", "Shape"]
+
+_W_TAINT = PLUGIN_WEIGHTS["TaintToleration"]
+_W_AFFINITY = PLUGIN_WEIGHTS["NodeAffinity"]
+_W_FIT = PLUGIN_WEIGHTS["NodeResourcesFit"]
+_W_BALANCED = PLUGIN_WEIGHTS["NodeResourcesBalancedAllocation"]
+
+
+@dataclass
+class Shape:
+    """Pods that are interchangeable for the filters: the nodes still worth examining for them."""
+
+    eligible: list[int]
+    alive: list[int]
+    epoch: int
+    stale: set[int] = field(default_factory=set)
+
+
+def _shape_key(pod: SimPod) -> tuple[object, ...]:
+    return (pod.affinity, pod.scheduling_tolerations(), tuple(sorted(pod.requests.items())), pod.host_ports)
+
+
+class Scheduler:
+    """The default scheduler's filter/score cycle over a cluster state (see the module docstring).
+
+    ``prune=False`` turns the per-shape dropping of full nodes off (every search walks all eligible nodes): the
+    reference the tests hold the pruned engine to."""
+
+    def __init__(
+        self,
+        state: ClusterState,
+        fit_args: FitArgs = DEFAULT_ARGS,
+        percentage_of_nodes_to_score: int = 0,
+        prune: bool = True,
+    ) -> None:
+        self.state = state
+        self.fit_args = fit_args
+        self.percentage = percentage_of_nodes_to_score
+        self.prune = prune
+        self.eligibility = Eligibility(state.nodes)
+        self._shapes: dict[tuple[object, ...], Shape] = {}
+        self._next_start = 0
+        self._prefer_counts: dict[tuple[object, ...], int] = {}
+        # A trial (scale-down tries to empty a node and may undo it): nodes whose room the trial changed, and the
+        # "too full" marks made on them, undone if the trial is.
+        self._trial: list[tuple[set[int], int]] | None = None
+        self._trial_nodes: set[int] = set()
+        self.examined = 0
+        self.scored = 0
+
+    # -- filters -------------------------------------------------------------------------------------------------
+
+    def _shape(self, pod: SimPod) -> Shape:
+        key = _shape_key(pod)
+        shape = self._shapes.get(key)
+        if shape is None:
+            eligible = self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations())
+            shape = Shape(eligible, list(eligible), self.state.epoch)
+            self._shapes[key] = shape
+        elif shape.epoch != self.state.epoch:
+            shape.alive = list(shape.eligible)
+            shape.stale.clear()
+            shape.epoch = self.state.epoch
+        return shape
+
+    def feasible(self, pod: SimPod, i: int) -> bool:
+        """NodePorts and NodeResourcesFit on node ``i`` (the static filters are the caller's)."""
+        st = self.state
+        if st.removed[i]:
+            return False
+        if pod.host_ports and conflicts(pod.host_ports, st.ports[i]):
+            return False
+        return fits(pod.requests, st.allocatable[i], st.used[i], st.count[i], self.fit_args)
+
+    def eligible(self, pod: SimPod) -> list[int]:
+        """Nodes the static filters allow for ``pod``."""
+        return self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations())
+
+    def _scan(self, pod: SimPod, want: int, exclude: int = -1) -> tuple[list[int], int]:
+        """Walk the nodes ``pod`` may use from the rotating start until ``want`` feasible ones are found:
+        (found, the node the walk stopped at or -1 when it went all the way round)."""
+        shape = self._shape(pod)
+        alive = shape.alive
+        n = len(alive)
+        found: list[int] = []
+        if n == 0:
+            return found, -1
+        stale = shape.stale
+        trial, trial_nodes = self._trial, self._trial_nodes
+        prune = self.prune
+        start = bisect_left(alive, self._next_start)
+        for k in range(n):
+            i = alive[(start + k) % n]
+            if i == exclude or i in stale:
+                continue
+            self.examined += 1
+            if self.feasible(pod, i):
+                found.append(i)
+                if len(found) >= want:
+                    return found, i
+            elif prune:
+                stale.add(i)
+                if trial is not None and i in trial_nodes:
+                    trial.append((stale, i))
+        if trial is None and len(stale) > 8 and len(stale) * 4 > n:
+            shape.alive = [i for i in alive if i not in stale]
+            stale.clear()
+        return found, -1
+
+    # -- one cycle -----------------------------------------------------------------------------------------------
+
+    def find(self, pod: SimPod) -> list[int]:
+        """The feasible nodes one scheduling cycle collects for ``pod`` (at most numFeasibleNodesToFind), advancing
+        the start of the next search as the scheduler does."""
+        want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
+        found, last = self._scan(pod, want)
+        if last >= 0:
+            self._next_start = (last + 1) % len(self.state)
+        return found
+
+    def totals(self, pod: SimPod, candidates: list[int]) -> list[int]:
+        """The weighted score total of each candidate: TaintToleration and NodeAffinity normalised over the
+        candidates, NodeResourcesFit (LeastAllocated on cpu and memory) and BalancedAllocation per node. The
+        arithmetic is ``scoring.py``'s, inlined (this is the hot loop of placement)."""
+        st = self.state
+        nodes = st.nodes
+        n = len(candidates)
+        tolerations = pod.scheduling_tolerations()
+        counts = self._prefer_counts
+        taint_raw = [0] * n
+        for k, i in enumerate(candidates):
+            taints = nodes[i].taints
+            if taints:
+                key = (tolerations, taints)
+                count = counts.get(key)
+                if count is None:
+                    count = counts[key] = prefer_no_schedule_count(taints, tolerations)
+                taint_raw[k] = count
+        taint_max = max(taint_raw)
+        affinity = pod.affinity
+        pref_raw = [0] * n
+        if affinity.preferred:
+            pref_raw = [preferred_score(affinity, nodes[i].labels, nodes[i].name) for i in candidates]
+        pref_max = max(pref_raw)
+        pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
+        real_cpu, real_mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
+        alloc_cpu, alloc_mem, used_cpu, used_mem = st.alloc_cpu, st.alloc_mem, st.used_cpu, st.used_mem
+        score_cpu, score_mem = st.score_cpu, st.score_memory
+        out = []
+        for k, i in enumerate(candidates):
+            a_cpu, a_mem = alloc_cpu[i], alloc_mem[i]
+            # NodeResourcesFit, LeastAllocated (resources with allocatable 0 are skipped).
+            parts = weights = 0
+            f: list[float] = []
+            if a_cpu:
+                r = score_cpu[i] + pod_cpu
+                parts += 0 if r > a_cpu else (a_cpu - r) * 100 // a_cpu
+                weights += 1
+                x = (used_cpu[i] + real_cpu) / a_cpu
+                f.append(1.0 if x > 1 else x)
+            if a_mem:
+                r = score_mem[i] + pod_mem
+                parts += 0 if r > a_mem else (a_mem - r) * 100 // a_mem
+                weights += 1
+                x = (used_mem[i] + real_mem) / a_mem
+                f.append(1.0 if x > 1 else x)
+            fit_score = parts // weights if weights else 0
+            # BalancedAllocation on the actual requests.
+            balanced = int((1 - abs((f[0] - f[1]) / 2)) * 100) if len(f) == 2 else 100
+            taint_score = 100 if taint_max == 0 else 100 - taint_raw[k] * 100 // taint_max
+            pref_score = 0 if pref_max == 0 else pref_raw[k] * 100 // pref_max
+            out.append(_W_TAINT * taint_score + _W_AFFINITY * pref_score + _W_FIT * fit_score + _W_BALANCED * balanced)
+        self.scored += n
+        return out
+
+    def score(self, pod: SimPod, candidates: list[int]) -> int:
+        """The candidate the default score plugins rank highest (the first of equals)."""
+        if len(candidates) == 1:
+            return candidates[0]
+        totals = self.totals(pod, candidates)
+        return candidates[totals.index(max(totals))]
+
+    def place(self, pod: SimPod) -> int | None:
+        """Run one scheduling cycle: bind ``pod`` to the chosen node and return its position, or None (Pending)."""
+        candidates = self.find(pod)
+        if not candidates:
+            return None
+        i = self.score(pod, candidates)
+        self.state.bind(pod, i)
+        return i
+
+    def first_fit(self, pod: SimPod, exclude: int = -1) -> int | None:
+        """The first node (in node order from the rotating start) where ``pod`` passes every filter, without scoring:
+        how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound."""
+        _, last = self._scan(pod, 1, exclude)
+        if last < 0:
+            return None
+        self._next_start = (last + 1) % len(self.state)
+        return last
+
+    # -- trials --------------------------------------------------------------------------------------------------
+
+    def begin_trial(self, node: int) -> None:
+        """Start trying to empty ``node``: room changes from here on may be undone."""
+        self._trial = []
+        self._trial_nodes = {node}
+
+    def trial_bind(self, pod: SimPod, node: int) -> None:
+        """Bind ``pod`` as part of the trial."""
+        self._trial_nodes.add(node)
+        self.state.bind(pod, node)
+
+    def end_trial(self, keep: bool) -> None:
+        """Keep the trial's changes, or forget the "too full" marks it made on the nodes it changed (the caller undoes
+        the bindings and restores the node)."""
+        if not keep and self._trial is not None:
+            for stale, i in self._trial:
+                stale.discard(i)
+        self._trial = None
+        self._trial_nodes = set()

@@ -1,0 +1,172 @@
+"""Taints and tolerations: the TaintToleration and NodeUnschedulable filters, the TaintToleration score, and the
+tolerations the DaemonSet controller gives its pods.
+
+Rules (k8s.io/api core/v1 toleration.go ``ToleratesTaint``; kube-scheduler plugins tainttoleration and
+nodeunschedulable):
+
+- a toleration matches a taint when its effect is empty or equal, its key is empty (only with ``Exists``: every key)
+  or equal, and its operator ``Exists`` ignores the value while ``Equal`` or empty needs equal values; ``Gt``/``Lt``
+  (TaintTolerationComparisonOperators, 1.35+) compare both values as int64 (taint value greater/less than the
+  toleration's; a value that is not an integer never matches); any other operator never matches;
+  ``tolerationSeconds`` does not matter to the scheduler;
+- the TaintToleration filter looks only at ``NoSchedule`` and ``NoExecute`` taints; the first one no toleration
+  matches fails the node ("node(s) had untolerated taint {key: value}");
+- NodeUnschedulable: a node with ``spec.unschedulable`` rejects a pod unless a toleration matches the taint
+  ``node.kubernetes.io/unschedulable`` with an empty value and effect ``NoSchedule``;
+- the score counts ``PreferNoSchedule`` taints not matched by a toleration whose effect is empty or
+  ``PreferNoSchedule``; normalised so the node with the fewest gets 100: ``100 - count * 100 / max`` (integer).
+
+Cost: O(taints × tolerations) per (pod, node); callers cache the answer per distinct (tolerations, taints).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from renderer.labels import parse_int64
+
+__all__ = [
+    "DAEMONSET_TOLERATIONS",
+    "HOST_NETWORK_TOLERATION",
+    "UNSCHEDULABLE_TAINT",
+    "Taint",
+    "Toleration",
+    "daemonset_tolerations",
+    "first_untolerated",
+    "parse_taints",
+    "parse_tolerations",
+    "prefer_no_schedule_count",
+    "taint_scores",
+    "tolerates",
+    "tolerates_unschedulable",
+]
+
+NO_SCHEDULE: Final = "NoSchedule"
+NO_EXECUTE: Final = "NoExecute"
+PREFER_NO_SCHEDULE: Final = "PreferNoSchedule"
+FILTERED_EFFECTS: Final = (NO_SCHEDULE, NO_EXECUTE)
+
+
+@dataclass(frozen=True, slots=True)
+class Taint:
+    key: str
+    value: str = ""
+    effect: str = ""
+
+    def __str__(self) -> str:
+        # The scheduler's own wording: "{key: value}".
+        return f"{{{self.key}: {self.value}}}"
+
+
+@dataclass(frozen=True, slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = ""  # "" means Equal
+    value: str = ""
+    effect: str = ""
+
+
+UNSCHEDULABLE_TAINT: Final = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+
+
+def _exists(key: str, effect: str) -> Toleration:
+    return Toleration(key=key, operator="Exists", effect=effect)
+
+
+#: What ``AddOrUpdateDaemonPodTolerations`` adds to every DaemonSet pod (kubernetes/kubernetes
+#: pkg/controller/daemon/util/daemonset_util.go), so DaemonSet pods ignore cordon and node conditions.
+DAEMONSET_TOLERATIONS: Final = (
+    _exists("node.kubernetes.io/not-ready", NO_EXECUTE),
+    _exists("node.kubernetes.io/unreachable", NO_EXECUTE),
+    _exists("node.kubernetes.io/disk-pressure", NO_SCHEDULE),
+    _exists("node.kubernetes.io/memory-pressure", NO_SCHEDULE),
+    _exists("node.kubernetes.io/pid-pressure", NO_SCHEDULE),
+    _exists("node.kubernetes.io/unschedulable", NO_SCHEDULE),
+)
+#: Added as well when the pod uses the host network.
+HOST_NETWORK_TOLERATION: Final = _exists("node.kubernetes.io/network-unavailable", NO_SCHEDULE)
+
+
+def daemonset_tolerations(own: Sequence[Toleration], host_network: bool) -> tuple[Toleration, ...]:
+    """``own`` plus the DaemonSet controller's defaults that are not already there."""
+    extra = (*DAEMONSET_TOLERATIONS, HOST_NETWORK_TOLERATION) if host_network else DAEMONSET_TOLERATIONS
+    seen = set(own)
+    return (*own, *(t for t in extra if t not in seen))
+
+
+def tolerates(t: Toleration, taint: Taint) -> bool:
+    """Whether ``t`` matches ``taint`` (see the module docstring)."""
+    if t.effect and t.effect != taint.effect:
+        return False
+    if t.key and t.key != taint.key:
+        return False
+    op = t.operator or "Equal"
+    if op == "Exists":
+        return True
+    if op == "Equal":
+        return t.value == taint.value
+    if op in ("Gt", "Lt"):
+        mine, theirs = parse_int64(t.value), parse_int64(taint.value)
+        if mine is None or theirs is None:
+            return False
+        return theirs > mine if op == "Gt" else theirs < mine
+    return False
+
+
+def _tolerated(taint: Taint, tolerations: Iterable[Toleration]) -> bool:
+    return any(tolerates(t, taint) for t in tolerations)
+
+
+def first_untolerated(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> Taint | None:
+    """The first ``NoSchedule``/``NoExecute`` taint no toleration matches (the filter's failure), or None."""
+    for taint in taints:
+        if taint.effect in FILTERED_EFFECTS and not _tolerated(taint, tolerations):
+            return taint
+    return None
+
+
+def tolerates_unschedulable(tolerations: Sequence[Toleration]) -> bool:
+    """Whether the pod may land on a cordoned node (NodeUnschedulable)."""
+    return _tolerated(UNSCHEDULABLE_TAINT, tolerations)
+
+
+def prefer_no_schedule_count(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> int:
+    """``PreferNoSchedule`` taints not tolerated, counting only tolerations whose effect is empty or
+    ``PreferNoSchedule`` (the TaintToleration score's raw value)."""
+    usable = [t for t in tolerations if t.effect in ("", PREFER_NO_SCHEDULE)]
+    return sum(1 for taint in taints if taint.effect == PREFER_NO_SCHEDULE and not _tolerated(taint, usable))
+
+
+def taint_scores(counts: Mapping[str, int]) -> dict[str, int]:
+    """Normalised TaintToleration scores from raw counts per node: ``100 - count * 100 / max`` (100 when no node
+    has any intolerable taint)."""
+    top = max(counts.values(), default=0)
+    if top == 0:
+        return dict.fromkeys(counts, 100)
+    return {name: 100 - count * 100 // top for name, count in counts.items()}
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def parse_taints(raw: Any) -> tuple[Taint, ...]:
+    """``spec.taints`` of a Node (entries that are not mappings are skipped: the API server never stores them)."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(
+        Taint(_text(t.get("key")), _text(t.get("value")), _text(t.get("effect"))) for t in raw if isinstance(t, dict)
+    )
+
+
+def parse_tolerations(raw: Any) -> tuple[Toleration, ...]:
+    """``spec.tolerations`` of a Pod (entries that are not mappings are skipped)."""
+    if not isinstance(raw, list):
+        return ()
+    return tuple(
+        Toleration(_text(t.get("key")), _text(t.get("operator")), _text(t.get("value")), _text(t.get("effect")))
+        for t in raw
+        if isinstance(t, dict)
+    )
