@@ -189,3 +189,32 @@ def test_verify_platform_selectors() -> None:
     assert platforms.assign({}, platforms.fallback_name(), [c]) == ("openshift", "rosa")
     assert platforms.assign({}, "openshift", [c]) == ("openshift", "rosa")
     assert platforms.assign({}, "eks", [c]) is None
+
+
+def test_verify_platform_by_selector_and_profile_on_the_command_line(tmp_path: Path) -> None:
+    # Two unlabelled nodes that reserve nothing (allocatable = capacity): kind's defaults reproduce both. Scoped to
+    # one node by hostname, only that one matches; unscoped, both do.
+    import yaml
+
+    def node(name: str) -> dict[str, object]:
+        cap = {"cpu": "4", "memory": "8Gi", "ephemeral-storage": "100Gi", "pods": "110"}
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+            "status": {"capacity": cap, "allocatable": cap},
+        }
+
+    dump = tmp_path / "nodes.yaml"
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [node("a"), node("b")]}), "utf-8")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".allocatable.yaml").write_text("apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n", "utf-8")
+    scoped = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "json", "--platform", "kind:kubernetes.io/hostname=a")
+    nodes = {n["name"]: n for n in json.loads(scoped.stdout)["nodes"]}
+    assert (nodes["a"]["platform"], nodes["a"]["match"]) == ("kind", True)
+    assert (nodes["b"]["platform"], nodes["b"]["match"]) == (platforms.fallback_name(), False)
+    both = run_cli("verify", str(repo), "--nodes", str(dump), "--platform", "kind")
+    assert both.exit_code == 0, both.stdout
+    bad = run_cli("verify", str(repo), "--nodes", str(dump), "--platform", "kind:=")
+    assert bad.exit_code == 2 and "not a label selector requirement" in bad.stderr and bad.stdout == ""
