@@ -21,6 +21,11 @@ Shapes (see ``SHAPES``; every one deterministic for N and the seed, every one wi
   ReservationPolicy, a sandbox handler without overhead on each RuntimeClass).
 - ``two-files``: the synthetic documents in two files. ``one-per-file``: one document per file (Nodes as single
   ``kubectl get node NAME -o yaml`` documents).
+- the selector-cost shapes of ``selector_shapes.py`` (issue 21: AL103 must stay near-linear when it finds nothing),
+  N/10 NodePools plus policies whose selectors no node can share: ``exists-absent`` (CommitClasses told apart by
+  Exists/DoesNotExist alone), ``in-product`` (CommitClasses with seven In expressions of ten values),
+  ``reservations-by-group`` (ReservationPolicies keyed by node group, 240 value combinations a term) and
+  ``range-pairs`` (CommitClasses on Gt/Lt ranges of two keys, only one of which tells them apart).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import fleet
+import selector_shapes
 
 GROUP = "bench.example.com"
 SHAPES_CPU_MEM: tuple[tuple[int, int], ...] = ((4, 16), (8, 32), (16, 64), (32, 128), (64, 256))  # cpu, memory GiB
@@ -534,6 +540,47 @@ def shape_one_per_file(n: int, w: _Writer, rng: random.Random) -> Counts:
     return counts
 
 
+def shape_anchored(n: int, w: _Writer, rng: random.Random) -> Counts:
+    """The two-files documents with one anchor in each file (issue 21, class 9): one ``&t`` once sent the whole file
+    down a quadratic path; now only its own document is composed."""
+    counts = split(n, nodes_share=0)
+    docs = [d for _, _, group in _synthetic_documents(counts, rng) for d in group]
+    docs = [
+        d.replace("  labels:\n", "  labels: &t\n", 1) if i in (0, len(docs) // 2) else d for i, d in enumerate(docs)
+    ]
+    half = len(docs) // 2
+    w.documents("policies-a.yaml", "policy", docs[:half])
+    w.documents("policies-b.yaml", "policy", docs[half:])
+    return counts
+
+
+def shape_duplicate_nodes(n: int, w: _Writer, rng: random.Random) -> Counts:
+    """N Nodes of one name in one List (issue 21, class 8): findings capped per rule and file, memory bounded by
+    what is shown."""
+    counts = Counts(0, 1, 1, 1, n)
+    item = node_item(0, counts, rng)
+    w.node_list("inventory/nodes.yaml", [item] * n)
+    return counts
+
+
+def _selector_shape(name: str, kind: str) -> Callable[[int, _Writer, random.Random], Counts]:
+    def shape(n: int, w: _Writer, rng: random.Random) -> Counts:
+        pools = max(1, n // 10)
+        policies = n - pools
+        selectors = selector_shapes.SHAPES[name](policies)
+        by_class = kind == "CommitClass"
+        counts = Counts(pools, policies if by_class else 0, 0 if by_class else policies, 0, 0)
+        labels_of = Counts(pools, 1, 1, 1, 0)
+        pool_docs = [node_pool(i, labels_of, rng) for i in range(pools)]
+        make = commit_class if by_class else reservation_policy
+        docs = [make(i, counts, rng, False, selector=selector_shapes.to_yaml(sel)) for i, sel in enumerate(selectors)]
+        folder = "commitclasses" if by_class else "reservations"
+        _write_chunked(w, [("pools", "NodePool", pool_docs), (folder, kind, docs)], rng)
+        return counts
+
+    return shape
+
+
 SHAPES: dict[str, tuple[Callable[[int, _Writer, random.Random], Counts], str]] = {
     "synthetic": (shape_synthetic, "the synthetic mix, 10-50 documents a file"),
     "inventory": (shape_inventory, "N/2 Nodes in one kubectl get nodes -o yaml List, real layout"),
@@ -543,6 +590,15 @@ SHAPES: dict[str, tuple[Callable[[int, _Writer, random.Random], Counts], str]] =
     "findings": (shape_findings, "a finding on every object"),
     "two-files": (shape_two_files, "the synthetic documents in two files"),
     "one-per-file": (shape_one_per_file, "the synthetic documents, one per file"),
+    "anchored": (shape_anchored, "the two-files documents with one YAML anchor in each file"),
+    "duplicate-nodes": (shape_duplicate_nodes, "N Nodes of one name in one List"),
+    "exists-absent": (_selector_shape("exists-absent", "CommitClass"), "classes told apart by Exists/DoesNotExist"),
+    "in-product": (_selector_shape("in-product", "CommitClass"), "classes with 7 In expressions of 10 values"),
+    "reservations-by-group": (
+        _selector_shape("reservations-by-group", "ReservationPolicy"),
+        "ReservationPolicies by node group, 240 value combinations a term",
+    ),
+    "range-pairs": (_selector_shape("range-pairs", "CommitClass"), "classes on Gt/Lt ranges of two keys"),
 }
 
 

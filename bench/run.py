@@ -11,6 +11,9 @@ Figures only: nothing here passes or fails. Every figure is a whole fresh proces
   the run moves both sides of a ratio alike.
 - scaling: lint at the largest size divided by lint at the smallest (x10 objects is linear at x10).
 - RSS: the largest peak resident set of the lint runs (``ru_maxrss`` of the finished child).
+- explain: ``allocatable explain -o json DIR`` paired with the bare parse the same way (its ratio and peak RSS).
+- kubeconform (when on PATH: a peer, never a dependency): ``kubeconform -n 1`` against ``schemas/`` on the same
+  files, median CPU seconds, and lint's CPU as a multiple of it.
 - peers, one run each on the same files: ``yamllint DIR`` (default configuration) and ``check-jsonschema`` with
   ``schemas/<kind>.json`` (it reads one document per file, so the documents are split into files of their own
   first, and Nodes are left out: there is no schema of ours for them). Skipped when not installed
@@ -171,6 +174,21 @@ def check_jsonschema_seconds(gen: Generated) -> str:
         return f"{total:.2f}"
 
 
+def kubeconform_cpu(path: Path, runs: int) -> float | None:
+    """kubeconform (Go; one worker, ``-n 1``) validating the same files against ``schemas/``: the median CPU seconds
+    of ``runs`` runs, or None when it is not on PATH. Kinds without a schema of ours (Node) are skipped by it."""
+    exe = tool("kubeconform")
+    if exe is None:
+        return None
+    location = str(ROOT / "schemas") + "/{{ .ResourceKind }}.json"
+    cmd = [exe, "-n", "1", "-summary", "-schema-location", location, "-ignore-missing-schemas", str(path)]
+    try:
+        run_once(cmd, timeout=PEER_TIMEOUT)  # warm-up
+        return statistics.median(run_once(cmd, timeout=PEER_TIMEOUT).cpu for _ in range(runs))
+    except TimeoutError:
+        return None
+
+
 def yamllint_seconds(path: Path) -> str:
     exe = tool("yamllint")
     if exe is None:
@@ -191,6 +209,9 @@ class Row:
     gen: Generated
     lint: list[Run] = field(default_factory=list)
     parse: list[Run] = field(default_factory=list)
+    explain: list[Run] = field(default_factory=list)
+    explain_parse: list[Run] = field(default_factory=list)
+    kubeconform_cpu: float | None = None
     yamllint: str = "-"
     check_jsonschema: str = "-"
     timed_out: float | None = None
@@ -203,6 +224,18 @@ class Row:
             getattr(a, clock) / getattr(b, clock) for a, b in zip(self.lint, self.parse, strict=True)
         )
 
+    def explain_ratio(self, clock: str) -> str:
+        if not self.explain:
+            return "-"
+        pairs = zip(self.explain, self.explain_parse, strict=True)
+        return f"x{statistics.median(getattr(a, clock) / getattr(b, clock) for a, b in pairs):.2f}"
+
+    def kubeconform(self) -> str:
+        if self.kubeconform_cpu is None:
+            return "n/a"
+        lint_cpu = statistics.median(r.cpu for r in self.lint)
+        return f"{self.kubeconform_cpu:.2f} (lint x{lint_cpu / self.kubeconform_cpu:.2f})"
+
     def spread(self, clock: str) -> str:
         ratios = [getattr(a, clock) / getattr(b, clock) for a, b in zip(self.lint, self.parse, strict=True)]
         return f"{min(ratios):.2f}-{max(ratios):.2f}"
@@ -210,14 +243,15 @@ class Row:
 
 def print_table(rows: list[Row], clock: str, peers: bool) -> None:
     head = ["shape", "documents", "files, MB", "lint s", "bare parse s", "ratio", "ratio range", "scaling", "RSS MB"]
+    head += ["explain ratio", "explain RSS MB"]
     if peers:
-        head += ["yamllint s", "check-jsonschema s"]
+        head += ["kubeconform cpu s", "yamllint s", "check-jsonschema s"]
     table = [head]
     smallest: dict[str, Row] = {}
     for row in rows:
         if row.timed_out is not None:
             cells = [row.shape, f"{row.gen.documents:,}", f"{row.gen.files:,}, {row.gen.bytes / 1e6:.1f}"]
-            cells += [f"> {row.timed_out:.0f}", "-", "-", "-", "-", "-"] + (["-", "-"] if peers else [])
+            cells += [f"> {row.timed_out:.0f}", "-", "-", "-", "-", "-", "-", "-"] + (["-", "-", "-"] if peers else [])
             table.append(cells)
             continue
         smallest.setdefault(row.shape, row)
@@ -234,9 +268,11 @@ def print_table(rows: list[Row], clock: str, peers: bool) -> None:
             row.spread(clock),
             scaling,
             f"{max(r.rss_mb for r in row.lint):.0f}",
+            row.explain_ratio(clock),
+            f"{max(r.rss_mb for r in row.explain):.0f}" if row.explain else "-",
         ]
         if peers:
-            cells += [row.yamllint, row.check_jsonschema]
+            cells += [row.kubeconform(), row.yamllint, row.check_jsonschema]
         table.append(cells)
     widths = [max(len(line[i]) for line in table) for i in range(len(head))]
     print("| " + " | ".join(c.ljust(w) for c, w in zip(head, widths, strict=True)) + " |")
@@ -328,9 +364,16 @@ def main(argv: list[str] | None = None) -> int:
                         args.runs,
                         timeout=args.timeout,
                     )
+                    row.explain, row.explain_parse = paired(
+                        [*cmd, "explain", "-o", "json", str(path)],
+                        [sys.executable, str(HERE / "bare_parse.py"), str(path)],
+                        args.runs,
+                        timeout=args.timeout,
+                    )
                 except TimeoutError:
                     row.timed_out = args.timeout
                 if not args.no_peers and row.timed_out is None:
+                    row.kubeconform_cpu = kubeconform_cpu(path, args.runs)
                     row.yamllint = yamllint_seconds(path)
                     row.check_jsonschema = check_jsonschema_seconds(gen)
                 rows.append(row)

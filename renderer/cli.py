@@ -14,8 +14,8 @@ import sys
 from types import ModuleType
 
 from renderer import __version__
-from renderer.commands._common import EXIT_OK, USAGE_EXIT, add_color, describe, error, exit_codes_text
-from renderer.commands._common import Parser as _Parser
+from renderer.commands.common import EXIT_OK, EXIT_USAGE, USAGE_EXIT, add_color, describe, error, exit_codes_text
+from renderer.commands.common import Parser as _Parser
 
 DESCRIPTION = (
     "Own node capacity from git: validate, lint and render CommitClass, ReservationPolicy, RuntimeClass and NodePool "
@@ -75,9 +75,29 @@ def build_parser(command: str | None = None, *, listing: bool = False) -> argpar
 
 
 def main(argv: list[str] | None = None) -> int:
-    from renderer.escaping import install_output_fallbacks
+    from renderer import stdio
 
+    closed = stdio.closed_stream()  # `>&-`, `2>&-`: nothing is done that could not be reported
+    if closed is not None:
+        stdio.write_line(closed)
+        return EXIT_USAGE
+    try:
+        return _main(argv)
+    except stdio.StreamError as exc:  # a full disk, /dev/full, an I/O error on a standard stream
+        stdio.silence(exc.fd)
+        stdio.write_line(f"allocatable: error: {exc}; free some space or write the output elsewhere", prefer=3 - exc.fd)
+        return EXIT_USAGE
+
+
+def _main(argv: list[str] | None) -> int:
+    from renderer import stdio
+    from renderer.escaping import install_output_fallbacks
+    from renderer.safepath import install_signal_handlers
+
+    # SIGTERM/SIGHUP/SIGINT unwind like Ctrl-C: rollbacks run and temporary files are removed on the way out.
+    install_signal_handlers()
     install_output_fallbacks(sys.stdout, sys.stderr)  # an ASCII-only terminal degrades, never crashes (→ as ->)
+    stdio.guard()
     if argv is None:
         argv = sys.argv[1:]
     # The command comes first in nearly every call (`allocatable lint ...`): then only its parser is built. Anything
@@ -99,12 +119,23 @@ def main(argv: list[str] | None = None) -> int:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return int(run(args))
-    except KeyboardInterrupt:
-        sys.stderr.write("allocatable: interrupted\n")
-        return 130
+        code = int(run(args))
+        sys.stdout.flush()  # a full disk shows here, inside the command's error handling
+        return code
+    except KeyboardInterrupt as exc:
+        from renderer.safepath import Interrupted
+
+        stdio.write_line(
+            f"allocatable: terminated by {exc.name}" if isinstance(exc, Interrupted) else "allocatable: interrupted"
+        )
+        return exc.exit_code if isinstance(exc, Interrupted) else 130
     except BrokenPipeError:
+        stdio.silence(1)
         return EXIT_OK
+    except stdio.StreamError:
+        raise
+    except RecursionError:
+        return error("input nested too deeply to process; reduce its nesting")
     except Exception as exc:  # never a traceback for users; say what happened in one line
         from renderer.loading.files import UsageError
 

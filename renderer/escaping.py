@@ -13,7 +13,8 @@ itself through one function here:
   the command is one line whatever the data.
 - ``markdown``: text inside a Markdown paragraph or table cell (PR comments, job summaries): ``plain`` first, then
   HTML's ``& < >`` as entities and every character that could start markup inline (emphasis, links and images,
-  code spans, table pipes, strikethrough, headings, math) backslash-escaped, so it renders as the same text.
+  code spans, table pipes, strikethrough, headings, math) backslash-escaped, and the colon of a URL scheme and the
+  dot of ``www.`` too (GitHub links bare URLs), so it renders as the same text and links nowhere.
 - ``markdown_code``: a value shown as an inline code span, however many backticks it holds.
 
 ``install_output_fallbacks`` makes the standard streams degrade instead of raising ``UnicodeEncodeError`` when they
@@ -30,16 +31,32 @@ from typing import TextIO
 
 __all__ = [
     "install_output_fallbacks",
+    "json_raw_escapes",
     "markdown",
     "markdown_code",
     "plain",
+    "uri_path",
     "workflow_data",
     "workflow_property",
 ]
 
 # C0 controls (tab and line breaks included), DEL, C1 controls, the Unicode line/paragraph separators, the
-# bidirectional embedding/override/isolate controls, and the byte order mark / zero-width no-break space.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+# bidirectional embedding/override/isolate controls and marks (U+061C, U+200E/F), the zero-width and invisible
+# characters (U+200B-U+200D, U+2060-U+2064), the byte order mark / zero-width no-break space, the interlinear
+# annotation controls, and lone surrogates (a JSON "\ud800", or a file name's undecodable byte as Python keeps it),
+# which no encoder writes.
+_INVISIBLE = "\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb"
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+#: What JSON writes raw although no reader should see it raw (DEL, C1, the invisible and bidi characters, lone
+#: surrogates): ``json_raw_escapes`` writes these as JSON's ``u`` escapes.
+_JSON_RAW = re.compile(f"[\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
+
+
+def json_raw_escapes(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with the characters above as JSON's ``u`` escapes."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -48,7 +65,10 @@ def _visible(m: re.Match[str]) -> str:
     named = _NAMED.get(c)
     if named is not None:
         return named
-    return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte of a file name (surrogateescape): the byte it was
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def plain(text: str) -> str:
@@ -56,7 +76,7 @@ def plain(text: str) -> str:
     return _UNSAFE.sub(_visible, text) if _UNSAFE.search(text) else text
 
 
-_UNSAFE_IN_COMMANDS = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+_UNSAFE_IN_COMMANDS = re.compile(f"[\x00-\x09\x0b\x0c\x0e-\x1f\x7f-\x9f{_INVISIBLE}\ud800-\udfff]")
 
 
 def workflow_data(text: str) -> str:
@@ -77,10 +97,34 @@ def workflow_property(text: str) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|!~#$])")
 
 
+#: What GitHub turns into a link without any markup (GFM's autolink extension): a URL scheme's colon
+#: (``https://evil.example``) and ``www.``. A backslash before the colon or the dot keeps the text as it is.
+_MD_AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|xmpp|file)(:)|(www)(\.)")
+
+
 def markdown(text: str) -> str:
-    """``text`` as literal text inside Markdown (GitHub Flavored Markdown, table cells included)."""
+    """``text`` as literal text inside Markdown (GitHub Flavored Markdown, table cells included): no markup, and
+    no bare URL becomes a link (a hostile name cannot put a link in a reviewer's PR comment)."""
     escaped = plain(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", escaped)
+    escaped = _MD_SPECIAL.sub(r"\\\1", escaped)
+    return _MD_AUTOLINK.sub(lambda m: f"{m[1] or m[3]}\\{m[2] or m[4]}", escaped)
+
+
+#: What RFC 3986 lets through unescaped in a path: unreserved characters, sub-delimiters, ":", "@" and "/".
+_URI_SAFE = "/!$&'()*+,;=:@-._~"
+
+
+def uri_path(path: str) -> str:
+    """``path`` (POSIX, relative) as an RFC 3986 URI path, as SARIF's ``artifactLocation.uri`` must be: the file
+    name's bytes as the file system has them (an undecodable byte of a non-UTF-8 name, kept by Python as a lone
+    surrogate, is that byte again), every byte outside the path characters percent-encoded (``%FF``, ``%20``)."""
+    from urllib.parse import quote
+
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate no file system name decodes to: keep its code point's bytes
+        raw = path.encode("utf-8", "surrogatepass")
+    return quote(raw, safe=_URI_SAFE)
 
 
 def markdown_code(text: str) -> str:

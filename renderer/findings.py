@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -64,9 +65,62 @@ class Finding:
         return out
 
 
-def worst_exit(findings: list[Finding], *, error_exit: int = 1, strict: bool = False) -> int:
-    """0 when nothing at error level (or warning with strict), else error_exit."""
-    for f in findings:
-        if f.severity == "error" or (strict and f.severity == "warning"):
-            return error_exit
-    return 0
+#: At most this many findings of one rule in one file are kept; the others are counted, and one more finding of the
+#: same rule says how many were left out (a 570,000-Node List of one duplicated name is 1,001 findings, not 569,999).
+MAX_PER_RULE_AND_FILE = 1000
+
+
+class CappedFindings(list[Finding]):
+    """A list of findings that keeps at most ``limit`` per (code, path) as they are added.
+
+    The first finding left out of each (code, path) is kept, reworded by ``close`` into the count of what was left
+    out (located where that first one was), so memory grows with the findings shown, not with the input.
+    Cost: O(1) per finding added."""
+
+    def __init__(self, findings: Iterable[Finding] = (), limit: int = MAX_PER_RULE_AND_FILE) -> None:
+        super().__init__()
+        self.limit = limit
+        self._counts: dict[tuple[str, str], int] = {}
+        self._first_left_out: dict[tuple[str, str], Finding] = {}
+        self.extend(findings)
+
+    def append(self, finding: Finding) -> None:
+        key = (finding.code, finding.path)
+        count = self._counts.get(key, 0) + 1
+        self._counts[key] = count
+        if count <= self.limit:
+            super().append(finding)
+        elif count == self.limit + 1:
+            self._first_left_out[key] = finding
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            self.append(finding)
+
+    @property
+    def left_out(self) -> int:
+        """How many findings were not kept."""
+        return sum(max(0, n - self.limit) for n in self._counts.values())
+
+    def close(self) -> list[Finding]:
+        """The findings kept, plus one per (code, path) that lost some: ``N more <code> findings in this file``."""
+        out = list(self)
+        for key, first in self._first_left_out.items():
+            n = self._counts[key] - self.limit
+            out.append(
+                Finding(
+                    code=first.code,
+                    severity=first.severity,
+                    message=f"{n} more {first.code} finding{'s' if n != 1 else ''} in this file left out "
+                    f"(at most {self.limit} of one rule per file are reported); the first is here",
+                    path=first.path,
+                    line=first.line,
+                    column=first.column,
+                    object=first.object,
+                    hint="fix the ones reported, or the input that repeats them, and run again",
+                    source=first.source,
+                    field_path=first.field_path,
+                    at_key=first.at_key,
+                )
+            )
+        return out

@@ -10,6 +10,7 @@ expression match per key or value.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final
 
 __all__ = [
@@ -71,8 +72,11 @@ def is_valid_label_value(value: str) -> bool:
     return len(value) <= MAX_LABEL_VALUE_LEN and _LABEL_VALUE_RE.fullmatch(value) is not None
 
 
+@lru_cache(maxsize=1 << 13)
 def label_key_problem(key: str) -> str | None:
-    """Why ``key`` is not a valid label key (a qualified name), in apimachinery's words; None when it is."""
+    """Why ``key`` is not a valid label key (a qualified name), in apimachinery's words; None when it is.
+
+    Cost: O(len(key)) once per distinct key (the same few dozen keys label every pool of a fleet), O(1) after."""
     parts = key.split("/")
     if len(parts) > 2:
         return (

@@ -1,20 +1,50 @@
-"""load → validate (→ capacity model → lint → render, in later stages). Returns results; never prints."""
+"""The only composer: load → capacity model → lint → render | verify | diff (| simulate, with ``renderer.impact``).
+
+Every command is argument parsing, one call here, a reporter and an exit code; every function returns a typed result
+and never prints. Stages below (``renderer.validation``, ``renderer.capacity``, ``renderer.lint``, ``renderer.render``,
+``renderer.verify``) never import this module.
+
+Cost: the sum of the stages' costs (each states its own); the cyclic garbage collector is paused while a stage builds
+its many long-lived objects.
+"""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import wraps
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from renderer.findings import Finding, SourceRef
+from renderer.findings import Finding
 from renderer.validation.load import LoadResult
 from renderer.validation.load import load as _load
 
-__all__ = ["LintResult", "LoadResult", "lint", "load", "render"]
+if TYPE_CHECKING:
+    from renderer.capacity.diff import DiffResult
+    from renderer.capacity.explain import Explained
+    from renderer.capacity.model import CapacityModel
+    from renderer.platforms import Assignment
+    from renderer.render.engine import RenderResult
+    from renderer.verify.result import VerifyResult
+
+__all__ = [
+    "Diffed",
+    "Explanation",
+    "LintResult",
+    "LoadResult",
+    "Rendered",
+    "Verified",
+    "diff",
+    "explain",
+    "lint",
+    "load",
+    "render",
+    "schemas",
+    "verify",
+]
 
 
 _P = ParamSpec("_P")
@@ -52,8 +82,15 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
     return _load(paths, max_file_bytes=max_file_bytes)
 
 
-def object_source(path: str, doc: int = 0) -> SourceRef:
-    return SourceRef(path=path, doc=doc)
+def _model_and_findings(
+    result: LoadResult, base_model: CapacityModel | None = None, base_ref: str | None = None
+) -> tuple[CapacityModel, list[Finding]]:
+    """The capacity model of a valid load and its lint findings (positions unresolved)."""
+    from renderer.capacity.model import build
+    from renderer.lint.engine import run_rules
+
+    model = build(result.policies)
+    return model, run_rules(result, model, base_model=base_model, base_ref=base_ref)
 
 
 @dataclass
@@ -62,6 +99,8 @@ class LintResult:
 
     load: LoadResult
     findings: list[Finding]
+    #: The capacity model (None when validation failed: no rule ran then).
+    model: CapacityModel | None = None
 
     @property
     def valid(self) -> bool:
@@ -70,18 +109,12 @@ class LintResult:
 
 
 @_stage
-def lint(
-    paths: list[Path],
-    *,
-    max_file_bytes: int | None = None,
-    base: str | None = None,
-) -> LintResult:
+def lint(paths: list[Path], *, max_file_bytes: int | None = None, base: str | None = None) -> LintResult:
     """Validate, build the capacity model and apply the lint rules; ``base``: also compare with that git revision.
 
     Validation errors stop here (their findings are returned, no rule runs). A ``base`` git cannot resolve raises
     ``UsageError``."""
     from renderer.capacity.model import build
-    from renderer.lint.engine import run_rules
 
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
@@ -91,26 +124,204 @@ def lint(
         from renderer.validation.revision import load_revision
 
         base_model = build(load_revision(paths or [Path("policies")], base, max_file_bytes=max_file_bytes).policies)
-    findings = run_rules(result, build(result.policies), base_model=base_model, base_ref=base)
-    return LintResult(result, result.finish([*result.findings, *findings]))
+    model, findings = _model_and_findings(result, base_model, base)
+    return LintResult(result, result.finish([*result.findings, *findings]), model)
+
+
+@dataclass
+class Explanation:
+    """``explain``: the pools asked for (``explained``), or why not (invalid input: ``load.findings``; pool names
+    that match no pool: ``missing``, with ``known``)."""
+
+    load: LoadResult
+    explained: Explained | None = None
+    missing: list[str] = field(default_factory=list)
+    known: list[str] = field(default_factory=list)
+
+
+@_stage
+def explain(paths: list[Path], *, max_file_bytes: int | None = None, pools: list[str] | None = None) -> Explanation:
+    """The capacity arithmetic of every pool (or of the pools named in ``pools``)."""
+    from renderer.capacity.explain import Explained
+    from renderer.capacity.model import build
+
+    result = load(paths, max_file_bytes=max_file_bytes)
+    if not result.ok:
+        result.finish(result.findings)
+        return Explanation(result)
+    model = build(result.policies)
+    chosen = model.pools
+    if pools:
+        wanted = set(pools)
+        chosen = [p for p in chosen if p.pool.name in wanted]
+        missing = sorted(wanted - {p.pool.name for p in chosen})
+        if missing:
+            return Explanation(result, missing=missing, known=sorted(p.pool.name for p in model.pools))
+    return Explanation(result, Explained(model, chosen))
+
+
+@dataclass
+class Rendered:
+    """``render``: the files (``result``), or the findings that stop it (``findings``: validation or lint errors,
+    or the targets' own); ``stage`` says where it stopped: ``load``, ``lint``, ``targets`` or ``done``."""
+
+    load: LoadResult
+    stage: str
+    findings: list[Finding] = field(default_factory=list)
+    result: RenderResult | None = None
 
 
 @_stage
 def render(
-    paths: list[Path], *, max_file_bytes: int | None = None, targets: list[str] | None = None
-) -> dict[str, bytes]:
-    """load → validate → capacity model → lint → render, in memory: relative path → file content.
+    paths: list[Path],
+    *,
+    max_file_bytes: int | None = None,
+    targets: list[str] | None = None,
+    ignition_version: str | None = None,
+    check_targets: Callable[[LoadResult, list[str]], None] | None = None,
+) -> Rendered:
+    """load → validate → capacity model → lint → render, in memory. Lint errors stop before any target runs.
 
-    Raises ``RenderError`` when validation or lint reports errors (nothing is rendered then)."""
-    from renderer.capacity.model import build
-    from renderer.lint.engine import run_rules
+    ``targets``: the targets asked for (default: the settings'); ``engine.UnknownTargetError`` for a name that is
+    none. ``check_targets(load, selected)`` may refuse the selection (raise) before anything is built."""
     from renderer.render import engine
 
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
-        raise engine.RenderError(result.finish(result.findings))
-    model = build(result.policies)
-    lint_findings = run_rules(result, model)
+        return Rendered(result, "load", result.finish(list(result.findings)))
+    settings = result.policies.settings.render
+    if ignition_version is not None:
+        settings.ignitionVersion = ignition_version  # type: ignore[assignment]  # the parser's choices are the Literal's
+    selected = engine.select_targets(settings, targets or None)
+    if check_targets is not None:
+        check_targets(result, selected)
+    model, lint_findings = _model_and_findings(result)
     if any(f.severity == "error" for f in lint_findings):
-        raise engine.RenderError(result.finish(lint_findings))
-    return engine.render(result, model, targets)
+        return Rendered(result, "lint", result.finish([*result.findings, *lint_findings]))
+    rendered = engine.build(result, model, selected)
+    findings = result.finish(list(rendered.findings)) if rendered.findings else []
+    return Rendered(result, "done" if rendered.ok else "targets", findings, rendered)
+
+
+@dataclass
+class Verified:
+    """``verify``: the comparison (``result``), or invalid policies (``load.findings``, ``result`` None); a base
+    revision that does not validate is ``base_invalid``."""
+
+    load: LoadResult
+    result: VerifyResult | None = None
+    base_invalid: bool = False
+    no_nodes: bool = False
+
+
+@_stage
+def verify(
+    paths: list[Path],
+    *,
+    nodes: str | None = None,
+    pods: str | None = None,
+    base: str | None = None,
+    platform: list[Assignment] | None = None,
+    max_file_bytes: int | None = None,
+) -> Verified:
+    """The repo's prediction against the nodes of ``nodes`` (a ``kubectl get nodes`` dump, ``-`` for standard
+    input) and the repo's inventory, and with ``pods`` the fit of the pods running there. Raises
+    ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read."""
+    from renderer.verify.compare import verify as compare
+    from renderer.verify.nodes import read_nodes, read_pods
+
+    result = load(paths, max_file_bytes=max_file_bytes)
+    if not result.ok:
+        result.finish(result.findings)
+        return Verified(result)
+    snapshot = read_nodes(nodes, platform, max_file_bytes) if nodes else []
+    pod_records = read_pods(pods, max_file_bytes) if pods is not None else None
+    if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
+        return Verified(result, no_nodes=True)
+    base_policies = None
+    if base is not None:
+        from renderer.validation.revision import load_revision
+
+        base_load = load_revision(paths, base, max_file_bytes=max_file_bytes)
+        if not base_load.ok:
+            return Verified(result, base_invalid=True)
+        base_policies = base_load.policies
+    verified = compare(result.policies, snapshot, pod_records, base_policies, base)
+    _locate_nodes(result, verified)
+    return Verified(result, verified)
+
+
+def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
+    """Point inventory nodes at their metadata.name (positions are resolved only now, for these nodes)."""
+    from dataclasses import replace
+
+    shown = {f.display for f in result.files}
+    probes = []
+    for n in verified.nodes:
+        if n.source.path.startswith("<") or n.source.path not in shown:
+            continue
+        probes.append((n, Finding("", "info", "", n.source.path, source=n.source, field_path=("metadata", "name"))))
+    result.resolver.resolve([f for _, f in probes])
+    for n, f in probes:
+        if f.line:
+            n.source = replace(n.source, line=f.line, column=f.column)
+
+
+@dataclass
+class Diffed:
+    """``diff``: the two sides compared, per pool and finding."""
+
+    base: LoadResult
+    head: LoadResult
+    result: DiffResult
+
+
+@_stage
+def diff(paths: list[Path], *, base: str, head: str | None = None, max_file_bytes: int | None = None) -> Diffed:
+    """The policy repo at ``base`` against the work tree (or ``head``): committed allocatable per pool before →
+    after, and the lint findings that are new or fixed. Raises ``UsageError`` for a revision git cannot resolve."""
+    from renderer.capacity.diff import compare
+    from renderer.validation.revision import load_revision
+
+    base_load = load_revision(paths, base, max_file_bytes=max_file_bytes)
+    head_load = (
+        load_revision(paths, head, max_file_bytes=max_file_bytes)
+        if head
+        else load(paths, max_file_bytes=max_file_bytes)
+    )
+    base_model, base_findings = _model_and_findings(base_load)
+    head_model, head_findings = _model_and_findings(head_load, base_model)
+    base_rev = base_load.revision
+    head_rev = head_load.revision
+    assert base_rev is not None
+    result = compare(
+        base_model,
+        head_model,
+        base_load.finish([*base_load.findings, *base_findings]),
+        head_load.finish([*head_load.findings, *head_findings]),
+        base_label=_label(base, base_rev.short),
+        head_label="working tree" if head_rev is None or head is None else _label(head, head_rev.short),
+        base_ref=base,
+        base_commit=base_rev.commit,
+        head_ref=head,
+        head_commit=head_rev.commit if head_rev is not None else None,
+    )
+    result.invalid = (_errors(base_load), _errors(head_load))
+    return Diffed(base_load, head_load, result)
+
+
+def _label(ref: str, short: str) -> str:
+    return f"{ref} ({short})" if short != ref[:12] else short
+
+
+def _errors(result: LoadResult) -> int:
+    return sum(1 for f in result.findings if f.severity == "error")
+
+
+def schemas() -> dict[str, str]:
+    """Every JSON Schema the project publishes under ``schemas/``, file name → byte-stable text: the policy kinds'
+    (from the pydantic schema models) and the rendered files' (``renderer.render.schemas``)."""
+    from renderer.models.schema.jsonschema import generate
+    from renderer.render.schemas import rendered_schemas
+
+    return generate(rendered_schemas())

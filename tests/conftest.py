@@ -31,7 +31,9 @@ def examples(n: int) -> int:
 # Local runs keep exploring new examples.
 settings.register_profile("quick", max_examples=examples(100))
 settings.register_profile("deep", max_examples=100)
-settings.register_profile("ci", parent=settings.get_profile("deep" if DEEP else "quick"), derandomize=True, database=None)
+settings.register_profile(
+    "ci", parent=settings.get_profile("deep" if DEEP else "quick"), derandomize=True, database=None
+)
 settings.load_profile("ci" if os.environ.get("CI") else "deep" if DEEP else "quick")
 
 # The validators cache (renderer.models.validators) of this test session: never the user's own ~/.cache.

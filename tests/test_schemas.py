@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from conftest import POLICIES, REPO_ROOT, run_cli
-from renderer.models.schemas import generate
+from renderer.pipeline import schemas as generate
 
 SCHEMAS = REPO_ROOT / "schemas"
 KIND_SCHEMA = {

@@ -19,11 +19,24 @@ set -f # no input is ever glob-expanded
 
 cmd="${1:?usage: run.sh base|lint|diff|render-check|verify|result}"
 path="${INPUT_PATH:-policies}"
+# The policy directory as a command-line PATH: a directory named "-" is that directory, never standard input.
+arg="$path"
+[ "$arg" = "-" ] && arg="./-"
 tmp="${RUNNER_TEMP:-${TMPDIR:-/tmp}}"
 out="${GITHUB_OUTPUT:-/dev/null}"
 summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
 
 output() { printf '%s=%s\n' "$1" "$2" >>"$out"; }
+
+# Write standard input to a file of the repository through allocatable's safe-path layer (renderer/safepath.py),
+# run by the Python that runs allocatable: all or nothing, never through a symlink, never into .git/ or .github/.
+safe_put() {
+  local bin py
+  bin="$(dirname -- "$(command -v allocatable)")"
+  py="$bin/python3"
+  [ -x "$py" ] || py=python3
+  "$py" -m renderer.safepath put "$1"
+}
 have_commit() { git rev-parse --verify --quiet --end-of-options "$1^{commit}" >/dev/null 2>&1; }
 
 # Workflow-command data escaping (GitHub's own rules): % first, then CR and LF.
@@ -47,7 +60,7 @@ md_code() {
 check_path() {
   local top real
   top="$(git rev-parse --show-toplevel 2>/dev/null || pwd -P)"
-  if ! real="$(realpath -e -- "$path" 2>/dev/null)"; then
+  if ! real="$(realpath -e -- "$arg" 2>/dev/null)"; then
     echo "::error title=allocatable::path $(escape_data "$path") does not exist in the repository"
     return 1
   fi
@@ -114,12 +127,12 @@ lint)
   base=()
   [ -n "${BASE:-}" ] && base=("--base=$BASE")
   # 1. annotations on the changed lines (workflow commands on stdout); the exit status decides the result.
-  allocatable lint -o github "${strict[@]}" "${base[@]}" -- "$path"
+  allocatable lint -o github "${strict[@]}" "${base[@]}" -- "$arg"
   code=$?
   output lint-exit "$code"
   # 2. counts, from the JSON report.
   json="$tmp/allocatable-lint.json"
-  allocatable lint -o json "${base[@]}" -- "$path" >"$json" 2>/dev/null
+  allocatable lint -o json "${base[@]}" -- "$arg" >"$json" 2>/dev/null
   counts="$(
     python3 - "$json" <<'PY'
 import json, sys
@@ -135,11 +148,17 @@ PY
   output errors "${errors:-0}"
   output warnings "${warnings:-0}"
   output notices "${notices:-0}"
-  # 3. SARIF for code scanning (github/codeql-action/upload-sarif).
+  # 3. SARIF for code scanning (github/codeql-action/upload-sarif): written by the tool's safe-path layer, never
+  # through a symlink (file or directory) the pull request committed, never into .git/ or .github/.
   if [ -n "${INPUT_SARIF_FILE:-}" ]; then
-    mkdir -p -- "$(dirname -- "$INPUT_SARIF_FILE")"
-    allocatable lint -o sarif "${base[@]}" -- "$path" >"$INPUT_SARIF_FILE" 2>/dev/null
-    output sarif-file "$INPUT_SARIF_FILE"
+    sarif_tmp="$tmp/allocatable-lint.sarif"
+    allocatable lint -o sarif "${base[@]}" -- "$arg" >"$sarif_tmp" 2>/dev/null
+    if refused="$(safe_put "$INPUT_SARIF_FILE" <"$sarif_tmp" 2>&1)"; then
+      output sarif-file "$INPUT_SARIF_FILE"
+    else
+      echo "::error title=allocatable::$(escape_data "${refused#allocatable: error: }")"
+      output sarif-file ""
+    fi
   else
     output sarif-file ""
   fi
@@ -166,9 +185,9 @@ diff)
     exit 0
   fi
   md="$tmp/allocatable-diff.md"
-  if allocatable diff "--base=$BASE" -o markdown -- "$path" >"$md"; then
+  if allocatable diff "--base=$BASE" -o markdown -- "$arg" >"$md"; then
     cat -- "$md" >>"$summary"
-    changed="$(allocatable diff "--base=$BASE" -o json -- "$path" |
+    changed="$(allocatable diff "--base=$BASE" -o json -- "$arg" |
       python3 -c 'import json,sys; print(str(json.load(sys.stdin)["summary"]["capacityChanged"]).lower())')"
     output capacity-changed "$changed"
     output diff-file "$md"
@@ -183,7 +202,7 @@ render-check)
     output render-exit 2
     exit 0
   fi
-  allocatable render --check -- "$path"
+  allocatable render --check -- "$arg"
   code=$?
   output render-exit "$code"
   if [ "$code" -ne 0 ]; then
@@ -210,11 +229,11 @@ verify)
     exit 0
   fi
   [ -n "${INPUT_PODS_FILE:-}" ] && [ -n "${BASE:-}" ] && args+=("--base=$BASE")
-  allocatable verify -o github "${args[@]}" -- "$path"
+  allocatable verify -o github "${args[@]}" -- "$arg"
   code=$?
   output verify-exit "$code"
   json="$tmp/allocatable-verify.json"
-  allocatable verify -o json "${args[@]}" -- "$path" >"$json" 2>/dev/null
+  allocatable verify -o json "${args[@]}" -- "$arg" >"$json" 2>/dev/null
   read -r drifted over <<<"$(
     python3 - "$json" <<'PY'
 import json, sys
@@ -227,7 +246,7 @@ PY
   )"
   output nodes-drifted "${drifted:-}"
   output pods-over "$([ -n "${INPUT_PODS_FILE:-}" ] && echo "${over:-}")"
-  allocatable verify -o markdown "${args[@]}" -- "$path" >>"$summary" 2>/dev/null
+  allocatable verify -o markdown "${args[@]}" -- "$arg" >>"$summary" 2>/dev/null
   ;;
 
 result)

@@ -1,7 +1,9 @@
-"""Human-readable views of the capacity model: text tables, markdown (PR comments) and JSON."""
+"""What ``allocatable explain`` shows, as data: the rows of each pool's table, where each value comes from, the JSON
+document. The formats that write it are ``renderer.reporters.explain``."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -129,7 +131,7 @@ def delivery_text(pc: PoolCapacity, expressions: bool) -> str | None:
     return f"nodeadm NodeConfig (nodeadm/{pc.pool.name}.yaml)"
 
 
-def _table(rows: list[list[str]]) -> list[str]:
+def table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
@@ -164,109 +166,6 @@ def totals_rows(model: CapacityModel, pools: list[PoolCapacity]) -> list[list[st
     return rows
 
 
-def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
-    """Cost: O(pools × resources + runtime classes per pool)."""
-    out: list[str] = []
-    for pc in pools:
-        p = pc.pool
-        out.append(f"{p.ref}: {p.count} node{'s' if p.count != 1 else ''}, platform {p.platform}")
-        out.append(f"  source:              {p.source.path}")
-        cc = ", ".join(c.name for c in pc.commit_classes) or "none (100% everywhere)"
-        out.append(f"  commit class:        {cc}")
-        rp = ", ".join(r.name for r in pc.reservation_policies) or (
-            f"none ({pc.platform_default.source})" if pc.platform_default else "none (nothing reserved)"
-        )
-        if pc.formula is not None:
-            rp += f" (formula {pc.formula.formula} → {pc.formula.fills})"
-        out.append(f"  reservation policy:  {rp}")
-        reserved = [
-            f"{label} {sources(d)}"
-            for label, d in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved))
-            if d
-        ]
-        if reserved:
-            out.append(f"  reserved from:       {'; '.join(reserved)}")
-        out.append(f"  hard eviction:       {_signals(pc.eviction_hard)} ({pc.eviction_source})")
-        out.append(f"  max pods:            {pc.max_pods}")
-        how = delivery_text(pc, model.policies.settings.render.karpenter.expressions)
-        if how is not None:
-            out.append(f"  delivery:            {how}")
-        out.extend(_table(pool_rows(pc)))
-        rules = committed_resources(pc)
-        if rules:
-            out.append("  commit rule:")
-            out.extend(f"    {rule_text(pc, r)}" for r in rules)
-        if pc.overhead:
-            out.append("  runtime classes (pod overhead):")
-            for o in pc.overhead:
-                rc = o.runtime_class
-                if not o.pod_fixed:
-                    out.append(f"    {rc.name} ({rc.model.handler}): no overhead")
-                    continue
-                fixed = ", ".join(f"{k} {v}" for k, v in ordered(o.pod_fixed).items())
-                fits = ", ".join(f"{v} by {k}" for k, v in ordered(o.pods_fit).items() if v is not None)
-                share = ", ".join(f"{k} {v}%" for k, v in ordered(o.max_pods_share).items() if v is not None)
-                out.append(f"    {rc.name} ({rc.model.handler}): podFixed {fixed}")
-                out.append(f"      pods that fit by overhead alone: {fits or '-'}")
-                out.append(
-                    f"      {pc.max_pods} pods (maxPods) spend on overhead: {share or '-'} of committed allocatable"
-                )
-        for note in pc.notes:
-            out.append(f"  note: {note}")
-        out.append("")
-    nodes = sum(pc.pool.count for pc in pools)
-    out.append(f"Totals: {_n(len(pools), 'pool')}, {_n(nodes, 'node')}")
-    if pools:
-        out.extend(_table(totals_rows(model, pools)))
-    if under_commits(pools):
-        rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
-        out.append(f"  under-commit: reserved slices {rule} (commit.underCommitScalesReserved)")
-    return "\n".join(out) + "\n"
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def _signals(d: dict[str, str]) -> str:
-    return ", ".join(f"{k}<{v}" for k, v in sorted(d.items())) or "none"
-
-
-def _md_table(rows: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(c or " " for c in rows[0]) + " |", "|" + "---|" * len(rows[0])]
-    out.extend("| " + " | ".join(r) + " |" for r in rows[1:])
-    return out
-
-
-def markdown(model: CapacityModel, pools: list[PoolCapacity]) -> str:
-    out: list[str] = ["## Node capacity", ""]
-    for pc in pools:
-        p = pc.pool
-        cc = ", ".join(f"`{c.name}`" for c in pc.commit_classes) or "none"
-        rp = ", ".join(f"`{r.name}`" for r in pc.reservation_policies) or "none"
-        out.append(f"### `{p.name}` — {p.count} × {p.origin}, {p.platform}")
-        out.append("")
-        out.append(f"CommitClass {cc} · ReservationPolicy {rp} · max pods {pc.max_pods}")
-        out.append("")
-        out.extend(_md_table(pool_rows(pc)))
-        out.append("")
-        for o in pc.overhead:
-            if o.pod_fixed:
-                share = ", ".join(f"{k} {v}%" for k, v in ordered(o.max_pods_share).items() if v is not None)
-                out.append(
-                    f"- RuntimeClass `{o.runtime_class.name}`: at most {o.limiting_pods} pods by overhead alone; "
-                    f"{pc.max_pods} pods spend {share} of committed allocatable on overhead"
-                )
-        if pc.overhead:
-            out.append("")
-    nodes = sum(pc.pool.count for pc in pools)
-    out.append(f"**Totals** — {_n(len(pools), 'pool')}, {_n(nodes, 'node')}")
-    if pools:
-        out.append("")
-        out.extend(_md_table(totals_rows(model, pools)))
-    return "\n".join(out) + "\n"
-
-
 def _reorder(value: Any) -> Any:
     """Resource-keyed mappings in ``RESOURCES`` order, recursively (other mappings keep their order)."""
     if isinstance(value, dict):
@@ -290,3 +189,11 @@ def as_json(model: CapacityModel, pools: list[PoolCapacity]) -> dict[str, Any]:
         ],
         "totals": _reorder(model.totals(pools)),
     }
+
+
+@dataclass(frozen=True)
+class Explained:
+    """What ``allocatable explain`` reports: the capacity model and the pools asked for (every pool by default)."""
+
+    model: CapacityModel
+    pools: list[PoolCapacity]

@@ -51,9 +51,6 @@ class _Delivered(Protocol):
 CPU_ROUNDING_MILLI = 10
 MEMORY_ROUNDING_MIB = 16
 
-#: Karpenter's expression variables (all ints except instance_type).
-VARIABLES: tuple[str, ...] = ("vcpus", "memory_mib", "max_pods", "default_enis", "ips_per_eni", "instance_type")
-
 #: The unit Karpenter attaches to an expression's result, per reserved resource.
 RESULT_UNIT: dict[str, str] = {"cpu": "m", "memory": "Mi", "ephemeral-storage": "Gi", "pid": ""}
 #: The size of that unit in the model's units (cores for cpu, bytes otherwise).

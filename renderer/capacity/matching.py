@@ -39,9 +39,16 @@ class Matches:
     pools_of: dict[int, list[int]]
 
 
+def node_name(pool: Pool) -> str | None:
+    """The name ``matchFields`` compares (``metadata.name`` of the Node): an exported Node's own name; None for a
+    NodePool, whose nodes get their names when they are created (a term with matchFields cannot be evaluated for it,
+    and does not select it: AL108)."""
+    return pool.name if pool.origin == "Node" else None
+
+
 def match_all(policies: PolicySet) -> Matches:
     pools: list[Pool] = policies.pools
-    index = LabelIndex((i, p.labels, p.name) for i, p in enumerate(pools))
+    index = LabelIndex((i, p.labels, node_name(p)) for i, p in enumerate(pools))
     n = len(pools)
     cc: list[list[Loaded[CommitClass]]] = [[] for _ in range(n)]
     rp: list[list[Loaded[ReservationPolicy]]] = [[] for _ in range(n)]

@@ -357,7 +357,7 @@ def policy_formula(policy: Loaded[ReservationPolicy] | None) -> Formula | None:
         entry = _CUSTOM.get(id(auto))
         if entry is not None and entry[0]() is auto:
             return entry[1]
-        from renderer.capacity.custom import formula_of
+        from renderer.models.custom_formula import formula_of
 
         assert policy is not None
         found = formula_of(auto.custom, f"custom:{policy.name}")

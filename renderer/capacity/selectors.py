@@ -17,7 +17,9 @@ Semantics follow the kube-scheduler's node affinity evaluation:
   without exactly one int64 value, or a value that is not a valid label value (so ``Gt -3`` and ``Gt +5`` are
   rejected, because label values must start with a letter or digit);
 * ``matchFields`` supports only ``metadata.name`` with ``In``/``NotIn`` and exactly one value, compared
-  with the node name; anything else is malformed and never matches.
+  with the node name; anything else is malformed and never matches. A pool whose node names are unknown (a NodePool:
+  its nodes are named when they are created) is passed with the name None: a term with ``matchFields`` cannot be
+  evaluated for it and does not match it (lint rule AL108 says so), never a silent match on the pool's own name.
 
 Satisfiability and overlap reason over label sets a Node can actually carry: every label value is a valid
 Kubernetes label value (at most 63 characters, alphanumeric at both ends). Integer label values are therefore
@@ -377,8 +379,10 @@ def _compile(term: Term) -> _Compiled:
     return compiled
 
 
-def _run_checks(checks: tuple[_Check, ...], labels: Mapping[str, str], name: str) -> bool:
+def _run_checks(checks: tuple[_Check, ...], labels: Mapping[str, str], name: str | None) -> bool:
     for code, key, values, bound in checks:
+        if key is None and name is None:
+            return False  # matchFields on a pool whose node names are unknown: cannot be evaluated, no match
         value = name if key is None else labels.get(key)
         if code == _IN:
             if value is None or value not in values:
@@ -405,13 +409,14 @@ def _run_checks(checks: tuple[_Check, ...], labels: Mapping[str, str], name: str
 # Matching
 
 
-def term_matches(term: Term, labels: Mapping[str, str], name: str) -> bool:
-    """True when the node (``labels``, ``name``) satisfies every requirement of ``term``."""
+def term_matches(term: Term, labels: Mapping[str, str], name: str | None) -> bool:
+    """True when the node (``labels``, ``name``; None: unknown, as for a NodePool) satisfies every requirement of
+    ``term``."""
     compiled = _compile(term)
     return compiled.problem is None and _run_checks(compiled.checks, labels, name)
 
 
-def selector_matches(terms: Sequence[Term], labels: Mapping[str, str], name: str) -> bool:
+def selector_matches(terms: Sequence[Term], labels: Mapping[str, str], name: str | None) -> bool:
     """True when any term matches (terms are ORed); an empty term list matches nothing."""
     return any(term_matches(term, labels, name) for term in terms)
 
@@ -506,8 +511,8 @@ class LabelIndex:
 
     __slots__ = ("_all_ids", "_by_key", "_by_name", "_by_pair", "_ints", "_pools")
 
-    def __init__(self, pools: Iterable[tuple[int, Mapping[str, str], str]]) -> None:
-        self._pools: list[tuple[int, dict[str, str], str]] = []
+    def __init__(self, pools: Iterable[tuple[int, Mapping[str, str], str | None]]) -> None:
+        self._pools: list[tuple[int, dict[str, str], str | None]] = []
         self._by_key: dict[str, list[int]] = {}
         self._by_pair: dict[tuple[str, str], list[int]] = {}
         self._by_name: dict[str, list[int]] = {}
@@ -518,7 +523,8 @@ class LabelIndex:
             for key, value in own.items():
                 self._by_key.setdefault(key, []).append(position)
                 self._by_pair.setdefault((key, value), []).append(position)
-            self._by_name.setdefault(name, []).append(position)
+            if name is not None:  # a NodePool's node names are unknown: matchFields never selects it
+                self._by_name.setdefault(name, []).append(position)
         self._all_ids = sorted({pool_id for pool_id, _, _ in self._pools})
 
     def __len__(self) -> int:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
-from renderer.commands._common import add_paths, emit, error, load
+from renderer.commands.common import add_paths, emit_load, error, paths_of, write
 
 NAME = "explain"
 ORDER = 30
@@ -18,7 +16,6 @@ DESCRIPTION = (
     "bar per pool (redirect it to a file). Invalid input is reported as `allocatable validate` reports it."
 )
 EXIT_CODES = {0: "explained (explain reports; it does not judge: `allocatable lint` does)"}
-FORMATS = ("text", "json", "markdown", "html")
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -27,40 +24,26 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=FORMATS,
+        choices=_formats(),
         default="text",
         help="text (default), json, markdown (for a PR comment) or html (a self-contained capacity report page)",
     )
 
 
+def _formats() -> list[str]:
+    from renderer import reporters
+
+    return reporters.names("explain")
+
+
 def run(args: argparse.Namespace) -> int:
-    from renderer.capacity import explain
-    from renderer.capacity.model import build
-    from renderer.reporters import Report
+    from renderer.pipeline import explain
 
-    result = load(args)
-    if not result.ok:
-        findings = result.finish(result.findings)
-        emit(Report("explain", findings, files=len(result.files), objects=result.policies.object_count()), "text")
+    done = explain(paths_of(args), max_file_bytes=args.max_file_size, pools=args.pool)
+    if not done.load.ok:
+        emit_load(done.load, "explain")
         return 2
-    model = build(result.policies)
-    pools = model.pools
-    if args.pool:
-        wanted = set(args.pool)
-        pools = [p for p in pools if p.pool.name in wanted]
-        missing = wanted - {p.pool.name for p in pools}
-        if missing:
-            known = ", ".join(sorted(p.pool.name for p in model.pools)) or "none"
-            return error(f"no pool named {', '.join(sorted(missing))}; choose from: {known}")
-    if args.output == "json":
-        json.dump(explain.as_json(model, pools), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    elif args.output == "html":
-        from renderer.capacity.explain_html import html
-
-        sys.stdout.write(html(model, pools))
-    elif args.output == "markdown":
-        sys.stdout.write(explain.markdown(model, pools))
-    else:
-        sys.stdout.write(explain.text(model, pools))
+    if done.missing:
+        return error(f"no pool named {', '.join(done.missing)}; choose from: {', '.join(done.known) or 'none'}")
+    write("explain", args.output, done.explained)
     return 0

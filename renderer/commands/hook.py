@@ -57,7 +57,7 @@ def _check_option(value: str, after_option: bool) -> bool:
 
 
 def _check_parser() -> type[argparse.ArgumentParser]:
-    from renderer.commands._common import Parser
+    from renderer.commands.common import Parser
 
     class CheckParser(Parser):
         def parse_known_args(  # type: ignore[override]
@@ -69,7 +69,7 @@ def _check_parser() -> type[argparse.ArgumentParser]:
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from renderer.commands._common import EXIT_USAGE, USAGE_EXIT, exit_codes_text
+    from renderer.commands.common import EXIT_USAGE, USAGE_EXIT, exit_codes_text
 
     # One sub-parser per check, so that pre-commit's order (entry, args, then file names) parses cleanly; file
     # names are never options (files_after_options).
@@ -96,9 +96,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from renderer.commands import lint, render, validate
-    from renderer.commands._common import invoke
-    from renderer.delivery.hooks import all_roots, roots_for
+    from renderer.commands.common import invoke
     from renderer.escaping import plain
+    from renderer.integrations.hooks import all_roots, roots_for
     from renderer.loading.files import display_path, is_stdin
 
     top = Path.cwd()

@@ -21,7 +21,7 @@ EXIT_CODES = {0: "created (and rendered)", 1: "created, but rendering the exampl
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from renderer.delivery.scaffold import DEFAULT_REPO
+    from renderer.integrations.scaffold import DEFAULT_REPO
 
     parser.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR", help="repository root")
     parser.add_argument(
@@ -38,14 +38,14 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
 
     return error(message)
 
 
 def run(args: argparse.Namespace) -> int:
     from renderer import __version__
-    from renderer.delivery.scaffold import check_policy_dir, check_repo, files, is_released
+    from renderer.integrations.scaffold import WORKFLOW, check_policy_dir, check_repo, files, is_released
     from renderer.loading.files import display_path
 
     for problem in (check_repo(args.repo), check_policy_dir(args.policy_dir)):
@@ -72,7 +72,12 @@ def run(args: argparse.Namespace) -> int:
     from renderer.render.output import OutputError, write_files
 
     try:  # all or nothing, never through a symlinked directory: the render writer's own code
-        write_files(root, {f.path: f.text.encode("utf-8") for f in planned}, overwrite=args.force)
+        write_files(
+            root,
+            {f.path: f.text.encode("utf-8") for f in planned},
+            overwrite=args.force,
+            allowed=[WORKFLOW],  # the one file init itself puts under .github/; never a --policy-dir there
+        )
     except OutputError as exc:
         return _fail(str(exc))
     for f in planned:
@@ -99,7 +104,7 @@ def _render(root: Path, policy_dir: str) -> int:
     import os
 
     from renderer.commands import render
-    from renderer.commands._common import invoke
+    from renderer.commands.common import invoke
 
     old = os.getcwd()
     os.chdir(root)

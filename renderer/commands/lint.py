@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands._common import add_paths, emit, paths_of
+from renderer.commands.common import add_paths, emit, paths_of
 
 NAME = "lint"
 ORDER = 20
@@ -27,7 +27,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=reporters.names(),
+        choices=reporters.names("findings"),
         default="text",
         help="text (default), json, sarif (SARIF 2.1.0 for code scanning) or github (workflow annotations)",
     )
@@ -46,12 +46,11 @@ def run(args: argparse.Namespace) -> int:
     from renderer.reporters import Report
 
     if args.base is not None and any(is_stdin(p) for p in paths_of(args)):
-        from renderer.commands._common import error
+        from renderer.commands.common import error
 
         return error("--base reads the policy repo from a git revision; stdin (-) has none, give the policy directory")
     done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base)
-    policies = done.load.policies
-    report = Report("lint", done.findings, files=len(done.load.files), objects=policies.object_count())
+    report = Report("lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count())
     emit(report, args.output)
     if not done.valid:
         return 2

@@ -23,7 +23,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
 
     return error(message)
 
@@ -32,11 +32,12 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from renderer import platforms
+    from renderer.capacity import platform_docs
 
     if args.markdown:
         if args.names or args.output != "text":
             return _fail("--markdown prints every platform; drop the names and -o")
-        sys.stdout.write(platforms.markdown())
+        sys.stdout.write(platform_docs.markdown())
         return 0
     known = platforms.names()
     for name in args.names:
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     if args.names:
-        sys.stdout.write("\n".join(platforms.describe(p.name) for p in chosen))
+        sys.stdout.write("\n".join(platform_docs.describe(p.name) for p in chosen))
         return 0
     width = max(len(p.name) for p in chosen)
     for p in chosen:

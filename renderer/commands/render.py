@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from renderer.commands._common import add_paths, error, load, note
+from renderer.commands.common import add_paths, emit, error, note, paths_of
 
 if TYPE_CHECKING:
     from renderer.findings import Finding
@@ -76,49 +76,52 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def _report(result: LoadResult, findings: list[Finding], *, to_stderr: bool) -> None:
     """Findings on stdout (on stderr with --stdout, where stdout carries only YAML), the summary on stderr."""
-    from renderer.reporters import Report, get
-    from renderer.reporters.text import summary
+    from renderer.reporters import Report
 
-    report = Report("render", result.finish(findings), files=len(result.files), objects=result.policies.object_count())
-    get("text")(report, sys.stderr if to_stderr else sys.stdout)
-    note(summary(report))
+    report = Report("render", findings, files=len(result.files), objects=result.policies.object_count())
+    emit(report, "text", sys.stderr if to_stderr else sys.stdout)
+
+
+class _Refused(Exception):
+    pass
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.capacity.model import build as build_model
-    from renderer.lint.engine import run_rules
+    from renderer.pipeline import render
     from renderer.render import engine, output
 
     if args.stdout and args.output is not None:
         return error("--stdout writes no files; drop -o/--output")
 
-    result = load(args)
-    if not result.ok:
-        _report(result, list(result.findings), to_stderr=args.stdout)
-        return 2
-    settings = result.policies.settings.render
-    if args.ignition_version is not None:
-        settings.ignitionVersion = args.ignition_version
-    try:
-        targets = engine.select_targets(settings, args.target or None)
-    except engine.UnknownTargetError as exc:
-        return error(str(exc))
-    if args.target and not settings.koordinator and "koordinator" in targets:
-        return error(
-            "target koordinator is turned off in .allocatable.yaml (render.koordinator: false); "
-            "set it to true, or drop --target koordinator"
-        )
+    def koordinator_on(result: LoadResult, selected: list[str]) -> None:
+        if args.target and not result.policies.settings.render.koordinator and "koordinator" in selected:
+            raise _Refused(
+                "target koordinator is turned off in .allocatable.yaml (render.koordinator: false); "
+                "set it to true, or drop --target koordinator"
+            )
 
-    model = build_model(result.policies)
-    lint_findings = run_rules(result, model)
-    if any(f.severity == "error" for f in lint_findings):
-        _report(result, [*result.findings, *lint_findings], to_stderr=args.stdout)
+    try:
+        done = render(
+            paths_of(args),
+            max_file_bytes=args.max_file_size,
+            targets=args.target or None,
+            ignition_version=args.ignition_version,
+            check_targets=koordinator_on,
+        )
+    except (engine.UnknownTargetError, _Refused) as exc:
+        return error(str(exc))
+    result = done.load
+    if done.stage == "load":
+        _report(result, done.findings, to_stderr=args.stdout)
+        return 2
+    if done.stage == "lint":
+        _report(result, done.findings, to_stderr=args.stdout)
         note("render: refusing to render while lint reports errors; nothing was written")
         return 1
-
-    rendered = engine.build(result, model, targets)
-    if rendered.findings:
-        _report(result, list(rendered.findings), to_stderr=args.stdout)
+    rendered = done.result
+    assert rendered is not None
+    if done.findings:
+        _report(result, done.findings, to_stderr=args.stdout)
     if not rendered.ok:
         note("render: nothing was written")
         return 1
@@ -128,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
 
+    settings = result.policies.settings.render
     out_dir: Path = args.output if args.output is not None else Path(settings.outputDir)
     problem = output.overlap(out_dir, result.policies.root)
     if problem is None and args.output is None:  # from the settings, which travel with the policies

@@ -25,7 +25,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
 
     return error(message)
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     from renderer.lint.catalog import catalog
     from renderer.lint.docs import markdown_reference, terminal_doc
-    from renderer.reporters.text import use_colour
+    from renderer.reporters.findings.text import use_colour
 
     infos = catalog()
     if args.markdown:

@@ -30,8 +30,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.commands._common import error
-    from renderer.models.schemas import generate
+    from renderer.commands.common import error
+    from renderer.pipeline import schemas as generate
     from renderer.render.output import OutputError, Tree, write_files
 
     files = {name: text.encode("utf-8") for name, text in generate().items()}

@@ -54,6 +54,9 @@ def register(parser: argparse.ArgumentParser) -> None:
 INT64_MAX = 2**63 - 1
 INT32_MAX = 2**31 - 1
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
+#: A quantity without a suffix or exponent: bytes. Below a mebibyte that is a missing unit, not a machine.
+_BARE = re.compile(r"\+?[0-9]+(?:\.[0-9]*)?")
+_MEBIBYTE = 1 << 20
 
 
 def _fits(resource: str, text: str) -> bool:
@@ -68,7 +71,7 @@ def _fits(resource: str, text: str) -> bool:
 
 
 def _fail(message: str) -> int:
-    from renderer.commands._common import error
+    from renderer.commands.common import error
 
     return error(message)
 
@@ -78,14 +81,13 @@ def _policy_formula(path: str) -> Formula | int:
     from pathlib import Path
 
     from renderer.capacity.model import policy_formula
-    from renderer.commands._common import EXIT_USAGE, emit
-    from renderer.reporters import Report
-    from renderer.validation.load import load
+    from renderer.commands.common import EXIT_USAGE, emit_load
+    from renderer.pipeline import load
 
     result = load([Path(path)])
     if not result.ok:
-        findings = result.finish(result.findings)
-        emit(Report("sizing", findings, files=len(result.files), objects=result.policies.object_count()), "text")
+        result.finish(result.findings)
+        emit_load(result, "sizing")
         return EXIT_USAGE
     sized = [p for p in result.policies.reservation_policies if p.model.spec.autoSizing is not None]
     if len(sized) != 1:
@@ -118,6 +120,11 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f'--cpus "{args.cpus}" is not a number')
     if not cpus.is_finite() or cpus <= 0:
         return _fail(f"--cpus must be a number greater than 0, got {args.cpus}")
+    if cpus * 1000 != (cpus * 1000).to_integral_value():  # Kubernetes counts cpu in whole millicores
+        return _fail(
+            f"--cpus {args.cpus} is not a whole number of millicores (Kubernetes counts cpu in thousandths of a core); "
+            "give logical CPUs such as 8, 3.5 or 0.25"
+        )
     if cpus * 1000 > INT64_MAX:  # Kubernetes reads cpu in millicores, as an int64
         return _fail(
             f"--cpus {args.cpus} is more than a Kubernetes cpu quantity holds (at most {Decimal(INT64_MAX) / 1000} "
@@ -129,6 +136,17 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--memory: {exc}")
     if memory.is_negative() or memory.is_zero():
         return _fail(f"--memory must be greater than 0, got {args.memory}")
+    if memory.value != memory.value.to_integral_value():  # 1n, 0.5, 1500m: a fraction of a byte
+        return _fail(
+            f"--memory {args.memory} is not a whole number of bytes ({memory.value:f} bytes); give the machine's memory "
+            "with its unit, e.g. 16Gi"
+        )
+    if memory.value < _MEBIBYTE:  # no machine the kubelet runs on; most often a missing unit
+        unit = "has no unit, so it is" if _BARE.fullmatch(args.memory) else "is"
+        return _fail(
+            f"--memory {args.memory} {unit} {memory.value:f} byte{'s' if memory.value != 1 else ''}, less than a "
+            "mebibyte: no machine a kubelet runs on; give the machine's memory with its unit, e.g. 16Gi"
+        )
     for option, value in (("--max-pods", args.max_pods), ("--eni-max-pods", args.eni_max_pods)):
         if value is not None and not 1 <= value <= INT32_MAX:
             return _fail(f"{option} must be from 1 to {INT32_MAX} (the kubelet's maxPods is an int32), got {value}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands._common import add_paths, emit, load
+from renderer.commands.common import add_paths, emit_load, paths_of
 
 NAME = "validate"
 ORDER = 10
@@ -29,14 +29,11 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.reporters import Report
+    from renderer.pipeline import load
 
-    result = load(args)
+    result = load(paths_of(args), max_file_bytes=args.max_file_size)
     findings = result.finish(result.findings)
-    emit(
-        Report("validate", findings, files=len(result.files), objects=result.policies.object_count()),
-        args.output,
-    )
+    emit_load(result, "validate", args.output)
     if any(f.severity == "error" for f in findings):
         return 2
     return 1 if findings else 0

@@ -6,10 +6,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from renderer.commands._common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_paths, emit, load, paths_of
+from renderer.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_paths, emit_load, paths_of, write
 
 if TYPE_CHECKING:
-    from renderer.validation.load import LoadResult
     from renderer.verify.result import VerifyResult
 
 NAME = "verify"
@@ -31,7 +30,7 @@ EXIT_CODES = {
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from renderer.verify import formats
+    from renderer import reporters
 
     add_paths(parser, many=False)
     parser.add_argument(
@@ -61,7 +60,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=formats.names(),
+        choices=reporters.names("verify"),
         default="text",
         help="text (default; problems only unless --all), json (every node), markdown (for a PR comment or job "
         "summary) or github (workflow annotations)",
@@ -71,23 +70,6 @@ def register(parser: argparse.ArgumentParser) -> None:
 def _fail(message: str) -> int:
     sys.stderr.write(f"allocatable: error: {message}\n")
     return EXIT_USAGE
-
-
-def _locate(result: LoadResult, verified: VerifyResult) -> None:
-    """Point inventory nodes at their metadata.name (positions are resolved only now, for these nodes)."""
-    from dataclasses import replace
-
-    from renderer.findings import Finding
-
-    probes = []
-    for n in verified.nodes:
-        if n.source.path.startswith("<") or n.source.path not in {f.display for f in result.files}:
-            continue
-        probes.append((n, Finding("", "info", "", n.source.path, source=n.source, field_path=("metadata", "name"))))
-    result.resolver.resolve([f for _, f in probes])
-    for n, f in probes:
-        if f.line:
-            n.source = replace(n.source, line=f.line, column=f.column)
 
 
 def _summary(verified: VerifyResult) -> str:
@@ -104,19 +86,15 @@ def _summary(verified: VerifyResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.reporters import Report
-    from renderer.verify import formats
-    from renderer.verify.compare import verify
-    from renderer.verify.nodes import read_nodes, read_pods
+    from renderer.loading.files import is_stdin
+    from renderer.pipeline import verify
     from renderer.verify.snapshot import SnapshotError
 
-    if args.nodes == "-" and args.pods == "-":
+    stdin = [name for name, value in (("--nodes", args.nodes), ("--pods", args.pods)) if value and is_stdin(value)]
+    if len(stdin) == 2:
         return _fail("--nodes and --pods cannot both read standard input; write one of them to a file")
-    result = load(args)
-    if not result.ok:
-        findings = result.finish(result.findings)
-        emit(Report("verify", findings, files=len(result.files), objects=result.policies.object_count()), "text")
-        return EXIT_USAGE
+    if stdin and any(is_stdin(p) for p in paths_of(args)):
+        return _fail(f"the policies and {stdin[0]} cannot both read standard input; write one of them to a file")
     from renderer import platforms
 
     try:
@@ -124,28 +102,30 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     try:
-        snapshot = read_nodes(args.nodes, assignments) if args.nodes else []
-        pods = read_pods(args.pods) if args.pods is not None else None
+        done = verify(
+            paths_of(args),
+            nodes=args.nodes,
+            pods=args.pods,
+            base=args.base,
+            platform=assignments,
+            max_file_bytes=args.max_file_size,
+        )
     except SnapshotError as exc:
         return _fail(f"{exc}")
-    if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
+    if not done.load.ok:
+        emit_load(done.load, "verify")
+        return EXIT_USAGE
+    if done.no_nodes:
         return _fail(
             "no nodes to verify: the repo has no Node inventory; pass a dump with --nodes, e.g. "
             "`kubectl get nodes -o json | allocatable verify --nodes -`"
         )
-    base = None
-    if args.base is not None:
-        from renderer.validation.revision import load_revision
-
-        base_load = load_revision(paths_of(args), args.base, max_file_bytes=args.max_file_size)
-        if not base_load.ok:
-            return _fail(f"the policy repo at {args.base} is not valid; run `allocatable validate` on that revision")
-        base = base_load.policies
-    verified = verify(result.policies, snapshot, pods, base, args.base)
+    if done.base_invalid:
+        return _fail(f"the policy repo at {args.base} is not valid; run `allocatable validate` on that revision")
+    verified = done.result
+    assert verified is not None
     verified.show_all = args.all
-    _locate(result, verified)
-    formats.get(args.output)(verified, sys.stdout)
-    sys.stdout.flush()
+    write("verify", args.output, verified)
     for note in verified.notes:
         sys.stderr.write(f"verify: note: {note}\n")
     sys.stderr.write(_summary(verified) + "\n")

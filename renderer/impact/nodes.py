@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from renderer.impact.resources import from_quantities
 from renderer.impact.taints import Taint, parse_taints
-from renderer.loading.stream import KeepSpec
+from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity, QuantityError
 
 __all__ = ["IMPACT_NODE_KEEP", "NodeError", "SimNode", "node_from_object"]

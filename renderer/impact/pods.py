@@ -29,7 +29,7 @@ from renderer.impact.affinity import ANY_NODE, NodeAffinity, parse_node_affinity
 from renderer.impact.ports import HostPort, host_ports
 from renderer.impact.resources import CPU, MEMORY, from_quantities
 from renderer.impact.taints import Toleration, daemonset_tolerations, parse_tolerations
-from renderer.loading.stream import KeepSpec
+from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity
 from renderer.verify.pods import POD_KEEP, TERMINAL_PHASES, PodError, pod_requests
 

@@ -8,7 +8,7 @@ and the suppression index; finally severities are overridden from ``.allocatable
 from __future__ import annotations
 
 from renderer.capacity.model import CapacityModel
-from renderer.findings import Finding
+from renderer.findings import CappedFindings, Finding
 from renderer.lint.registry import all_rules
 from renderer.lint.rule import LintContext, Rule
 from renderer.lint.suppression import build_index
@@ -33,9 +33,7 @@ def run_rules(
 
     ``base_model``/``base_ref``: the policy repo at ``--base`` and the revision as the user wrote it."""
     rules = all_rules()
-    ctx = LintContext(load=load, model=model, base_model=base_model, known_codes=frozenset(rules))
-    if base_ref is not None:
-        ctx.extra["base_ref"] = base_ref
+    ctx = LintContext(load=load, model=model, base_model=base_model, known_codes=frozenset(rules), base_ref=base_ref)
     settings = load.policies.settings
     enabled: dict[str, Rule] = {}
     skipped: set[str] = set()
@@ -49,9 +47,9 @@ def run_rules(
 
     index = build_index(load.policies, suppressible_codes(rules))
     ctx.suppressions = index
-    ctx.extra["skipped_rules"] = skipped
+    ctx.skipped_rules = frozenset(skipped)
 
-    findings: list[Finding] = []
+    findings = CappedFindings()  # at most MAX_PER_RULE_AND_FILE of one rule per file: memory bounded by what is shown
     for rule in enabled.values():
         if rule.phase != "model":
             continue
@@ -67,8 +65,9 @@ def run_rules(
             after.extend(rule.check_after(ctx, findings))
     findings.extend(after)
 
-    for f in findings:
+    out = findings.close()
+    for f in out:
         cfg = settings.rules.get(f.code)
         if cfg is not None and cfg.severity is not None:
             f.severity = cfg.severity
-    return findings
+    return out

@@ -24,19 +24,6 @@ _SPEC_FIELDS = field_names(ReservationPolicySpec)
 # Pools
 
 
-def pool_spec_prefix(pool: Pool) -> tuple[str, ...]:
-    """NodePool fields live under spec; a kubectl Node keeps labels in metadata and capacity in status."""
-    return ("spec",) if pool.origin == "NodePool" else ()
-
-
-def pool_label_path(pool: Pool, key: str) -> FieldPath:
-    return ("spec", "labels", key) if pool.origin == "NodePool" else ("metadata", "labels", key)
-
-
-def pool_labels_path(pool: Pool) -> FieldPath:
-    return ("spec", "labels") if pool.origin == "NodePool" else ("metadata", "labels")
-
-
 def pool_capacity_path(pool: Pool, resource: str) -> FieldPath:
     return ("spec", "capacity", resource) if pool.origin == "NodePool" else ("status", "capacity", resource)
 
@@ -56,10 +43,6 @@ def describe_pools(pools: Sequence[Pool | PoolCapacity], limit: int = 3) -> str:
 
 def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-def platforms_of(ctx: LintContext, loaded: object) -> set[str]:
-    return {pc.pool.platform for pc in ctx.model.pools_selected_by(loaded)}
 
 
 def selects_openshift(ctx: LintContext, loaded: object) -> list[PoolCapacity]:
@@ -224,11 +207,11 @@ def why_selected(loaded_terms: Sequence[Any], pool: Pool) -> tuple[str, list[str
     """Why a selector (model terms) matches ``pool``: ``("example.com/tier=general", [label keys])``.
 
     Uses the first matching term; positive requirements show the pool's label, negative ones the requirement."""
-    from renderer.capacity.matching import to_terms
+    from renderer.capacity.matching import node_name, to_terms
     from renderer.capacity.selectors import format_requirement, term_matches
 
     for term in to_terms(loaded_terms):
-        if not term_matches(term, pool.labels, pool.name):
+        if not term_matches(term, pool.labels, node_name(pool)):
             continue
         parts: list[str] = []
         keys: list[str] = []

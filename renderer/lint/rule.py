@@ -45,7 +45,8 @@ class LintContext:
     base_model: CapacityModel | None = None  # the policy repo at --base, when given
     suppressions: SuppressionIndex | None = None  # set by the engine before the "after" phase
     known_codes: frozenset[str] = frozenset()  # every rule code, set by the engine (rules cannot import the registry)
-    extra: dict[str, object] = field(default_factory=dict)
+    base_ref: str | None = None  # the --base revision as the user wrote it
+    skipped_rules: frozenset[str] = frozenset()  # rules turned off or not applicable, set by the engine
 
     @property
     def settings(self) -> Settings:

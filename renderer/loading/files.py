@@ -9,7 +9,30 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from renderer import safepath
 from renderer.findings import Finding
+from renderer.safepath import FileProblem, not_regular
+
+__all__ = [
+    "MAX_FILE_BYTES_CEILING",
+    "POLICY_SUFFIXES",
+    "SETTINGS_FILE",
+    "STDIN_DISPLAY",
+    "STDIN_NAMES",
+    "FileProblem",
+    "PolicyFile",
+    "UsageError",
+    "discover",
+    "display_path",
+    "is_stdin",
+    "not_regular",
+    "path_argument",
+    "policy_root",
+    "read_named",
+    "read_regular",
+    "settings_file",
+    "stdin_file",
+]
 
 POLICY_SUFFIXES = (".yaml", ".yml", ".json")
 SETTINGS_FILE = ".allocatable.yaml"
@@ -38,8 +61,22 @@ def display_path(p: Path, cwd: Path | None = None) -> str:
         return Path(rel).as_posix() if not rel.startswith(".." + os.sep + "..") else p.as_posix()
 
 
+#: What a PATH of ``-`` becomes on the command line (``path_argument``): ``Path("-")`` would be ambiguous, because
+#: ``Path("./-")`` — a directory named ``-`` — is the same object.
+STDIN_PATH = Path("/dev/stdin")
+
+
 def is_stdin(p: Path | str) -> bool:
-    return str(p) in STDIN_NAMES
+    """Standard input: the string ``-``, or a device name of file descriptor 0. A ``Path("-")`` is a file or directory
+    named ``-`` (``./-`` on the command line, or one found in a tree), never standard input."""
+    if isinstance(p, Path):
+        return str(p) in STDIN_NAMES[1:]
+    return p in STDIN_NAMES
+
+
+def path_argument(text: str) -> Path:
+    """argparse ``type=`` of a PATH: ``-`` is standard input (``STDIN_PATH``); ``./-`` stays the file named ``-``."""
+    return STDIN_PATH if text == "-" else Path(text)
 
 
 _stdin_copy: Path | None = None
@@ -55,12 +92,11 @@ def stdin_file(max_bytes: int) -> Path:
     """
     global _stdin_copy
     if _stdin_copy is None:
-        import atexit
         import tempfile
 
         fd, name = tempfile.mkstemp(prefix="allocatable-stdin-", suffix=".yaml")
         copy = Path(name)
-        atexit.register(copy.unlink, missing_ok=True)
+        safepath.remove_at_exit(copy)  # at exit, also when a signal ends the run (safepath.Interrupted unwinds)
         with os.fdopen(fd, "wb") as out:
             left = max_bytes + 1
             while left > 0:
@@ -90,88 +126,32 @@ def _file_error(code: str, path: str, message: str) -> Finding:
 MAX_FILE_BYTES_CEILING = 1 << 30
 
 
-class FileProblem(Exception):
-    """A file that is not read: not a regular file, unreadable, too large, or replaced while being opened."""
-
-
-_KINDS = (
-    (stat.S_ISDIR, "is a directory"),
-    (stat.S_ISFIFO, "is a FIFO (named pipe)"),
-    (stat.S_ISSOCK, "is a socket"),
-    (stat.S_ISCHR, "is a character device"),
-    (stat.S_ISBLK, "is a block device"),
-    (stat.S_ISLNK, "is a symlink"),
-)
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)  # a FIFO swapped in after the check still never blocks the open
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
-def not_regular(mode: int) -> str | None:
-    """What a file of this mode is when it is not a regular file ("is a FIFO (named pipe)"), else None."""
-    if stat.S_ISREG(mode):
-        return None
-    return next((what for test, what in _KINDS if test(mode)), "is not a regular file")
-
-
 def read_regular(path: str | Path, max_bytes: int, *, follow: bool = True) -> bytes:
-    """The bytes of the regular file ``path``, at most ``max_bytes``; FileProblem for anything else.
-
-    Never blocks and never reads a device: the type is checked with ``stat`` before opening, the file is opened
-    non-blocking (``follow=False``: also ``O_NOFOLLOW``) and checked again with ``fstat`` on the open descriptor,
-    which must be the file that was checked. At most ``max_bytes + 1`` bytes are read, whatever the file claims.
-    Cost: three system calls and one read of the file.
-    """
-    try:
-        before = os.stat(path, follow_symlinks=follow)
-    except OSError as exc:
-        raise FileProblem(f"cannot read file: {exc.strerror or exc}") from None
-    except ValueError:  # a NUL in the name: no file system has such a file
-        raise FileProblem("cannot read file: its name contains a NUL character") from None
-    kind = not_regular(before.st_mode)
-    if kind is not None:
-        raise FileProblem(kind)
-    flags = _OPEN_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise FileProblem(f"cannot read file: {exc.strerror or exc}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (before.st_dev, before.st_ino):
-            raise FileProblem("was replaced while it was being opened; run again")
-        if st.st_size > max_bytes:
-            raise FileProblem(_too_large(max_bytes))
-        # One read of the size the file has (plus one byte, to see it grew), so a big file is allocated once; the
-        # limit, not the file's claim, bounds what is read.
-        step = st.st_size + 1 if 0 < st.st_size <= max_bytes else 1 << 20
-        chunks: list[bytes] = []
-        left = max_bytes + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, step))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-    except OSError as exc:
-        raise FileProblem(f"cannot read file: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-    if len(data) > max_bytes:
-        raise FileProblem(_too_large(max_bytes))
-    return data
+    """The bytes of the regular file ``path``, at most ``max_bytes``; FileProblem for anything else
+    (``renderer.safepath.read_regular``: type checked before opening, non-blocking, same inode after opening,
+    size-bounded). Cost: three system calls and one read of the file."""
+    return safepath.read_regular(path, max_bytes, follow=follow)
 
 
-def _too_large(max_bytes: int) -> str:
-    return (
-        f"file is larger than the {max_bytes} byte limit; split it, or raise the limit with "
-        "--max-file-size or limits.maxFileBytes in .allocatable.yaml"
-    )
+def read_named(path: str | Path, max_bytes: int, *, what: str = "it") -> bytes:
+    """A file named on the command line or in a setting (a ``--nodes`` dump, ...): refused when it lies in the
+    repository but leads out of it through a symlink (``safepath.source_problem``; the message never says where),
+    else read as ``read_regular`` reads. Cost: one ``realpath`` and ``read_regular``."""
+    problem = safepath.source_problem(path, what=what)
+    if problem is not None:
+        raise FileProblem(problem)
+    return read_regular(path, max_bytes)
+
+
+def check_named(paths: list[Path]) -> None:
+    """UsageError when a PATH lies in the repository but resolves outside it (``policies -> /etc`` committed in a pull
+    request): checked before anything under it is opened."""
+    for p in paths:
+        if is_stdin(p):
+            continue
+        problem = safepath.source_problem(p, what="the policies there")
+        if problem is not None:
+            raise UsageError(f"{p.as_posix()}: {problem}")
 
 
 def _inside(real: str, root_real: str) -> bool:
@@ -201,8 +181,11 @@ def settings_file(root: Path, cwd: Path | None = None) -> tuple[PolicyFile | Non
     """``root/.allocatable.yaml`` when it exists and may be read, with the AL006 finding when it may not.
 
     Refused like a policy file: a symlink that leaves the policy repo (its target is never opened, so no message
-    can quote it), a broken symlink or loop. Whether it is a regular file is checked when it is read.
+    can quote it), a broken symlink or loop. Whether it is a regular file is checked when it is read. A ``root``
+    in the repository that leads out of it is a UsageError (``check_named``).
     """
+    if not is_stdin(root):
+        check_named([root])
     path = root / SETTINGS_FILE
     try:
         st = path.lstat()
@@ -225,12 +208,15 @@ def discover(
     """Expand directories into sorted policy files; report unusable entries as findings.
 
     Hidden entries (``.git``, ``.github``, ``.allocatable.yaml``) are skipped while walking; a file named on the
-    command line is always read. Symlinks are followed only when their target stays inside ``root``. A directory
-    that cannot be read is an AL006 finding, never skipped. ``-`` (or ``/dev/stdin``) is standard input, shown as
-    ``<stdin>`` and copied once (``stdin_file``, at most ``max_bytes``). Cost: one walk of the tree, one ``lstat``
-    per entry.
+    command line is always read. Symlinks are followed only when their target stays inside ``root``; a PATH that lies
+    in the repository but leads out of it is a UsageError (``check_named``). A directory that cannot be read, or that
+    lies more than ``safepath.MAX_TREE_DEPTH`` levels down, is an AL006 finding, never skipped. Standard input is
+    ``-`` on the command line (``STDIN_PATH``), shown as ``<stdin>`` and copied once (``stdin_file``, at most
+    ``max_bytes``); a file or directory *named* ``-`` is read as what it is. Cost: one walk of the tree (iterative,
+    ``safepath.walk``), one ``lstat`` per entry.
     """
     cwd = Path.cwd()
+    check_named(paths)
     root_real = os.path.realpath(root)
     files: list[PolicyFile] = []
     findings: list[Finding] = []
@@ -262,6 +248,16 @@ def discover(
             )
         )
 
+    def too_deep(path: str) -> None:
+        findings.append(
+            _file_error(
+                "AL006",
+                shown(Path(path)),
+                f"directory is nested more than {safepath.MAX_TREE_DEPTH} levels below {shown(Path(arg))}; it is not "
+                "read: flatten the policy tree",
+            )
+        )
+
     for arg in paths:
         if is_stdin(arg):
             if not any(f.display == STDIN_DISPLAY for f in files):
@@ -273,6 +269,8 @@ def discover(
             raise UsageError(f"{arg.as_posix()}: no such file or directory") from None
         except OSError as exc:
             raise UsageError(f"{arg.as_posix()}: {exc.strerror or exc}") from None
+        except ValueError:
+            raise UsageError(f"{arg.as_posix()!r}: a path cannot contain a NUL character") from None
         is_dir = stat.S_ISDIR(st.st_mode)
         if stat.S_ISLNK(st.st_mode):
             try:
@@ -282,10 +280,12 @@ def discover(
         if not is_dir:
             add(arg, st)  # a file, or anything else named on the command line: read_file says what it is
             continue
-        for dirpath, dirnames, filenames in os.walk(arg, onerror=walk_error, followlinks=False):
+        # os.path.join keeps a leading "./": a directory named "-" stays "./-", never "-".
+        start = str(arg) if str(arg) != "-" else os.path.join(".", "-")
+        for dirpath, dirnames, filenames in safepath.walk(start, on_error=walk_error, on_too_deep=too_deep):
             base = Path(dirpath)
             keep_dirs = []
-            for d in sorted(dirnames):
+            for d in dirnames:
                 if d.startswith("."):
                     continue
                 full = base / d
@@ -310,7 +310,7 @@ def discover(
                     continue
                 keep_dirs.append(d)
             dirnames[:] = keep_dirs
-            for name in sorted(filenames):
+            for name in filenames:
                 if name.startswith(".") or not name.endswith(POLICY_SUFFIXES):
                     continue
                 full = base / name

@@ -11,21 +11,33 @@ resolver) does and is removed afterwards.
 
 A path that does not exist at ``ref`` loads as an empty policy set (everything in the work tree is then "added").
 A ref git cannot resolve, a path outside any git repository, or a missing ``git`` is a ``UsageError``.
+
+The tree at ``ref`` is the pull request's, so it is materialised without following anything
+(``renderer.safepath.Beneath``): every directory is opened from its parent's descriptor with ``O_NOFOLLOW``, every
+file and symlink created exclusively, symlinks recreated as symlinks and never written through, so a tree entry can
+never reach outside the mirror. Before anything is written, the entries are checked: an entry that appears twice, a
+file that is also a directory (the "symlinked directory plus a second entry of the same path" attack), a name that
+git itself would refuse to check out (``.``, ``..``, ``.git``, empty) or a mode git never writes is a ``UsageError``
+naming ``REF:path``. The mirror is a ``safepath.PrivateDirectory``: removed when the result is dropped, at exit,
+and on SIGTERM, SIGHUP and SIGINT (which unwind to an orderly exit); ``git cat-file`` is killed on the way.
+
+Cost: one ``git ls-tree`` and one ``git cat-file --batch`` per path; O(entries) checks; blobs streamed in 1 MiB
+chunks.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import shutil
 import subprocess
 import tempfile
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from renderer import safepath
 from renderer.loading.files import POLICY_SUFFIXES, SETTINGS_FILE, UsageError, policy_root
 
 __all__ = ["MirroredRevision", "Revision", "mirror_revision", "resolve_revision"]
@@ -42,17 +54,6 @@ class Revision:
     @property
     def short(self) -> str:
         return self.commit[:12]
-
-
-class _Checkout:
-    """Owner of the temporary mirror; the directory is removed when the last holder lets go of it."""
-
-    def __init__(self) -> None:
-        self.path = Path(tempfile.mkdtemp(prefix="allocatable-rev-"))
-        self._finalizer = weakref.finalize(self, shutil.rmtree, str(self.path), True)
-
-    def cleanup(self) -> None:
-        self._finalizer()
 
 
 def _git(top: Path | None, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -119,15 +120,42 @@ def resolve_revision(path: Path, ref: str) -> Revision:
     return Revision(ref=ref, commit=rev.stdout.decode().strip(), top=top)
 
 
+#: Modes of blobs git writes: regular, executable, symlink (and the group-writable regular mode of very old
+#: repositories, which git still reads). Anything else in a tree was crafted by hand.
+_BLOB_MODES = {"100644": "file", "100755": "file", "100664": "file", "120000": "symlink"}
+
+
 @dataclass(frozen=True)
 class _Entry:
     mode: str
     sha: str
-    dest: Path
+    parts: tuple[str, ...]  # where it goes, relative to the mirror's root
+    name: str  # its path in the tree, for messages
 
 
-def _tree_entries(rev: Revision, rel: str, dest_base: Path) -> list[_Entry]:
-    """Blobs (files and symlinks) at or under ``rel`` (POSIX, relative to the top; "" for the whole repo)."""
+def _odd_name(parts: list[str]) -> str | None:
+    for part in parts:
+        if part in ("", ".", ".."):
+            return f"a path component {part!r}"
+        if part.casefold().rstrip(". ") == ".git":
+            return "a component named .git"
+        if "\0" in part:  # pragma: no cover - git trees cannot hold a NUL in a name
+            return "a NUL character"
+    return None
+
+
+def _refuse(rev: Revision, name: str, why: str) -> UsageError:
+    from renderer.escaping import plain
+
+    return UsageError(
+        f"{plain(rev.ref)}:{plain(name)}: {why}; git never writes such a tree, so this revision is refused (nothing was "
+        "read from it)"
+    )
+
+
+def _tree_entries(rev: Revision, rel: str, dest: tuple[str, ...]) -> list[_Entry]:
+    """Blobs (files and symlinks) at or under ``rel`` (POSIX, relative to the top; "" for the whole repo), each with
+    where it goes in the mirror (below ``dest``). Names and modes are checked here (``_odd_name``, ``_BLOB_MODES``)."""
     args = ["ls-tree", "-r", "-z", "--full-tree", rev.commit]
     if rel:
         args += ["--", rel]
@@ -140,72 +168,112 @@ def _tree_entries(rev: Revision, rel: str, dest_base: Path) -> list[_Entry]:
         if not record:
             continue
         meta, _, name_b = record.partition(b"\t")
-        mode, kind, sha = meta.decode().split(" ")
-        if kind != "blob":  # submodules (commits) are not part of the policy repo
-            continue
+        mode, kind, sha = meta.decode("ascii", "replace").split(" ")
         name = name_b.decode("utf-8", "surrogateescape")
+        if kind == "commit":  # submodules are not part of the policy repo
+            continue
+        if kind != "blob" or mode not in _BLOB_MODES:
+            raise _refuse(rev, name, f"tree entry of mode {mode} ({kind})")
         if name == rel:
             sub = ""
         elif name.startswith(prefix):
             sub = name[len(prefix) :]
         else:  # pragma: no cover - ls-tree returns only matches of the pathspec
             continue
-        parts = [p for p in sub.split("/") if p]
-        if any(p in (".", "..") for p in parts):  # never write outside the mirror
-            continue
-        entries.append(_Entry(mode, sha, dest_base.joinpath(*parts)))
+        parts = sub.split("/") if sub else []
+        odd = _odd_name(name.split("/"))
+        if odd is not None:
+            raise _refuse(rev, name, f"its path holds {odd}")
+        entries.append(_Entry(mode, sha, (*dest, *parts), name))
     return entries
 
 
-def _write_blobs(rev: Revision, entries: list[_Entry]) -> None:
+def _check_layout(rev: Revision, entries: list[_Entry], placed: dict[tuple[str, ...], _Entry]) -> list[_Entry]:
+    """The entries not written yet, after refusing any that collide: a path listed twice with different content, or
+    a path that is a file (or symlink) for one entry and a directory for another. ``placed`` (path → entry, with
+    every directory as a key mapped to None-like markers) accumulates across calls."""
+    listed: set[tuple[str, ...]] = set()
+    for e in entries:
+        if e.parts in listed:
+            raise _refuse(rev, e.name, "appears twice in the tree")
+        listed.add(e.parts)
+    new: list[_Entry] = []
+    for e in entries:
+        earlier = placed.get(e.parts)
+        if earlier is not None:
+            if earlier.mode == "tree":
+                raise _refuse(rev, e.name, "is both a directory and a file in the tree")
+            if (earlier.mode, earlier.sha, earlier.name) == (e.mode, e.sha, e.name):
+                continue  # the same entry, asked for by two overlapping paths
+            raise _refuse(rev, e.name, "appears twice in the tree")
+        for i in range(1, len(e.parts)):
+            above = placed.get(e.parts[:i])
+            if above is not None and above.mode != "tree":
+                raise _refuse(rev, e.name, f"is inside {above.name}, which is a {_BLOB_MODES[above.mode]} in the tree")
+            if above is None:
+                placed[e.parts[:i]] = _Entry("tree", "", e.parts[:i], e.name)
+        placed[e.parts] = e
+        new.append(e)
+    return new
+
+
+def _write_blobs(rev: Revision, entries: list[_Entry], tree: safepath.Beneath) -> None:
     if not entries:
         return
     with tempfile.TemporaryFile() as requests:
         requests.write("".join(f"{e.sha}\n" for e in entries).encode())
         requests.seek(0)
         env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-        with subprocess.Popen(
+        proc = subprocess.Popen(
             ["git", "-C", str(rev.top), "cat-file", "--batch"],
             stdin=requests,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             env=env,
-        ) as proc:
+        )
+        try:
             assert proc.stdout is not None
             for entry in entries:
                 header = proc.stdout.readline().split()
-                if len(header) != 3 or header[1] != b"blob":
-                    proc.kill()
+                if len(header) != 3 or header[1] != b"blob" or not header[2].isdigit() or len(header[2]) > 15:
                     raise UsageError(f"git cat-file: cannot read object {entry.sha} of {rev.ref}")
                 size = int(header[2])
-                entry.dest.parent.mkdir(parents=True, exist_ok=True)
-                if entry.mode == "120000":
-                    target = proc.stdout.read(size).decode("utf-8", "surrogateescape")
-                    if entry.dest.is_symlink() or entry.dest.exists():
-                        entry.dest.unlink()
-                    os.symlink(target, entry.dest)
-                else:
-                    with open(entry.dest, "wb") as fh:
-                        _copy(proc.stdout, fh, size)
+                try:
+                    if entry.mode == "120000":
+                        target = proc.stdout.read(size).decode("utf-8", "surrogateescape")
+                        tree.symlink(entry.parts, target)
+                    else:
+                        tree.write_file(entry.parts, functools.partial(_copy, proc.stdout, size=size))
+                except OSError as exc:
+                    raise _refuse(rev, entry.name, f"cannot be written to the mirror ({exc.strerror or exc})") from None
                 proc.stdout.read(1)  # the LF after each object
-        if proc.returncode not in (0, None):
+        except BaseException:
+            proc.kill()
+            raise
+        finally:
+            if proc.stdout is not None:
+                proc.stdout.close()
+            proc.wait()
+        if proc.returncode != 0:
             raise UsageError(f"git cat-file failed reading {rev.ref}")
 
 
-def _copy(src: IO[bytes], dst: IO[bytes], size: int) -> None:
+def _copy(src: IO[bytes], fd: int, *, size: int) -> None:
     left = size
     while left:
         chunk = src.read(min(left, 1 << 20))
         if not chunk:
             raise UsageError("git cat-file: unexpected end of output")
-        dst.write(chunk)
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(fd, view) :]
         left -= len(chunk)
 
 
-def _mirror(checkout: Path, p: Path) -> Path:
-    """Where the absolute path ``p`` lives inside the mirror."""
+def _mirror_parts(p: Path) -> tuple[str, ...]:
+    """Where the absolute path ``p`` lives inside the mirror, as path components below its root."""
     p = p.absolute()
-    return checkout.joinpath(*p.parts[1:]) if p.anchor else checkout / p
+    return tuple(p.parts[1:]) if p.anchor else tuple(p.parts)
 
 
 def _looks_like_file(p: Path) -> bool:
@@ -217,21 +285,33 @@ class MirroredRevision:
     """``paths`` as they are at a revision, written into a private mirror of the work tree.
 
     ``load_paths`` are the mirrored paths to load, ``cwd`` the mirrored working directory to load them from (so
-    display paths come out as a work-tree load prints them), ``checkout`` owns the directory."""
+    display paths come out as a work-tree load prints them), ``checkout`` owns the directory, ``top`` is the mirror
+    of the repository's top (the repository that ``safepath`` confines reads to while loading)."""
 
     revision: Revision
-    checkout: _Checkout
+    checkout: safepath.PrivateDirectory
     load_paths: list[Path]
     cwd: Path
+    top: Path | None = None
 
     @contextmanager
     def working_directory(self) -> Iterator[None]:
         old = os.getcwd()
         os.chdir(self.cwd)
         try:
-            yield
+            with safepath.confined_to(self.top or self.cwd):
+                yield
         finally:
             os.chdir(old)
+
+
+def _make_dir(tree: safepath.Beneath, rev: Revision, parts: tuple[str, ...], shown: str) -> None:
+    try:
+        tree.directory(parts)
+    except OSError:
+        raise UsageError(
+            f"{shown} is a symlink or a file at {rev.ref}, not a directory; refusing to read it through the mirror"
+        ) from None
 
 
 def mirror_revision(paths: list[Path], ref: str) -> MirroredRevision:
@@ -239,51 +319,62 @@ def mirror_revision(paths: list[Path], ref: str) -> MirroredRevision:
     paths = list(paths) or [Path("policies")]
     rev = resolve_revision(paths[0], ref)
     cwd = Path.cwd()
-    checkout = _Checkout()
+    checkout = safepath.private_directory("allocatable-rev-")
     try:
-        root = (
-            policy_root(paths) if paths[0].exists() else (paths[0].parent if _looks_like_file(paths[0]) else paths[0])
-        )
-        wanted: list[tuple[Path, Path]] = []  # (work-tree path as given, its place in the mirror)
-        for arg in [*paths, root / SETTINGS_FILE]:
-            real = _real(arg)
-            try:
-                rel = real.relative_to(rev.top).as_posix()
-            except ValueError:
-                raise UsageError(
-                    f"{arg.as_posix()} is outside the git repository {rev.top.as_posix()}; "
-                    "--base compares paths of one repository"
-                ) from None
-            wanted.append((arg, _mirror(checkout.path, arg)))
-            _write_blobs(rev, _tree_entries(rev, "" if rel == "." else rel, wanted[-1][1]))
-        wanted.pop()  # the settings file is read by load() from the root
-        mirrored_root = _mirror(checkout.path, root)
-        mirrored_root.mkdir(parents=True, exist_ok=True)
-        load_paths: list[Path] = []
-        for i, (arg, mirrored) in enumerate(wanted):
-            if mirrored.exists() or mirrored.is_symlink():
-                load_paths.append(mirrored)
-            elif i == 0:
-                # The first path names the root; keep that root even though the path is absent at this revision.
-                if _looks_like_file(arg):
-                    load_paths.append(mirrored_root)
-                else:
-                    mirrored.mkdir(parents=True, exist_ok=True)
+        with safepath.Beneath(checkout.path) as tree:
+            root = (
+                policy_root(paths)
+                if paths[0].exists()
+                else (paths[0].parent if _looks_like_file(paths[0]) else paths[0])
+            )
+            wanted: list[tuple[Path, tuple[str, ...]]] = []  # (work-tree path as given, its place in the mirror)
+            placed: dict[tuple[str, ...], _Entry] = {}
+            for arg in [*paths, root / SETTINGS_FILE]:
+                real = _real(arg)
+                try:
+                    rel = real.relative_to(rev.top).as_posix()
+                except ValueError:
+                    raise UsageError(
+                        f"{arg.as_posix()} is outside the git repository {rev.top.as_posix()}; "
+                        "--base compares paths of one repository"
+                    ) from None
+                wanted.append((arg, _mirror_parts(arg)))
+                entries = _tree_entries(rev, "" if rel == "." else rel, wanted[-1][1])
+                _write_blobs(rev, _check_layout(rev, entries, placed), tree)
+            wanted.pop()  # the settings file is read by load() from the root
+            root_parts = _mirror_parts(root)
+            if not tree.exists(root_parts):
+                _make_dir(tree, rev, root_parts, root.as_posix())
+            load_paths: list[Path] = []
+            for i, (arg, parts) in enumerate(wanted):
+                mirrored = checkout.path.joinpath(*parts)
+                if tree.exists(parts) or os.path.lexists(mirrored):
                     load_paths.append(mirrored)
-        if not load_paths:
-            load_paths = [mirrored_root]
-        # A path that is a symlink at the revision is followed only while it stays in the repository's mirror:
-        # a link to /etc (or ../../..) in a commit must not make --base read this machine's files.
-        mirror_top = os.path.realpath(_mirror(checkout.path, rev.top))
-        for arg, mirrored in [(a, m) for a, m in wanted if m in load_paths]:
-            resolved = os.path.realpath(mirrored)
-            if resolved != mirror_top and not resolved.startswith(mirror_top + os.sep):
-                raise UsageError(
-                    f"{arg.as_posix()} is a symlink at {ref} that leads outside the git repository; refusing to read it"
-                )
-        mirrored_cwd = _mirror(checkout.path, cwd)
-        mirrored_cwd.mkdir(parents=True, exist_ok=True)
+                elif i == 0:
+                    # The first path names the root; keep that root even though the path is absent at this revision.
+                    if _looks_like_file(arg):
+                        load_paths.append(checkout.path.joinpath(*root_parts))
+                    else:
+                        _make_dir(tree, rev, parts, arg.as_posix())
+                        load_paths.append(mirrored)
+            if not load_paths:
+                load_paths = [checkout.path.joinpath(*root_parts)]
+            # A path that is a symlink at the revision is followed only while it stays in the repository's mirror:
+            # a link to /etc (or ../../..) in a commit must not make --base read this machine's files.
+            mirror_top = checkout.path.joinpath(*_mirror_parts(rev.top))
+            mirror_top_real = os.path.realpath(mirror_top)
+            for arg, parts in wanted:
+                mirrored = checkout.path.joinpath(*parts)
+                if mirrored not in load_paths:
+                    continue
+                if not safepath.inside(os.path.realpath(mirrored), mirror_top_real):
+                    raise UsageError(
+                        f"{arg.as_posix()} is a symlink at {ref} that leads outside the git repository; refusing to "
+                        "read it"
+                    )
+            cwd_parts = _mirror_parts(cwd)
+            _make_dir(tree, rev, cwd_parts, cwd.as_posix())
     except BaseException:
         checkout.cleanup()
         raise
-    return MirroredRevision(rev, checkout, load_paths, mirrored_cwd)
+    return MirroredRevision(rev, checkout, load_paths, checkout.path.joinpath(*cwd_parts), mirror_top)

@@ -127,7 +127,6 @@ def compose_item(text: str, source: SourceRef) -> tuple[yaml.Node | None, int]:
 class PositionResolver:
     def __init__(self, abspaths: dict[str, Path]) -> None:
         self._abspaths = abspaths  # display path -> file on disk
-        self._lines: tuple[str, list[str]] | None = None  # the last file read for source_line
 
     def _text(self, path: str) -> str | None:
         abspath = self._abspaths.get(path)
@@ -143,17 +142,6 @@ class PositionResolver:
         finding = Finding("", "info", "", source.path, source=source, field_path=field_path, at_key=at_key)
         self.resolve([finding])
         return finding.line, finding.column
-
-    def source_line(self, path: str, line: int) -> str | None:
-        if self._lines is None or self._lines[0] != path:
-            text = self._text(path)
-            if text is None:
-                return None
-            self._lines = (path, text.splitlines())
-        lines = self._lines[1]
-        if not (1 <= line <= len(lines)):
-            return None
-        return lines[line - 1]
 
     def resolve(self, findings: Iterable[Finding]) -> None:
         """Set line and column of every finding that has none yet, one file at a time."""

@@ -27,7 +27,7 @@ class CustomFixed(Record):
 
 
 class CustomTerm(Record):
-    """One resource of a custom formula (``renderer.capacity.custom``)."""
+    """One resource of a custom formula (``renderer.models.custom_formula``)."""
 
     of: Input | None
     whole: Quantity | None
@@ -64,7 +64,7 @@ def to_fraction(value: object) -> Decimal:
         raise ValueError(f"expected a number from 0 to 1 such as 0.06, got {value!r}") from None
     if not d.is_finite():
         raise ValueError(f"expected a finite number, got {value!r}")
-    from renderer.capacity.custom import check_fraction
+    from renderer.models.custom_formula import check_fraction
 
     return check_fraction(d)
 
@@ -79,25 +79,25 @@ def to_bound(value: object) -> object:
 
 
 def check_tiers(tiers: list[CustomTier] | None) -> list[CustomTier] | None:
-    from renderer.capacity.custom import check_tiers as check
+    from renderer.models.custom_formula import check_tiers as check
 
     return None if tiers is None else check(tiers)
 
 
 def check_term(term: CustomTerm) -> CustomTerm:
-    from renderer.capacity.custom import check_term as check
+    from renderer.models.custom_formula import check_term as check
 
     return check(term)  # type: ignore[no-any-return]
 
 
 def check_terms(terms: dict[str, CustomTerm] | None) -> dict[str, CustomTerm] | None:
-    from renderer.capacity.custom import check_map
+    from renderer.models.custom_formula import check_map
 
     return None if terms is None else check_map(terms)
 
 
 def check_custom(custom: CustomFormula | None) -> CustomFormula | None:
-    from renderer.capacity.custom import check_plausible
+    from renderer.models.custom_formula import check_plausible
 
     return None if custom is None else check_plausible(custom)
 

@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
-from renderer.capacity.formulas import Formula
-from renderer.capacity.machine_types import MachineMemory, configured_memory
-from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
+from renderer.platforms._formula import KUBELET_DEFAULTS, Formula
+from renderer.platforms._machines import MachineMemory, configured_memory
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
     from renderer.quantity import Quantity
 
 __all__ = [
@@ -40,16 +38,26 @@ __all__ = [
     "PoolView",
     "Probe",
     "Release",
+    "SettingsView",
     "Signal",
     "kubelet_minor",
     "profile_of",
     "register",
 ]
 
-#: The kubelet's own evictionHard (a platform that sets none gets these).
-KUBELET_DEFAULTS: Mapping[str, str] = dict(KUBELET_DEFAULT_EVICTION_HARD)
-
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)")
+
+
+class SettingsView(Protocol):
+    """What the platforms read of the repository settings (``renderer.models.settings.Settings``)."""
+
+    @property
+    def machineTypes(self) -> Mapping[str, Any]: ...
+    @property
+    def platformDefaults(self) -> Mapping[str, str]: ...
+
+
+Settings = SettingsView
 
 
 class Facts(Protocol):
@@ -338,12 +346,3 @@ def profile_of(pool: PoolView, settings: Settings, platform: str) -> tuple[str |
     if chosen:
         return chosen, f"platformDefaults.{platform}"
     return None, ""
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A default picked for a pool, with why (used by modules that pick among releases)."""
-
-    default: Default
-    reason: str
-    formula: Formula | None = field(default=None)

@@ -27,7 +27,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from renderer.capacity.formulas import (
+from renderer.platforms._base import Default, Platform, PoolView, Release, Signal, kubelet_minor, profile_of, register
+from renderer.platforms._formula import (
     MIB,
     Clamp,
     Formula,
@@ -38,11 +39,10 @@ from renderer.capacity.formulas import (
     fmt_number,
     memory_tiers,
 )
-from renderer.capacity.machine_types import MachineMemory, azure_vm_memory_mib
-from renderer.platforms._base import Default, Platform, PoolView, Release, Signal, kubelet_minor, profile_of, register
+from renderer.platforms._machines import MachineMemory, azure_vm_memory_mib
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
+    from renderer.platforms._base import Settings
 
 _DOCS = "learn.microsoft.com/azure/aks/node-resource-reservations"
 _AGENTBAKER = "Azure/AgentBaker@06836ee2301e362039418c3a7ed0fe6004a641fd:e2e/node_config.go"

@@ -20,11 +20,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from renderer.capacity.formulas import GIB, MIB, Formula, Rounding, Step, Term, cpu_tiers, memory_tiers
 from renderer.platforms._base import Default, Platform, PoolView, Release, Signal, register
+from renderer.platforms._formula import GIB, MIB, Formula, Rounding, Step, Term, cpu_tiers, memory_tiers
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
+    from renderer.platforms._base import Settings
 
 _DOCS = "civo.com/docs/kubernetes/managing-node-pools"
 _MIB = Rounding("down", Fraction(MIB))

@@ -38,16 +38,6 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from renderer.capacity.formulas import (
-    MIB,
-    Formula,
-    Rounding,
-    Step,
-    Term,
-    constant,
-    cpu_tiers,
-    memory_tiers,
-)
 from renderer.platforms._base import (
     Default,
     Platform,
@@ -58,9 +48,19 @@ from renderer.platforms._base import (
     profile_of,
     register,
 )
+from renderer.platforms._formula import (
+    MIB,
+    Formula,
+    Rounding,
+    Step,
+    Term,
+    constant,
+    cpu_tiers,
+    memory_tiers,
+)
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
+    from renderer.platforms._base import Settings
 
 _EVICTION = {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"}
 _MILLI = Rounding("down", Fraction(1, 1000))

@@ -21,7 +21,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from renderer.capacity.formulas import (
+from renderer.platforms._base import Default, Platform, PoolView, Release, Signal, register
+from renderer.platforms._formula import (
     GIB,
     MIB,
     Clamp,
@@ -35,11 +36,10 @@ from renderer.capacity.formulas import (
     cpu_tiers,
     memory_tiers,
 )
-from renderer.capacity.machine_types import MachineMemory, gce_machine_memory_mib
-from renderer.platforms._base import Default, Platform, PoolView, Release, Signal, register
+from renderer.platforms._machines import MachineMemory, gce_machine_memory_mib
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
+    from renderer.platforms._base import Settings
 
 _EVICTION = {"memory.available": "100Mi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"}
 _GB = 1000 * MIB  # GKE's bootstrap reads "GB" as 1000 MiB

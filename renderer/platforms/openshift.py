@@ -40,7 +40,17 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from renderer.capacity.formulas import (
+from renderer.platforms._base import (
+    KUBELET_DEFAULTS,
+    Default,
+    Platform,
+    PoolView,
+    Release,
+    Signal,
+    kubelet_minor,
+    register,
+)
+from renderer.platforms._formula import (
     GIB,
     Clamp,
     Formula,
@@ -52,19 +62,9 @@ from renderer.capacity.formulas import (
     cpu_tiers,
     memory_tiers,
 )
-from renderer.platforms._base import (
-    KUBELET_DEFAULTS,
-    Default,
-    Platform,
-    PoolView,
-    Release,
-    Signal,
-    kubelet_minor,
-    register,
-)
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
+    from renderer.platforms._base import Settings
 
 _MCO = "openshift/machine-config-operator"
 _MCC = "openshift/managed-cluster-config"

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from renderer.capacity.formulas import MIB, Formula, Rounding, Term, Tier
 from renderer.platforms._base import Default, Platform, Release, register
+from renderer.platforms._formula import MIB, Formula, Rounding, Term, Tier
 
 _DOCS = "docs.ovh.com/gb/en/kubernetes/exposed-apis-software-versions-reserved-resources/"
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from renderer.platforms._base import Default, Platform, PoolView, Release, Signal, profile_of, register
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
+    from renderer.platforms._base import Settings
 
 EVICTION = {"imagefs.available": "5%", "nodefs.available": "5%"}
 _SOURCE = "rancher/rke2@6ce1a8019e9d0b81eb7a715edbc2b8ac12d26da0"

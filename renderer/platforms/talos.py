@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from renderer.capacity.formulas import Formula, constant
 from renderer.platforms._base import Default, Platform, PoolView, Release, Signal, profile_of, register
+from renderer.platforms._formula import Formula, constant
 
 if TYPE_CHECKING:
-    from renderer.models.settings import Settings
+    from renderer.platforms._base import Settings
 
 _TALOS = "siderolabs/talos"
 _OS = re.compile(r"^Talos \(v(\d+)\.(\d+)\.(\d+)")

@@ -6,11 +6,9 @@ command line can list target names without importing them. Targets return :class
 objects in it); the engine serialises them once, with one YAML writer, in a fixed order, so the same input always
 gives the same bytes.
 
-Public entry points for other callers (bench, Argo CD plugin, diff):
-
-- :func:`build` → :class:`RenderResult` (files, outputs, findings), never raises on policy problems;
-- :func:`render` → ``{relative path: bytes}``, raises :class:`RenderError` when a finding is at error level;
-- :func:`stream` → one YAML stream (bytes) of every cluster object, for ``--stdout``.
+Entry points (``renderer.pipeline.render`` composes them): :func:`build` → :class:`RenderResult` (files, outputs,
+findings), never raises on policy problems; :func:`stream_bytes` → one YAML stream of every cluster object, for
+``--stdout``.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer.findings import Finding
-from renderer.render.target import TARGETS, Output, RenderContext, RenderError, Target, UnknownTargetError
+from renderer.render.target import TARGETS, Output, RenderContext, Target, UnknownTargetError
 
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
@@ -30,15 +28,12 @@ if TYPE_CHECKING:
     from renderer.validation.load import LoadResult
 
 __all__ = [
-    "RenderError",
     "RenderResult",
     "UnknownTargetError",
     "all_targets",
     "build",
     "default_targets",
-    "render",
     "select_targets",
-    "stream",
     "stream_bytes",
     "target_names",
 ]
@@ -130,7 +125,47 @@ def build(load: LoadResult, model: CapacityModel, targets: list[str] | None = No
         if out.path in files:
             raise RuntimeError(f"two render targets produce {out.path}")
         files[out.path] = w.file(out.documents, out.sources, out.notes)
-    return RenderResult(files=files, outputs=ctx.outputs, findings=_unique(ctx.findings), targets=names)
+    findings = [*ctx.findings, *_name_findings(load, ctx.outputs)]
+    return RenderResult(files=files, outputs=ctx.outputs, findings=_unique(findings), targets=names)
+
+
+def _name_findings(load: LoadResult, outputs: list[Output]) -> list[Finding]:
+    """A located error for each rendered file whose name no file system takes (``safepath.name_problem``: a
+    253-character ``metadata.name`` plus ``.yaml``), at the ``metadata.name`` it comes from, before anything is
+    written. Cost: O(outputs × path components); the owner is looked up only for a name that is too long."""
+    from pathlib import PurePosixPath
+
+    from renderer.render.target import NOT_RENDERABLE
+    from renderer.safepath import name_problem
+
+    out: list[Finding] = []
+    for o in outputs:
+        for part in PurePosixPath(o.path).parts:
+            problem = name_problem(part)
+            if problem is None:
+                continue
+            owners = [(p.name, p.source, p.ref) for p in load.policies.pools]
+            pols = load.policies
+            for group in (pols.reservation_policies, pols.commit_classes, pols.runtime_classes):
+                owners.extend((loaded.name, loaded.source, loaded.ref) for loaded in group)
+            named = [owner for owner in owners if owner[0] and owner[0] in part]
+            if not named:  # pragma: no cover - every rendered name comes from an object's name
+                continue
+            name, source, ref = max(named, key=lambda owner: len(owner[0]))
+            out.append(
+                Finding(
+                    code=NOT_RENDERABLE,
+                    severity="error",
+                    message=f"the rendered file {o.path} cannot be written: {problem}",
+                    path=source.path,
+                    object=ref,
+                    hint=f"shorten metadata.name (it is {len(name)} characters; the file name adds to it)",
+                    source=source,
+                    field_path=("metadata", "name"),
+                )
+            )
+            break
+    return out
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
@@ -145,24 +180,8 @@ def _unique(findings: list[Finding]) -> list[Finding]:
     return out
 
 
-def render(load: LoadResult, model: CapacityModel, targets: list[str] | None = None) -> dict[str, bytes]:
-    """Relative path → file content. Raises :class:`RenderError` when a policy problem prevents rendering."""
-    result = build(load, model, targets)
-    if not result.ok:
-        raise RenderError(result.findings)
-    return result.files
-
-
 def stream_bytes(result: RenderResult) -> bytes:
     from renderer.render.yamlout import header, writer
 
     docs = result.cluster_documents()
     return (header(result.cluster_sources()) + writer().dump(docs)).encode("utf-8")
-
-
-def stream(load: LoadResult, model: CapacityModel, targets: list[str] | None = None) -> bytes:
-    """Every cluster object (not the KubeletConfiguration files, not kustomization.yaml) as one YAML stream."""
-    result = build(load, model, targets)
-    if not result.ok:
-        raise RenderError(result.findings)
-    return stream_bytes(result)

@@ -8,6 +8,7 @@ nothing is added that the policy does not ask for (the platform's defaults stay 
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity, Reserved
     from renderer.models.reservationpolicy import ReservationPolicySpec
 
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a "\ud800" escape: no character, no encoder writes it
 RESERVED_ORDER = ("cpu", "memory", "ephemeral-storage", "pid")
 # The fields ReservationPolicy.spec carries itself that are copied as they are (reserved values and evictionHard
 # come from the capacity model), in the order we copy them.
@@ -48,6 +50,12 @@ def plain(value: Any, where: FieldPath, problem: Problem) -> Any:
         return out
     if isinstance(value, (list, tuple)):
         return [plain(v, (*where, i), problem) for i, v in enumerate(value)]
+    if isinstance(value, str) and _SURROGATE.search(value):
+        problem(
+            f"{value.encode('utf-8', 'backslashreplace').decode()!r} holds a lone surrogate; write the character itself",
+            where,
+        )
+        return None
     if value is None or isinstance(value, (str, bool, int)):
         return value
     if isinstance(value, float):

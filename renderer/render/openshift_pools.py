@@ -11,11 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer import platforms
-from renderer.models.record import field_names
-from renderer.models.reservationpolicy import ReservationPolicySpec
-from renderer.render.compare import first_difference
-from renderer.render.kubeletfields import kubelet_fields, reserved_map
-from renderer.render.openshift import (
+from renderer.capacity.openshift_sizing import (
     ENV_KEYS,
     EnvValues,
     SizingPlan,
@@ -23,6 +19,10 @@ from renderer.render.openshift import (
     pool_label,
     sizing_plan,
 )
+from renderer.models.record import field_names
+from renderer.models.reservationpolicy import ReservationPolicySpec
+from renderer.render.compare import first_difference
+from renderer.render.kubeletfields import kubelet_fields, reserved_map
 from renderer.render.target import (
     AUTO_SIZING_WITH_SYSTEM_RESERVED,
     NO_MACHINE_CONFIG_POOL,

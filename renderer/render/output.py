@@ -9,17 +9,22 @@ The output directory is shared with whatever else lives there, so ``write`` owns
 
 Every write is **all or nothing** (``commit_files``, also used by ``init`` and ``schema -o``):
 
-1. *stage*: every new file is written under a temporary name next to its target (``.NAME.allocatable-new-XXXXXXXX``,
-   same directory, so the renames below never cross a file system), flushed to disk;
+1. *stage*: every new file is written under a short temporary name next to its target
+   (``.allocatable-new-XXXXXXXX-N``, same directory, so the renames below never cross a file system, and short,
+   so a target name at the file system's limit still has a staged name), flushed to disk;
 2. *commit*: each target is replaced by its staged file with one ``rename``, after a hard link has kept the
-   previous version (``.NAME.allocatable-old-XXXXXXXX``); stale files are moved aside the same way; the manifest is
+   previous version (``.allocatable-old-XXXXXXXX-N``); stale files are moved aside the same way; the manifest is
    replaced last;
 3. *clean up*: the kept previous versions are deleted, and directories emptied by stale removal.
 
-Any failure in steps 1-2 (a full disk, a permission, an interrupt) undoes what was done: staged files are deleted,
-replaced files get their previous version back, created directories are removed; the previous output is byte for
-byte what it was, and the error names the path that failed. A render killed outright (SIGKILL) may leave staged or
-kept files behind: the next render deletes them, and ``render --check`` reports them.
+Every name is checked against the file system's limit (``safepath.name_problem``) and every destination against
+``.git/`` and ``.github/`` (``safepath.destination_problem``) before the first byte is written. Any failure in steps
+1-2 (a full disk, a permission, an interrupt: SIGINT, SIGTERM or SIGHUP, see ``safepath.install_signal_handlers``)
+undoes what was done: staged files are deleted, replaced files get their previous version back, created directories
+are removed; the previous output is byte for byte what it was, and the error names the path that failed. The undo
+and step 3 run with signals deferred (``safepath.deferred_signals``), so a second signal cannot cut them short: a
+render finishes or rolls back. A render killed outright (SIGKILL) may leave staged or kept files behind: the next
+render deletes them, and ``render --check`` reports them.
 
 Nothing is ever written through a symlink: every create, replace and remove goes through directory file
 descriptors, opened one path component at a time with ``O_NOFOLLOW`` (``os.open(..., dir_fd=)``, ``os.replace(...,
@@ -43,19 +48,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from renderer import safepath
 from renderer.render.yamlout import HEADER_MARK
 
 MANIFEST = ".allocatable-rendered.json"
 MANIFEST_VERSION = 1
 DIFF_LINES = 40
 
-#: Staged and kept names of a render (``.NAME.allocatable-new-XXXXXXXX`` / ``-old-``): ours by their marker.
-STAGED_RE = re.compile(r"^\..+\.allocatable-(?:new|old)-[0-9a-f]{8}$")
+#: Staged and kept names of a render (``.allocatable-new-XXXXXXXX-N`` / ``-old-``; before 0.3 ``.NAME.allocatable-new-
+#: XXXXXXXX``): ours by their marker.
+STAGED_RE = re.compile(r"^\.(?:.+\.)?allocatable-(?:new|old)-[0-9a-f]{8}(?:-[0-9]+)?$")
 #: Temporary names of renders before 0.2 (``tempfile.mkstemp(prefix=".NAME.", suffix=".tmp")``): ours only when
 #: NAME is one of our files in that directory.
 _LEGACY_RE = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]{8}\.tmp$")
 
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = safepath.DIR_FLAGS
 _READ_FLAGS = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -63,7 +70,7 @@ _READ_FLAGS = (
     | getattr(os, "O_NOCTTY", 0)
     | getattr(os, "O_CLOEXEC", 0)
 )
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_CREATE_FLAGS = safepath.CREATE_FLAGS
 
 
 class OutputError(Exception):
@@ -94,6 +101,24 @@ def _check_relative(path: str) -> None:
         or STAGED_RE.match(p.name)
     ):
         raise OutputError(f"refusing to write {path!r}: not a plain relative path")
+    for part in p.parts:
+        problem = safepath.name_problem(part)
+        if problem is not None:
+            raise OutputError(f"cannot write {path}: {problem}; shorten the name it comes from")
+
+
+def check_destination(root: Path, rels: Iterable[str] = (), *, allowed: Iterable[str] = ()) -> None:
+    """OutputError when ``root``, or the directory of one of ``rels`` below it (except the ``allowed`` ones), is in
+    ``.git/`` or ``.github/`` (``safepath.destination_problem``), before anything is written."""
+    problem = safepath.destination_problem(root)
+    if problem is None:
+        skip = set(allowed)
+        for rel in sorted(set(rels) - skip):
+            problem = safepath.destination_problem(root / PurePosixPath(rel))
+            if problem is not None:
+                break
+    if problem is not None:
+        raise OutputError(problem)
 
 
 def _split(rel: str) -> tuple[str, str]:
@@ -374,42 +399,63 @@ def commit_files(
     token = secrets.token_hex(4)
     staged: list[tuple[int, str, str, str]] = []  # (dir fd, rel, name, staged name)
     done: list[_Step] = []
+    serial = iter(range(1 << 62))
     try:
+        # Staging: the long part (every byte is written here), interruptible; an interrupt undoes it.
         for rel, data in [*writes, *([final] if final is not None else [])]:
             d, name = _split(rel)
             fd = tree.dir(d, create=True)
             assert fd is not None
-            tmp = f".{name}.allocatable-new-{token}"
-            staged.append((fd, rel, name, tmp))
+            tmp = f".allocatable-new-{token}-{next(serial)}"
+            staged.append((fd, rel, name, tmp))  # (short: its removal on rollback cannot fail on its length)
             _write_new(fd, tmp, data, tree.shown(rel))
-        for fd, rel, name, tmp in staged[: len(writes)]:
-            done.append(_replace(tree, fd, rel, name, tmp, token))
         root_fd = tree.dir("", create=True)
         assert root_fd is not None
-        for i, rel in enumerate(removals):
-            d, name = _split(rel)
-            fd = tree.dir(d, create=False)
-            if fd is None:
-                continue
-            kept = f".{i}.{name}.allocatable-old-{token}"
-            try:
-                os.replace(name, kept, src_dir_fd=fd, dst_dir_fd=root_fd)
-            except FileNotFoundError:
-                continue
-            except OSError as exc:
-                raise OutputError(f"cannot remove {tree.shown(rel)}: {_why(exc)}") from None
-            done.append(_Step("remove", fd, rel, name, kept, root_fd))
-        if final is not None:
-            fd, rel, name, tmp = staged[-1]
-            done.append(_replace(tree, fd, rel, name, tmp, token))
     except BaseException as exc:
+        raise _rolled_back(tree, staged, done, exc) from None
+    # Committing: renames only (fast), with signals deferred, so a render finishes or rolls back, never stops
+    # half-way; a failure undoes every step. A signal that arrived meanwhile ends the run once this is done.
+    with safepath.deferred_signals():
+        try:
+            for fd, rel, name, tmp in staged[: len(writes)]:
+                done.append(_replace(tree, fd, rel, name, tmp, f"{token}-{next(serial)}"))
+            for rel in removals:
+                d, name = _split(rel)
+                fd = tree.dir(d, create=False)
+                if fd is None:
+                    continue
+                kept = f".allocatable-old-{token}-{next(serial)}"
+                try:
+                    os.replace(name, kept, src_dir_fd=fd, dst_dir_fd=root_fd)
+                except FileNotFoundError:
+                    continue
+                except OSError as exc:
+                    raise OutputError(f"cannot remove {tree.shown(rel)}: {_why(exc)}") from None
+                done.append(_Step("remove", fd, rel, name, kept, root_fd))
+            if final is not None:
+                fd, rel, name, tmp = staged[-1]
+                done.append(_replace(tree, fd, rel, name, tmp, f"{token}-{next(serial)}"))
+        except BaseException as exc:
+            raise _rolled_back(tree, staged, done, exc) from None
+        return _tidy(tree, done)
+
+
+def _rolled_back(
+    tree: Tree, staged: list[tuple[int, str, str, str]], done: list[_Step], exc: BaseException
+) -> BaseException:
+    """Undo everything (signals deferred: a second signal cannot cut the rollback short) and say what happened."""
+    with safepath.deferred_signals():
         problem = _undo(tree, staged, done)
-        if isinstance(exc, OutputError):
-            if problem is not None:
-                raise OutputError(f"{exc}; restoring the previous files failed too: {problem}") from None
-            raise OutputError(f"{exc} (nothing was changed in {tree.shown('')})") from None
-        raise
-    # Committed. What follows only tidies up; a failure leaves kept files that the next write deletes.
+    if isinstance(exc, OutputError):
+        if problem is not None:
+            return OutputError(f"{exc}; restoring the previous files failed too: {problem}")
+        return OutputError(f"{exc} (nothing was changed in {tree.shown('')})")
+    return exc
+
+
+def _tidy(tree: Tree, done: list[_Step]) -> list[str]:
+    """After the commit point: the renames reach the disk, kept previous versions are deleted, emptied directories
+    removed. A failure here leaves kept files that the next write deletes (returned, to be named)."""
     for fd in {step.fd for step in done}:
         with contextlib.suppress(OSError):
             os.fsync(fd)  # the renames themselves reach the disk (best effort: not every file system allows it)
@@ -430,7 +476,7 @@ def _replace(tree: Tree, fd: int, rel: str, name: str, tmp: str, token: str) -> 
     kept = None
     try:
         if _exists(fd, name):
-            kept = f".{name}.allocatable-old-{token}"
+            kept = f".allocatable-old-{token}"
             os.link(name, kept, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
         os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
     except BaseException as exc:
@@ -596,6 +642,7 @@ def write(root: Path, files: dict[str, bytes]) -> WriteReport:
     _check_root(root)
     for rel in files:
         _check_relative(rel)
+    check_destination(root, files)
     report = WriteReport()
     with Tree(root) as tree:
         previous = _previous(tree)
@@ -626,12 +673,14 @@ def write(root: Path, files: dict[str, bytes]) -> WriteReport:
     return report
 
 
-def write_files(root: Path, files: dict[str, bytes], *, overwrite: bool) -> WriteReport:
+def write_files(root: Path, files: dict[str, bytes], *, overwrite: bool, allowed: Iterable[str] = ()) -> WriteReport:
     """Write ``files`` below ``root`` (``init``, ``schema -o``): all or nothing, never through a symlinked directory,
-    a file that exists is replaced only with ``overwrite`` (a symlink in its place is replaced, never followed)."""
+    never into ``.git/`` or ``.github/`` (except the ``allowed`` files: ``init``'s own workflow), a file that exists
+    is replaced only with ``overwrite`` (a symlink in its place is replaced, never followed)."""
     _check_root(root)
     for rel in files:
         _check_relative(rel)
+    check_destination(root, files, allowed=allowed)
     report = WriteReport()
     with Tree(root) as tree:
         plan: list[tuple[str, bytes]] = []
@@ -730,6 +779,6 @@ def escapes(out_dir: Path, top: Path) -> str | None:
     if out_real == top_real or out_real.startswith(top_real.rstrip(os.sep) + os.sep):
         return None
     return (
-        f"render.outputDir {out_dir.as_posix()} leads outside the working directory (symlinks resolved, to "
-        f"{out_real}); give -o DIR on the command line to render there"
+        f"render.outputDir {out_dir.as_posix()} leads outside the working directory (symlinks resolved); give -o DIR "
+        "on the command line to render there"
     )

@@ -1,8 +1,9 @@
 """JSON Schemas for rendered artefacts (no pydantic model behind them), written to ``schemas/`` by ``allocatable schema``.
 
 ``kubeletconfiguration.json``: KubeletConfiguration (kubelet.config.k8s.io/v1beta1). Upstream publishes no JSON
-Schema for it, so this one is ours: every field of ``renderer.models.kubelet_fields`` with its type, and the
-kubelet's own validation rules for the fields this tool renders (reserved resource names and quantities, eviction
+Schema for it, so this one is ours: every field of ``renderer.models.kubelet_fields`` with its type (integers with
+their Go width and validation.go's range, enumerations: ``renderer.models.kubelet_validation``, which lint rule AL326
+checks), and the kubelet's own validation rules for the fields this tool renders (reserved resource names and quantities, eviction
 signals and thresholds, enforceNodeAllocatable combinations and the cgroups they need, reservedSystemCPUs as a
 cpuset that excludes reserved cgroups). Unknown fields are rejected, as the kubelet's strict decoding does.
 """
@@ -13,6 +14,7 @@ from typing import Any
 
 from renderer.models.kubelet_fields import ENFORCEMENTS, KUBELET_CONFIGURATION_FIELDS, RESERVABLE_RESOURCES
 from renderer.models.kubelet_fields import EVICTION_SIGNALS as _SIGNALS
+from renderer.models.kubelet_validation import ENUMS, INT32, INT64, KIND, RANGES
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -108,9 +110,10 @@ FIELD_TYPES: dict[str, dict[str, Any]] = {
     },
     "imageGCHighThresholdPercent": {"type": "integer", "minimum": 0, "maximum": 100},
     "imageGCLowThresholdPercent": {"type": "integer", "minimum": 0, "maximum": 100},
-    "maxPods": {**_NON_NEGATIVE_INT, "description": "must not be a negative number (default 110)"},
-    "podsPerCore": {**_NON_NEGATIVE_INT, "description": "0 turns the per-core limit off"},
+    "maxPods": {**_NON_NEGATIVE_INT, "maximum": INT32[1], "description": "must not be a negative number (default 110)"},
+    "podsPerCore": {**_NON_NEGATIVE_INT, "maximum": INT32[1], "description": "0 turns the per-core limit off"},
     "memoryThrottlingFactor": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+    "runOnce": {"const": False, "description": "validation.go: runOnce mode has been deprecated and should not be set"},
     # durations
     **{
         name: _DURATION
@@ -210,6 +213,22 @@ FIELD_TYPES: dict[str, dict[str, Any]] = {
 }
 
 
+def _integer(name: str) -> dict[str, Any]:
+    """An integer field: the width of its Go type (types.go) and validation.go's range, as
+    ``renderer.models.kubelet_validation`` holds them (AL326 checks the same bounds)."""
+    low, high = INT32 if KIND[name] == "int32" else INT64
+    bounded = RANGES.get(name)
+    if bounded is None:
+        return {"type": "integer", "minimum": low, "maximum": high}
+    r_low, r_high, _, zero_ok = bounded
+    ranged = {
+        "type": "integer",
+        "minimum": low if r_low is None else max(low, r_low),
+        "maximum": high if r_high is None else min(high, r_high),
+    }
+    return {"anyOf": [{"const": 0}, ranged]} if zero_ok else ranged
+
+
 def _contains(*values: str) -> dict[str, Any]:
     return {
         "required": ["enforceNodeAllocatable"],
@@ -224,6 +243,10 @@ def kubelet_configuration_schema() -> dict[str, Any]:
     }
     for name in sorted(KUBELET_CONFIGURATION_FIELDS):
         properties[name] = FIELD_TYPES[name]
+        if FIELD_TYPES[name] == _INT:
+            properties[name] = _integer(name)
+        if name in ENUMS:
+            properties[name] = {"enum": list(ENUMS[name])}
     return {
         "$schema": DIALECT,
         "title": "KubeletConfiguration (kubelet.config.k8s.io/v1beta1)",
@@ -255,6 +278,10 @@ def kubelet_configuration_schema() -> dict[str, Any]:
             {"not": {"required": ["reservedSystemCPUs", "systemReservedCgroup"]}},
             {"not": {"required": ["reservedSystemCPUs", "kubeReservedCgroup"]}},
             {"if": {"required": ["systemCgroups"]}, "then": {"required": ["cgroupRoot"]}},
+            {  # validation.go: maxParallelImagePulls > 1 only with serializeImagePulls false (it defaults to true)
+                "if": {"required": ["maxParallelImagePulls"], "properties": {"maxParallelImagePulls": {"minimum": 2}}},
+                "then": {"required": ["serializeImagePulls"], "properties": {"serializeImagePulls": {"const": False}}},
+            },
         ],
     }
 

@@ -21,15 +21,6 @@ if TYPE_CHECKING:
 MANAGED_BY = {"app.kubernetes.io/managed-by": "allocatable"}
 
 
-class RenderError(Exception):
-    """Rendering refused: at least one finding is at error level. ``findings`` holds all of them."""
-
-    def __init__(self, findings: list[Finding]) -> None:
-        errors = [f for f in findings if f.severity == "error"]
-        super().__init__(f"{len(errors)} error{'s' if len(errors) != 1 else ''} prevent rendering")
-        self.findings = findings
-
-
 class UnknownTargetError(ValueError):
     """A target name that no module in renderer/render/targets provides."""
 

@@ -1,29 +1,49 @@
-"""Output formats. A format is one module here, named after it, that registers itself with ``@reporter("name")``
-(``renderer.reporters.report``); this package finds them by their file names and imports only the one asked for."""
+"""Every output format of every report, in one tree: ``renderer/reporters/<report type>/<format>.py``.
+
+A report type is a package here (``REPORT_TYPES``); a format is one module in it, named after the format, with a
+function ``write(result, out)`` that writes the whole output to the text stream ``out``. Nothing is registered by
+hand: ``names(report)`` lists the modules of the package (``_private`` helpers are not formats) and ``get`` imports
+only the one asked for, so ``-o`` choices follow the files and a run imports one format. Adding a format is one
+file, plus its golden output under ``tests/reporters/golden/<report type>/`` (``tests/reporters/test_registry.py``
+fails without it).
+
+What each report type's ``write`` takes: ``findings`` a :class:`renderer.reporters.findings.Report`; ``explain`` a
+:class:`renderer.capacity.explain.Explained`; ``verify`` a :class:`renderer.verify.result.VerifyResult`; ``diff`` a
+:class:`renderer.capacity.diff.DiffResult`; ``impact`` the impact result (``renderer.impact``).
+"""
 
 from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable
+from typing import Any, TextIO
 
-from renderer.reporters.report import REGISTRY, Report, ReporterFn, reporter
+from renderer.reporters.findings import Report
 
-__all__ = ["Report", "ReporterFn", "get", "names", "reporter"]
+__all__ = ["REPORT_TYPES", "Report", "Writer", "get", "names"]
 
+#: The report types, each a package of formats.
+REPORT_TYPES = ("findings", "explain", "verify", "diff", "impact")
 
-def names() -> list[str]:
-    """Every format: the modules of this package (``report`` and ``_private`` ones are not formats)."""
-    found = {
-        entry[:-3]
-        for folder in __path__
-        for entry in os.listdir(folder)
-        if entry.endswith(".py") and not entry.startswith("_") and entry != "report.py"
-    }
-    return sorted(found)
+Writer = Callable[[Any, TextIO], None]
 
 
-def get(name: str) -> ReporterFn:
-    """The format ``name`` (one of ``names()``), importing its module on first use."""
-    if name not in REGISTRY:
-        importlib.import_module(f"{__name__}.{name}")
-    return REGISTRY[name]
+def names(report: str = "findings") -> list[str]:
+    """Every format of ``report``: the modules of its package, by file name. Cost: one directory listing."""
+    if report not in REPORT_TYPES:
+        raise KeyError(f"unknown report type {report!r}; report types: {', '.join(REPORT_TYPES)}")
+    folder = os.path.join(__path__[0], report)
+    return sorted(e[:-3] for e in os.listdir(folder) if e.endswith(".py") and not e.startswith("_"))
+
+
+def get(report: str, name: str | None = None) -> Writer:
+    """The ``write`` of format ``name`` of ``report`` (``get("json")`` alone: the findings report's), importing
+    its module on first use."""
+    if name is None:
+        report, name = "findings", report
+    if name not in names(report):
+        raise KeyError(f"unknown {report} format {name!r}; formats: {', '.join(names(report))}")
+    module = importlib.import_module(f"{__name__}.{report}.{name}")
+    write: Writer = module.write
+    return write

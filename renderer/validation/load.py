@@ -6,14 +6,18 @@ starts from. It lives here, below those stages, so none of them imports the pipe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from renderer.findings import Finding
+from renderer.loading.documents import Bounds, Source, read
 from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, is_stdin, policy_root, settings_file
-from renderer.loading.parse import DEFAULT_MAX_FILE_BYTES, read_file
 from renderer.loading.positions import PositionResolver
 from renderer.validation.validate import PolicySet, Validator
+
+if TYPE_CHECKING:
+    from renderer.loading.git import MirroredRevision, Revision
 
 __all__ = ["LoadResult", "load"]
 
@@ -25,7 +29,14 @@ class LoadResult:
     files: list[PolicyFile]
     resolver: PositionResolver
     settings_path: Path | None = None
-    extra: dict[str, object] = field(default_factory=dict)
+    #: Loaded from git objects (``renderer.validation.revision``): the mirror the files were read from, kept alive
+    #: as long as this result; None for the work tree.
+    mirrored: MirroredRevision | None = None
+
+    @property
+    def revision(self) -> Revision | None:
+        """The git revision loaded (None: the work tree)."""
+        return self.mirrored.revision if self.mirrored is not None else None
 
     @property
     def ok(self) -> bool:
@@ -51,9 +62,10 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
     settings, problems = settings_file(root)
     validator.findings.extend(problems)
     if settings is not None:
-        docs, problems = read_file(str(settings.abspath), settings.display, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
-        validator.findings.extend(problems)
-        if not problems:
+        got = read(Source.file(settings.abspath, settings.display), Bounds(max_file_bytes or Bounds().max_file_bytes))
+        docs = got.documents
+        validator.findings.extend(got.findings())
+        if got.ok:
             abspaths[settings.display] = settings.abspath
             real_docs = [d for d in docs if d.data is not None]
             validator.set_settings(real_docs[0] if real_docs else None, len(real_docs))
@@ -62,11 +74,13 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
 
     files, problems = discover(paths, root, max_bytes=limit)
     validator.findings.extend(problems)
+    bounds = Bounds(max_file_bytes=limit)
     for pf in files:
-        docs, problems = read_file(str(pf.abspath), pf.display, limit)
-        if problems:
-            validator.findings.extend(problems)
+        got = read(Source.file(pf.abspath, pf.display), bounds)
+        if not got.ok:
+            validator.findings.extend(got.findings())
             continue
+        docs = got.documents
         abspaths[pf.display] = pf.abspath  # positions are looked up only in files that were read
         if all(d.data is None for d in docs):
             validator.findings.append(
@@ -79,7 +93,7 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
             validator.add_document(doc)
     result = LoadResult(
         policies=validator.policies,
-        findings=validator.findings,
+        findings=validator.findings.close(),
         files=files,
         resolver=PositionResolver(abspaths),
         settings_path=settings_shown,

@@ -32,8 +32,7 @@ def load_revision(paths: list[Path], ref: str, *, max_file_bytes: int | None = N
         mirrored.checkout.cleanup()
         raise
     _unmirror(result, mirrored.checkout.path)
-    result.extra["revision"] = mirrored.revision
-    result.extra["checkout"] = mirrored.checkout
+    result.mirrored = mirrored
     # The resolver reads files lazily: keep the mirror alive as long as the resolver is.
     setattr(result.resolver, "_checkout", mirrored.checkout)  # noqa: B010
     return result

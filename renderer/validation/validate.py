@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from pydantic_core import ValidationError
 
-from renderer.findings import Finding, SourceRef
-from renderer.loading.parse import RawDocument
+from renderer.findings import CappedFindings, FieldPath, Finding, SourceRef
+from renderer.loading.documents import RawDocument
 from renderer.models import validators
 from renderer.models.commitclass import CommitClass
 from renderer.models.common import POLICY_API_VERSION
@@ -38,6 +39,39 @@ SUPPORTED = (
     "CommitClass (node.k8s.io/v1alpha1), RuntimeClass (node.k8s.io/v1), NodePool and ReservationPolicy "
     f"({POLICY_API_VERSION}), Node or List of Nodes (v1, as kubectl prints them)"
 )
+
+
+def surrogate_at(data: Any, where: FieldPath = ()) -> tuple[FieldPath, str] | None:
+    """The field path and the text of the first string (value or key) in ``data`` holding a lone surrogate, or None.
+    Cost: O(data); run only after a validator refused the document on one."""
+    if isinstance(data, str):
+        return (where, data) if _SURROGATE.search(data) else None
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str) and _SURROGATE.search(key):
+                return (*where, key), key
+            found = surrogate_at(value, (*where, key))
+            if found is not None:
+                return found
+    if isinstance(data, (list, tuple)):
+        for i, value in enumerate(data):
+            found = surrogate_at(value, (*where, i))
+            if found is not None:
+                return found
+    return None
+
+
+def surrogate_message(value: str) -> str:
+    from renderer.escaping import plain
+
+    code = next((f"\\u{ord(c):04x}" for c in value if 0xD800 <= ord(c) <= 0xDFFF), "")
+    return (
+        f'"{plain(value)}" holds a lone surrogate ({code}), an escape that names no character (Kubernetes reads it as '
+        "U+FFFD); write the character itself, or pair the surrogates"
+    )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def validated(kind: str, data: Any) -> Record:
@@ -133,7 +167,7 @@ class Validator:
 
     def __init__(self) -> None:
         self.policies = PolicySet()
-        self.findings: list[Finding] = []
+        self.findings: CappedFindings = CappedFindings()
         self._seen: dict[tuple[str, str], tuple[SourceRef, str]] = {}
 
     def _error(
@@ -180,10 +214,10 @@ class Validator:
                 return
             spans = doc.item_spans if doc.item_spans is not None and len(doc.item_spans) == len(items) else None
             for i, item in enumerate(items):
-                if spans is None:
+                s = spans[i] if spans is not None else None
+                if s is None or s.end <= s.start:  # no text range (a composed document): located in the document
                     ref = SourceRef(path=doc.path, doc=doc.index, item=i, line=doc.line)
                 else:
-                    s = spans[i]
                     ref = SourceRef(doc.path, doc.index, i, s.line, s.column, (s.start, s.end))
                 self._add_object(item, ref)
             return
@@ -257,6 +291,16 @@ class Validator:
 
             self.findings.extend(model_findings(kinds()[kind], exc, source, ref))
             return
+        except UnicodeEncodeError:  # a lone surrogate ("\ud800" in JSON or YAML): no character, no validator takes it
+            found = surrogate_at(data)
+            self._error(
+                source,
+                surrogate_message(found[1] if found else ""),
+                code="AL004",
+                ref=ref,
+                field_path=found[0] if found else (),
+            )
+            return
         self._register(obj, source, ref or kind)
 
     def _register(self, obj: Record, source: SourceRef, ref: str) -> None:
@@ -314,3 +358,12 @@ class Validator:
             from renderer.models.schema import kinds
 
             self.findings.extend(model_findings(kinds()["Settings"], exc, source, "Settings"))
+        except UnicodeEncodeError:
+            found = surrogate_at(data)
+            self._error(
+                source,
+                surrogate_message(found[1] if found else ""),
+                code="AL004",
+                ref="Settings",
+                field_path=found[0] if found else (),
+            )

@@ -29,7 +29,7 @@ from renderer.models.inventory import Pool
 from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE_ANNOTATION
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
-from renderer.render.targets.koordinator import AMPLIFIED, _skip_reason, ratio
+from renderer.render.targets.koordinator import AMPLIFIED, ratio, skip_reason
 from renderer.validation.validate import PolicySet
 from renderer.verify import causes
 from renderer.verify.pods import PodRecord
@@ -51,7 +51,7 @@ def node_model(policies: PolicySet, extra: list[Pool]) -> CapacityModel:
 def delivered_ratios(pc: PoolCapacity, settings: Settings) -> dict[str, Decimal]:
     """The Koordinator amplification ratios the repo delivers to this node (empty when it delivers none)."""
     cc = pc.commit_class
-    if cc is None or not settings.render.koordinator or _skip_reason(cc.model) is not None:
+    if cc is None or not settings.render.koordinator or skip_reason(cc.model) is not None:
         return {}
     pct = cc.model.percents()
     return {r: ratio(pct[r]) for r in AMPLIFIED if ratio(pct[r]) > 1}
@@ -89,6 +89,13 @@ def _situation(
     return causes.Situation(pc, r, predicted, reported, model.policies.settings, model.under_commit_scales_reserved)
 
 
+def _missing(pc: PoolCapacity, r: str) -> str:
+    """What the node lacks when it reports no ``r``: its whole status.allocatable, or this one resource."""
+    if not pc.pool.reported:
+        return "the node has no status.allocatable (a dump without status, or a Node not registered yet)"
+    return f"the node's status.allocatable has no {r}"
+
+
 def _plain_differences(
     pc: PoolCapacity,
     model: CapacityModel,
@@ -102,7 +109,7 @@ def _plain_differences(
         if p is not None and g is not None and p == g:
             continue
         if p is None or g is None:
-            why = "the node does not report it" if g is None else "the repo predicts nothing for it"
+            why = _missing(pc, r) if g is None else "the repo predicts nothing for it"
             out.append(Difference(r, p, g, why))
             continue
         out.append(Difference(r, p, g, causes.explain(_situation(pc, r, p, g, model))))
@@ -178,7 +185,7 @@ def _koordinator_explanation(
     node_ratios: dict[str, str] | None,
 ) -> str:
     if predicted is None or reported is None:
-        return "the node does not report it" if reported is None else "the repo predicts nothing for it"
+        return _missing(pc, r) if reported is None else "the repo predicts nothing for it"
     d = reported - predicted
     lead = f"{r} is {'higher' if not d.is_negative() else 'lower'} than predicted ({d})"
     ours = ratios.get(r)

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, cast
 from pydantic_core import ValidationError
 
 from renderer.findings import FieldPath, SourceRef
-from renderer.loading.stream import NODE_FIELDS
+from renderer.loading.prune import NODE_FIELDS
 from renderer.models.inventory import Pool, pool_from_node, with_platform
 from renderer.models.node import Node
 from renderer.validation.validate import model_findings, validated
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
-from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_items, read_text
+from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_dump
 
 if TYPE_CHECKING:
     from renderer.platforms import Assignment
@@ -37,6 +37,12 @@ def _where(text: str, display: str, item: Item) -> str:
 
 def _expect_kind(text: str, display: str, item: Item, kind: str, option: str, command: str) -> None:
     got = item.data.get("kind")
+    if got == "List" and item.data.get("apiVersion") == "v1" and not isinstance(item.data.get("items"), list):
+        # A List whose items are missing or null (an empty cluster dumps "items": []): say what is missing.
+        raise SnapshotError(
+            f"{_where(text, display, item)}: the List has no items (items is missing or null); {option} takes the "
+            f"output of `{command}`, whose List holds the {kind}s under items"
+        )
     if got != kind or item.data.get("apiVersion") != "v1":
         what = f"a {got}" if isinstance(got, str) else "not a Kubernetes object"
         raise SnapshotError(
@@ -52,13 +58,15 @@ def _at_field(
     return SnapshotError(error_line(display, line, column, message, hint))
 
 
-def read_nodes(path: str, assignments: list[Assignment] | None = None) -> list[Pool]:
+def read_nodes(path: str, assignments: list[Assignment] | None = None, max_bytes: int | None = None) -> list[Pool]:
     """Every Node of a dump (``-``: standard input) as a pool of one; ``assignments`` (``--platform``) give nodes
-    another platform or profile: by label selector, or those whose labels name none. Raises ``SnapshotError``."""
-    text, display = read_text(path)
+    another platform or profile: by label selector, or those whose labels name none. ``max_bytes``: the file-size
+    bound (default: the policy files'). Raises ``SnapshotError``."""
+    dump = read_dump(path, NODE_FIELDS, NODE_KIND, max_bytes=max_bytes)
+    text, display = dump.text, dump.display
     pools: list[Pool] = []
     seen: dict[str, Item] = {}
-    for item in read_items(text, display, NODE_FIELDS, NODE_KIND):
+    for item in dump.items:
         _expect_kind(text, display, item, "Node", "--nodes", "kubectl get nodes -o json")
         source = SourceRef(path=display, doc=0, item=item.index, line=item.line, column=item.column)
         try:
@@ -100,12 +108,13 @@ def read_nodes(path: str, assignments: list[Assignment] | None = None) -> list[P
     return pools
 
 
-def read_pods(path: str) -> list[PodRecord]:
+def read_pods(path: str, max_bytes: int | None = None) -> list[PodRecord]:
     """Every Pod of a dump (``-``: standard input). Raises ``SnapshotError``."""
-    text, display = read_text(path)
+    dump = read_dump(path, POD_KEEP, POD_KIND, positions=False, max_bytes=max_bytes)
+    text, display = dump.text, dump.display
     pods: list[PodRecord] = []
     # Pods have no position in verify's output: lines are counted only for a Pod with a problem.
-    for item in read_items(text, display, POD_KEEP, POD_KIND, positions=False):
+    for item in dump.items:
         _expect_kind(text, display, item, "Pod", "--pods", "kubectl get pods -A -o json")
         try:
             pods.append(pod_record(item.data))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from renderer.findings import FieldPath
-from renderer.loading.stream import KeepSpec
+from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity, QuantityError
 
 __all__ = ["POD_KEEP", "PodRecord", "pod_record", "pod_requests"]

@@ -116,3 +116,115 @@ def test_stages_never_import_what_composes_them() -> None:
         if target.startswith(COMPOSERS)
     )
     assert not offenders, offenders
+
+
+# --- layers ----------------------------------------------------------------------------------------------------------
+
+#: The layers, lowest first; a tuple is one rank whose members may not import each other. A module may import its own
+#: layer and any layer of a lower rank, nothing else. ``core`` is every top-level module of ``renderer`` that is not a
+#: composer (quantity, findings, labels, escaping, terminal, safepath, ...): they stay where other branches import them.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("core",),
+    ("loading",),
+    ("platforms",),  # below models: the schemas check platform and formula names, pools are detected as they are read
+    ("models",),
+    ("validation",),
+    ("capacity",),
+    ("lint", "render"),
+    ("verify", "integrations"),
+    ("impact",),  # simulation: reads pods as verify does (renderer.verify.pods)
+    ("reporters",),
+    ("pipeline",),
+    ("commands",),
+    ("cli",),
+)
+RANK = {layer: rank for rank, group in enumerate(LAYERS) for layer in group}
+
+
+def layer_of(module: str) -> str:
+    """``renderer.capacity.model`` → ``capacity``; a top-level module is ``core`` (``__main__`` is the cli)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "core"  # renderer/__init__.py
+    head = parts[1]
+    if head == "__main__":
+        return "cli"
+    if head in RANK:
+        return head
+    if len(parts) == 2:
+        return "core"
+    raise AssertionError(
+        f"{module}: package renderer.{head} is in no layer; add it to LAYERS (and docs/architecture.md)"
+    )
+
+
+def layer_offenders(edges: dict[str, set[str]]) -> list[str]:
+    out = []
+    for module, targets in edges.items():
+        mine = layer_of(module)
+        for target in targets:
+            theirs = layer_of(target)
+            if theirs != mine and RANK[theirs] >= RANK[mine]:
+                out.append(f"{module} ({mine}) imports {target} ({theirs})")
+    return sorted(out)
+
+
+def test_every_package_is_in_a_layer() -> None:
+    for module in _modules():
+        layer_of(module)
+
+
+def test_layers_import_only_downwards() -> None:
+    offenders = layer_offenders(_graph())
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_layer_check_finds_an_upward_and_a_sideways_import() -> None:
+    assert layer_offenders({"renderer.lint.rules.x": {"renderer.render.openshift"}}) == [
+        "renderer.lint.rules.x (lint) imports renderer.render.openshift (render)"
+    ]
+    assert layer_offenders({"renderer.models.schemas": {"renderer.render.schemas"}}) != []
+    assert layer_offenders({"renderer.quantity": {"renderer.loading.files"}}) != []
+    assert layer_offenders({"renderer.verify.compare": {"renderer.render.targets.koordinator"}}) == []
+    assert layer_offenders({"renderer.commands.lint": {"renderer.pipeline"}}) == []
+
+
+# --- private names ---------------------------------------------------------------------------------------------------
+
+
+def _package(module: str, path: Path) -> str:
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def private_imports() -> list[str]:
+    """``from renderer.a.b import _x`` (or of a module ``renderer.a._b``) in a module outside package ``renderer.a``."""
+    mods = _modules()
+    out = []
+    for name, path in mods.items():
+        mine = _package(name, path)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = mine.split(".")[: len(mine.split(".")) - node.level + 1]
+                    base = ".".join([*anchor, *([node.module] if node.module else [])])
+                if not base.startswith("renderer"):
+                    continue
+                owner = base if base in mods and mods[base].name == "__init__.py" else base.rpartition(".")[0]
+                names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                private_module = any(p.startswith("_") and not p.startswith("__") for p in base.split("."))
+                if owner != mine and (names or private_module):
+                    out.append(f"{name} imports {base}{': ' + ', '.join(names) if names else ''}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    private = any(p.startswith("_") and p != "__main__" for p in parts)
+                    if alias.name.startswith("renderer") and private and alias.name.rpartition(".")[0] != mine:
+                        out.append(f"{name} imports {alias.name}")
+    return sorted(out)
+
+
+def test_no_private_name_is_imported_across_packages() -> None:
+    offenders = private_imports()
+    assert not offenders, "\n".join(offenders)

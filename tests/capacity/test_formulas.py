@@ -15,8 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from renderer import platforms
-from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape
-from renderer.platforms import compute
+from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
 
 FORMULAS = platforms.formulas()
 FORMULA_NAMES = platforms.formula_names()

@@ -61,11 +61,11 @@ def test_bash_completes_commands_options_choices_and_paths(tmp_path: Path) -> No
     assert _complete_bash(script, ["allocatable", "li"], tmp_path) == ["lint"]
     assert set(_complete_bash(script, ["allocatable", ""], tmp_path)) >= {"validate", "lint", "render", "completion"}
     assert _complete_bash(script, ["allocatable", "lint", "--st"], tmp_path) == ["--strict"]
-    assert _complete_bash(script, ["allocatable", "explain", "-o", ""], tmp_path) == [
-        "text",
+    assert _complete_bash(script, ["allocatable", "explain", "-o", ""], tmp_path) == [  # the registry's files
+        "html",
         "json",
         "markdown",
-        "html",
+        "text",
     ]
     assert _complete_bash(script, ["allocatable", "render", "--ignition-version", "3.4"], tmp_path) == ["3.4.0"]
     assert _complete_bash(script, ["allocatable", "completion", "f"], tmp_path) == ["fish"]

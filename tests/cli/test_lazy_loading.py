@@ -8,7 +8,6 @@ import pytest
 
 from renderer import reporters
 from renderer.cli import build_parser
-from renderer.reporters.report import REGISTRY
 
 WHOLE = build_parser()
 (SUBCOMMANDS,) = [a for a in WHOLE._actions if isinstance(a, argparse._SubParsersAction)]
@@ -28,10 +27,14 @@ def test_anything_but_a_command_name_gets_the_whole_tree(word: str) -> None:
     assert list(sub.choices) == list(SUBCOMMANDS.choices)
 
 
-def test_every_format_module_registers_the_format_of_its_name() -> None:
-    for name in reporters.names():
-        assert reporters.get(name) is REGISTRY[name]
-    assert sorted(REGISTRY) == reporters.names() == ["github", "json", "sarif", "text"]
+def test_every_format_is_its_modules_write() -> None:
+    import importlib
+
+    for report in reporters.REPORT_TYPES:
+        for name in reporters.names(report):
+            module = importlib.import_module(f"renderer.reporters.{report}.{name}")
+            assert reporters.get(report, name) is module.write
+    assert reporters.names() == reporters.names("findings") == ["github", "json", "sarif", "text"]
 
 
 def test_the_command_list_alone_prints_the_same_help_and_usage() -> None:

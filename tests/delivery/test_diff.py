@@ -22,10 +22,10 @@ from delivery_support import (
 )
 
 from conftest import run_cli
-from renderer.delivery.diff import Change, compare_findings
-from renderer.delivery.diff_format import MARKER, amount
+from renderer.capacity.diff import Change, compare_findings
 from renderer.findings import Finding
 from renderer.quantity import Quantity
+from renderer.reporters.diff._common import MARKER, amount
 
 MEMORY_OVER_COMMIT = greedy_class(tier="batch", percent=120)
 

@@ -61,12 +61,12 @@ def test_reads_the_revision_not_the_work_tree(tmp_path: Path) -> None:
     ]
     assert base.policies.pools[0].source.path == head.policies.pools[1].source.path == "policies/pools.yaml"
     # File-system paths point into the mirror, consistently (render relates abspaths to the root).
-    mirror = base.extra["checkout"].path
+    mirror = base.mirrored.checkout.path
     assert base.settings_path is not None and base.settings_path.read_text() == SETTINGS.lstrip("\n")
     assert base.policies.root == mirror / repo.resolve().relative_to("/") / "policies"
     assert all(f.abspath.is_relative_to(base.policies.root) for f in base.files)
     assert base.ok and not base.findings
-    assert base.extra["revision"].commit == git(repo, "rev-parse", "HEAD").strip()
+    assert base.revision.commit == git(repo, "rev-parse", "HEAD").strip()
 
 
 def test_work_tree_and_index_are_untouched(tmp_path: Path) -> None:
@@ -103,8 +103,10 @@ def test_older_revisions_by_name_and_positions_come_from_the_revision(tmp_path: 
     findings = broken.finish(broken.findings)
     assert [(f.code, f.path, f.line) for f in findings] == [("AL004", "policies/pools.yaml", 13)]
     assert "count" in findings[0].message
-    # The resolver reads the revision's text, not the work tree's.
-    assert broken.resolver.source_line("policies/pools.yaml", 13) == "  count: many"
+    # The resolver reads the revision's text (its mirror), not the work tree's.
+    (read,) = [f.abspath for f in broken.files if f.display == "policies/pools.yaml"]
+    assert broken.mirrored is not None and broken.mirrored.checkout.path in read.parents
+    assert read.read_text(encoding="utf-8").splitlines()[12] == "  count: many"
 
 
 def test_path_missing_at_the_revision_is_an_empty_policy_set(tmp_path: Path) -> None:
@@ -150,7 +152,7 @@ def test_display_paths_from_a_subdirectory_and_from_far_away(tmp_path: Path) -> 
         with chdir(cwd):
             head = load([arg])
             base = load_revision([arg], "HEAD")
-            checkout = base.extra["checkout"].path.as_posix()
+            checkout = base.mirrored.checkout.path.as_posix()
             assert [f.display for f in base.files] == [f.display for f in head.files]
             base_findings = [(f.path, f.line, f.message) for f in base.finish(base.findings)]
             head_findings = [(f.path, f.line, f.message) for f in head.finish(head.findings)]
@@ -180,7 +182,7 @@ def test_mirror_is_removed_with_the_result(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
     with chdir(repo):
         base = load_revision([Path("policies")], "HEAD")
-    checkout = base.extra["checkout"].path
+    checkout = base.mirrored.checkout.path
     assert checkout.is_dir()
     resolver = base.resolver
     del base

@@ -15,7 +15,7 @@ from delivery_support import REPO_ROOT, clean_env
 
 from conftest import run_cli
 from renderer import __version__
-from renderer.delivery.scaffold import DEFAULT_REPO, FILES, LOCAL_HOOKS_TEMPLATE, files, is_released
+from renderer.integrations.scaffold import DEFAULT_REPO, FILES, LOCAL_HOOKS_TEMPLATE, files, is_released
 
 EXPECTED = [
     ".github/workflows/allocatable.yml",

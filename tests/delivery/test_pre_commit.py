@@ -19,8 +19,8 @@ import yaml
 from delivery_support import REPO_ROOT, clean_env, git, greedy_class, init_repo, snapshot_checkout, write
 
 from conftest import run_cli
-from renderer.delivery.hooks import all_roots, root_of, roots_for
-from renderer.delivery.scaffold import files as scaffold_files
+from renderer.integrations.hooks import all_roots, root_of, roots_for
+from renderer.integrations.scaffold import files as scaffold_files
 
 pytestmark = pytest.mark.slow
 

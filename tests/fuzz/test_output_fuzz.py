@@ -20,12 +20,11 @@ from hypothesis import strategies as st
 
 from conftest import examples
 from renderer import reporters
-from renderer.delivery import diff_format
-from renderer.delivery.diff import Change, DiffResult, ObjectChanges, PoolDiff
+from renderer.capacity.diff import Change, DiffResult, ObjectChanges, PoolDiff
 from renderer.escaping import markdown, plain, workflow_data
 from renderer.findings import Finding
 from renderer.quantity import Quantity
-from renderer.reporters.report import Report
+from renderer.reporters.findings import Report
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +46,14 @@ HOSTILE = st.sampled_from(
         "\u202e",
         "\u2066",
         "\ufeff",
+        "\ud800",  # lone surrogates (issue 21): a JSON "\ud800", a non-UTF-8 file name's byte
+        "\udcff",
+        "\u200e",  # bidi marks and invisible characters
+        "\u061c",
+        "\u200b",
+        "\u2060",
+        "https://evil.example/x",  # bare URLs GitHub would link
+        "www.evil.example",
         "\n::error::injected",
         "\n::add-mask::x",
         "%0A::warning::x",
@@ -75,7 +82,11 @@ HOSTILE = st.sampled_from(
     ]
 )
 TEXT = st.lists(HOSTILE, min_size=1, max_size=6).map("".join)
-RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
+RAW_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]"
+)
+#: What GitHub autolinks in Markdown text: a URL scheme's colon, or "www." (an escaped one stays text).
+AUTOLINK = re.compile(r"(?<!\\)(?:https?|ftp|mailto):|(?<![\\\w])www\.(?=\w)", re.I)
 
 
 def fast(n: int) -> settings:
@@ -110,7 +121,7 @@ def test_every_reporter_keeps_one_finding_per_line_and_no_raw_control_characters
     report = Report("lint", sorted(findings, key=Finding.sort_key), files=1, objects=1)
     for name in reporters.names():
         out = io.StringIO()
-        reporters.get(name)(report, out)
+        reporters.get("findings", name)(report, out)
         text = out.getvalue()
         _no_raw_controls(text)
         lines = text.splitlines()
@@ -130,6 +141,7 @@ def test_the_escapes_are_one_inert_line(text: str) -> None:
         assert "\n" not in escaped and "\r" not in escaped
         _no_raw_controls(escaped)
     assert "<" not in markdown(text) and "](" not in markdown(text).replace("\\](", "")
+    assert AUTOLINK.search(markdown(text)) is None, markdown(text)
     # GitHub decodes %25, %0D and %0A (and nothing else) in a command's message: decoding gives the text back,
     # with only CR and LF as line breaks inside the one annotation.
     decoded = workflow_data(text).replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
@@ -178,11 +190,11 @@ def test_diff_text_and_markdown_never_let_data_start_a_line_or_markup(
         head_findings=findings,
         invalid=(1, 0),
     )
-    text = diff_format.text(result)
+    text = _written("text", result)
     _no_raw_controls(text)
     for line in text.splitlines():
         assert not line.startswith(("::", "#", ">", "-", "[")), line
-    md = diff_format.markdown(result)
+    md = _written("markdown", result)
     _no_raw_controls(md)
     ours = re.compile(
         r"^(<!-- allocatable-diff -->|### |#### |\*\*|> ⚠️ |\| |\|---|- (added|removed|changed|❌|⚠️|ℹ️|…)|<details|<summary|</details>|Committed |Cluster |nodes |Commit percent|… and|$)"
@@ -193,3 +205,9 @@ def test_diff_text_and_markdown_never_let_data_start_a_line_or_markup(
     rendered_as_text = re.sub(r"(?<![\\`])(`+)(?!`).*?(?<!`)\1(?!`)", "", md)
     for live in (r"<img", r"<script", r"(?<!\\)\]\(https://evil", r"(?<!\\)!(?<!\\)\[img"):
         assert re.search(live, rendered_as_text) is None, live  # an escaped "\]" or "\[" renders as text
+
+
+def _written(fmt: str, result: DiffResult) -> str:
+    out = io.StringIO()
+    reporters.get("diff", fmt)(result, out)
+    return out.getvalue()

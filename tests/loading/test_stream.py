@@ -12,15 +12,11 @@ from hypothesis import strategies as st
 
 from conftest import examples
 from renderer.findings import Finding, SourceRef
-from renderer.loading.parse import parse_text
+from renderer.loading.documents import parse_text
+from renderer.loading.events import NeedsFullConstructor, iter_list_items
+from renderer.loading.jsonscan import NeedsYamlPath, iter_json_list_items
 from renderer.loading.positions import PositionResolver
-from renderer.loading.stream import (
-    NODE_FIELDS,
-    NeedsFullConstructor,
-    NeedsYamlPath,
-    iter_json_list_items,
-    iter_list_items,
-)
+from renderer.loading.prune import NODE_FIELDS
 
 NODE = {
     "apiVersion": "v1",

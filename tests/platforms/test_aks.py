@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from platform_support import Q, default, model, node
 
-from renderer.capacity.machine_types import azure_vm_memory_mib
+from renderer.platforms import azure_vm_memory_mib
 
 AKS = {"kubernetes.azure.com/agentpool": "nodepool1"}
 

@@ -12,7 +12,7 @@ import pytest
 from platform_support import Q, default, model, node, reserved, settings
 
 from renderer import platforms
-from renderer.capacity.formulas import MIB, MachineShape
+from renderer.capacity.formulas import MIB, MachineShape, compute
 
 EKS = {"eks.amazonaws.com/nodegroup": "ng", "node.kubernetes.io/instance-type": "m5.large"}
 CAP = {"cpu": "2", "memory": "7934456Ki", "ephemeral-storage": "83873772Ki", "pods": "29"}
@@ -67,7 +67,7 @@ def test_verify_names_the_component_that_reserved_for_the_eni_limit(os_image: st
 def test_bottlerocket_cpu(cpus: int, cpu: str) -> None:
     d = platforms.get("eks").default_named("bottlerocket")
     assert d.formula is not None
-    got = platforms.compute(d.formula, MachineShape(cpus=cpus, memory_bytes=8192 * MIB, max_pods=29))  # type: ignore[arg-type]
+    got = compute(d.formula, MachineShape(cpus=cpus, memory_bytes=8192 * MIB, max_pods=29))  # type: ignore[arg-type]
     assert got.kube_reserved["cpu"] == cpu
     assert d.eviction_hard is None  # only when settings.kubernetes.eviction-hard is set: the kubelet's defaults
 
@@ -76,9 +76,9 @@ def test_al2_before_april_2020_used_the_memory_tiers_of_free_m() -> None:
     d = platforms.get("eks").default_named("eks-al2-2019")
     assert d.formula is not None
     # 1024 MiB or less: 255Mi; 8 GiB (free -m 7680): 25% of 4096 + 20% of 3584 = 1024 + 716.8 -> 1740Mi
-    small = platforms.compute(d.formula, MachineShape(cpus=1, memory_bytes=1000 * MIB))  # type: ignore[arg-type]
+    small = compute(d.formula, MachineShape(cpus=1, memory_bytes=1000 * MIB))  # type: ignore[arg-type]
     assert small.kube_reserved["memory"] == "255Mi"
-    big = platforms.compute(d.formula, MachineShape(cpus=2, memory_bytes=7680 * MIB))  # type: ignore[arg-type]
+    big = compute(d.formula, MachineShape(cpus=2, memory_bytes=7680 * MIB))  # type: ignore[arg-type]
     assert big.kube_reserved["memory"] == "1740Mi"
 
 

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from conftest import write_repo
-from renderer.capacity.formulas import MachineShape
-from renderer.capacity.machine_types import gce_machine_memory_mib
+from renderer.capacity.formulas import MachineShape, compute
 from renderer.capacity.model import build
 from renderer.pipeline import load
-from renderer.platforms import compute
+from renderer.platforms import gce_machine_memory_mib
 from renderer.quantity import Quantity
 
 Q = Quantity.parse

@@ -14,7 +14,7 @@ from platform_support import Q, default, model, node, reserved, settings
 
 from conftest import write_repo
 from renderer import platforms
-from renderer.capacity.formulas import GIB, MachineShape
+from renderer.capacity.formulas import GIB, MachineShape, compute
 from renderer.capacity.model import build
 from renderer.pipeline import load
 
@@ -147,7 +147,7 @@ def test_rosa_profile(
 
 
 def _compute(name: str, cpus: int, gib: int) -> dict[str, str]:
-    return platforms.compute(name, MachineShape(cpus=cpus, memory_bytes=gib * GIB)).system_reserved  # type: ignore[arg-type]
+    return compute(name, MachineShape(cpus=cpus, memory_bytes=gib * GIB)).system_reserved  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,11 @@ import pytest
 from render_support import documents, render_dir
 
 from conftest import write_repo
+from renderer.capacity.openshift_sizing import EnvValues, sizing_plan
 from renderer.findings import SourceRef
 from renderer.models.inventory import Pool
 from renderer.models.schema.reservationpolicy import ReservationPolicy
 from renderer.quantity import Quantity
-from renderer.render.openshift import EnvValues, sizing_plan
 
 
 def _pool(mcp: str | None, platform: str = "openshift") -> Pool:

@@ -14,8 +14,10 @@ from lint_support import git
 from conftest import KOORDINATOR_ON, run_cli, write_repo
 from renderer.findings import Finding
 from renderer.reporters import Report
-from renderer.reporters.github import annotation, escape_data, escape_property, write_github
-from renderer.reporters.text import summary, write_text
+from renderer.reporters.findings.github import annotation, escape_data, escape_property
+from renderer.reporters.findings.github import write as write_github
+from renderer.reporters.findings.text import summary
+from renderer.reporters.findings.text import write as write_text
 
 CLASS = """
 apiVersion: node.k8s.io/v1alpha1

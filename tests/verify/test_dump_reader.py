@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from conftest import run_cli
-from renderer.loading.parse import DEFAULT_MAX_DOCUMENT_CHARS, parse_text
-from renderer.loading.stream import NODE_FIELDS
+from renderer.loading.documents import DEFAULT_MAX_DOCUMENT_CHARS, parse_text
+from renderer.loading.prune import NODE_FIELDS
 from renderer.validation.validate import Validator
 from renderer.verify.nodes import NODE_KIND, POD_KIND, read_nodes, read_pods
 from renderer.verify.pods import POD_KEEP

@@ -1,10 +1,10 @@
-"""AL103 decides overlap symbolically and avoids comparing all pairs: see
-``renderer.lint.selectorchecks.overlapping_pairs`` (terms bucketed by the label keys they constrain and, for In,
-by value, and inside a bucket by Gt/Lt interval; only pairs sharing a bucket whose intervals meet are compared,
-each with the exact ``selectors.overlap_witness``).
+"""AL103 decides overlap symbolically, per label key (the interval/set algebra of one key's requirements), and never
+compares all pairs nor builds a product of values: ``renderer.lint.overlapsearch`` partitions the terms key by key
+(absent, present, each value, integer ranges) and pairs only compatible classes; each candidate is then checked
+exactly with ``selectors.overlap_witness``.
 
-Complexity: O(terms × log terms + candidate pairs), candidate pairs being the pairs that can overlap plus those
-rejected on a key constrained without In; never all pairs of terms."""
+Complexity: O(Σ over the search's tasks of the constraints in them + candidate pairs): near-linear (n log n) when it
+finds nothing, on the shapes of bench/selector_shapes.py (tests/rules/test_selector_cost.py bounds the work)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,7 @@ class SelectorOverlap(Rule):
     severity = "warning"
     summary = "two CommitClass or two ReservationPolicy selectors can match the same node"
 
+    # Complexity: see the module docstring (near-linear when nothing overlaps; the findings themselves otherwise).
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         kinds: tuple[Kind, ...] = ("CommitClass", "ReservationPolicy")
         for kind in kinds:

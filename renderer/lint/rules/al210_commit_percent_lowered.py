@@ -57,7 +57,7 @@ class CommitPercentLowered(Rule):
         base = ctx.base_model
         if base is None:
             return
-        where = str(ctx.extra.get("base_ref") or "the base revision")
+        where = ctx.base_ref or "the base revision"
         old_classes = {c.name: c for c in base.policies.commit_classes}
         explained: set[tuple[str, str]] = set()  # (class name, resource) reported at the class
         for cc in ctx.load.policies.commit_classes:

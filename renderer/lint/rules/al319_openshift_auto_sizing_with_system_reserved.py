@@ -2,10 +2,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from renderer.capacity.openshift_sizing import node_computed_formulas
 from renderer.findings import Finding
 from renderer.lint.helpers import describe_pools, selects_openshift
 from renderer.lint.rule import LintContext, Rule, register
-from renderer.render.openshift import node_computed_formulas
 
 
 @register

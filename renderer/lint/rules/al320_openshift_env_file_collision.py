@@ -3,9 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from renderer.findings import Finding
-from renderer.lint.rule import LintContext, Rule, register
-from renderer.render.openshift import (
+from renderer.capacity.openshift_sizing import (
     DEFAULT_POOLS,
     ENV_FILE,
     SizingPlan,
@@ -13,6 +11,8 @@ from renderer.render.openshift import (
     machineconfig_name,
     sizing_plan,
 )
+from renderer.findings import Finding
+from renderer.lint.rule import LintContext, Rule, register
 
 if TYPE_CHECKING:
     from renderer.models.reservationpolicy import ReservationPolicy

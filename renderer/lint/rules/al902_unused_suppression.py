@@ -44,8 +44,7 @@ class UnusedSuppression(Rule):
     def check_after(self, ctx: LintContext, findings: list[Finding]) -> Iterator[Finding]:
         if ctx.suppressions is None:
             return
-        skipped = ctx.extra.get("skipped_rules", set())
-        assert isinstance(skipped, set)
+        skipped = ctx.skipped_rules
         for s in ctx.suppressions.all():
             if s.used or s.code in skipped:
                 continue

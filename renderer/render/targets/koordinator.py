@@ -76,7 +76,7 @@ def to_json(value: Any, indent: int = 0) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _skip_reason(cc: CommitClass) -> str | None:
+def skip_reason(cc: CommitClass) -> str | None:
     pct = cc.percents()
     below = [f"{r} {pct[r]}%" for r in ("cpu", "memory", "ephemeral-storage") if pct[r] < 100]
     if below:
@@ -99,7 +99,7 @@ class KoordinatorTarget(Target):
         sources: list[str] = []
         for loaded in sorted(ctx.load.policies.commit_classes, key=lambda c: c.name):
             cc = loaded.model
-            skip = _skip_reason(cc)
+            skip = skip_reason(cc)
             if skip is not None:
                 notes.append(f"CommitClass {cc.metadata.name} is not delivered: {skip}")
                 continue

@@ -3,7 +3,7 @@
 One per MachineConfigPool whose pools a ReservationPolicy selects. It targets the pool by its
 ``pools.operator.machineconfiguration.openshift.io/<pool>`` label, says ``autoSizingReserved: true`` when the
 policy uses an OpenShift auto-sizing formula and the KubeletConfig can own the node-sizing env file (see
-renderer/render/openshift.py), otherwise carries explicit systemReserved, and never sets a field the Machine Config
+renderer/capacity/openshift_sizing.py), otherwise carries explicit systemReserved, and never sets a field the Machine Config
 Operator owns. Eviction, kubeReserved, enforcement and the other policy fields go into ``kubeletConfig``.
 """
 

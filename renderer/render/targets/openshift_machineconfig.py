@@ -1,7 +1,7 @@
 """``openshift/<machineConfigPool>/machineconfig.yaml``: MachineConfig ``99-<pool>-allocatable-node-sizing``.
 
 Rendered only where the KubeletConfig cannot own ``/etc/node-sizing-enabled.env``: the policy sets auto-sizing
-fallbacks, or enables auto sizing on the control plane (see renderer/render/openshift.py and docs/openshift.md).
+fallbacks, or enables auto sizing on the control plane (see renderer/capacity/openshift_sizing.py and docs/openshift.md).
 The file content comes from a sandboxed Jinja2 template; the Ignition config carries it as an RFC 2397 data URL,
 mode 420 (0644), overwrite true, Ignition spec version ``render.ignitionVersion``.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from renderer.render.openshift import ENV_FILE, EnvValues, machineconfig_name
+from renderer.capacity.openshift_sizing import ENV_FILE, EnvValues, machineconfig_name
 from renderer.render.openshift_pools import McpRender, openshift_pools
 from renderer.render.target import MANAGED_BY, NOT_RENDERABLE, Output, RenderContext, Target, register
 from renderer.render.templating import TemplateValueError, render_text

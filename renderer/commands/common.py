@@ -1,0 +1,178 @@
+"""Argument helpers and output conventions shared by subcommands.
+
+Conventions (docs/cli.md): results and findings go to stdout; summaries, progress and errors to stderr, stdout
+flushed first so a terminal shows them in order. Usage and input errors are one line,
+``allocatable: error: <what is wrong>; <what to do>``, exit 2. Every command states its exit codes in ``--help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from renderer.reporters import Report
+    from renderer.validation.load import LoadResult
+
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+PROG = "allocatable"
+#: What exit 2 means for every command (usage errors are caught by argparse before any command runs).
+USAGE_EXIT = "invalid input or usage error (one line on stderr: allocatable: error: ...)"
+
+
+def error(message: str) -> int:
+    """Write the one-line usage/input error (``what is wrong; what to do``) to stderr; return exit code 2."""
+    from renderer.escaping import plain
+
+    sys.stdout.flush()
+    sys.stderr.write(f"{PROG}: error: {plain(message)}\n")  # one line: paths and values in it are data
+    sys.stderr.flush()
+    return EXIT_USAGE
+
+
+def note(message: str) -> None:
+    """A summary or progress line: stderr, after whatever stdout holds so far (terminals show them in order)."""
+    from renderer.escaping import plain
+
+    sys.stdout.flush()
+    sys.stderr.write(plain(message) + "\n")
+    sys.stderr.flush()
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps each paragraph of a description on its own; keeps indented lines (tables, exit codes) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        out: list[str] = []
+        for para in re.split(r"\n\s*\n", text.strip("\n")):
+            if para.startswith("  ") or "\n  " in para:
+                out.append("\n".join(indent + line for line in para.splitlines()))
+            else:
+                out.append(
+                    textwrap.fill(" ".join(para.split()), width, initial_indent=indent, subsequent_indent=indent)
+                )
+        return "\n\n".join(out)
+
+
+def exit_codes_text(codes: Mapping[int, str]) -> str:
+    """The ``exit codes:`` block every ``--help`` ends with."""
+    return "exit codes:\n" + "\n".join(f"  {code}  {meaning}" for code, meaning in sorted(codes.items()))
+
+
+def describe(command: ModuleType) -> tuple[str, str]:
+    """``description`` and ``epilog`` of a command's parser: what it does, and its exit codes."""
+    codes = dict(getattr(command, "EXIT_CODES", {}))
+    codes.setdefault(EXIT_USAGE, USAGE_EXIT)
+    return str(getattr(command, "DESCRIPTION", command.HELP)), exit_codes_text(codes)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's usage-error convention: one line on stderr, exit 2."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        error(f"{message}; see `{self.prog} --help`")
+        raise SystemExit(EXIT_USAGE)
+
+
+def add_color(parser: argparse.ArgumentParser) -> None:
+    from renderer.terminal import CHOICES
+
+    parser.add_argument(
+        "--color",
+        choices=CHOICES,
+        default=None,
+        metavar="WHEN",
+        help="colour findings: auto (default: on a terminal; NO_COLOR, FORCE_COLOR and CLICOLOR_FORCE are "
+        "honoured), always or never",
+    )
+
+
+def invoke(command: ModuleType, argv: list[str]) -> int:
+    """Run another subcommand module in this process, as ``allocatable <NAME> argv...`` would."""
+    description, epilog = describe(command)
+    parser = Parser(prog=f"allocatable {command.NAME}", description=description, epilog=epilog)
+    command.register(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return int(command.run(args))
+
+
+def max_file_size(text: str) -> int:
+    """``--max-file-size``: a whole number of bytes within the bounds ``renderer.loading.files`` accepts."""
+    from renderer.loading.files import MAX_FILE_BYTES_CEILING
+
+    if text.isascii() and text.isdigit() and 1 <= int(text[:20]) <= MAX_FILE_BYTES_CEILING and len(text) <= 20:
+        return int(text)
+    shown = text if len(text) <= 24 else text[:20] + "…"
+    raise argparse.ArgumentTypeError(
+        f"must be a whole number of bytes from 1 to {MAX_FILE_BYTES_CEILING} (1 GiB), got {shown!r}"
+    )
+
+
+def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
+    from renderer.loading.files import path_argument  # "-" is stdin; "./-" the directory named "-"
+
+    parser.add_argument(
+        "paths",
+        nargs="*" if many else "?",
+        type=path_argument,
+        default=[] if many else None,
+        metavar="PATH",
+        help="policy files or directories, the first one being the policy repo (default: policies/); - reads stdin"
+        if many
+        else "the policy directory, or one policy file (default: policies/); - reads stdin",
+    )
+    parser.add_argument(
+        "--max-file-size",
+        type=max_file_size,
+        default=None,
+        metavar="BYTES",
+        help="refuse policy files larger than this (default 256 MiB, or limits.maxFileBytes in .allocatable.yaml)",
+    )
+
+
+def paths_of(args: argparse.Namespace) -> list[Path]:
+    paths = args.paths
+    if paths is None:
+        return [Path("policies")]
+    if isinstance(paths, Path):
+        return [paths]
+    return list(paths) or [Path("policies")]
+
+
+def emit(report: Report, fmt: str, out: TextIO | None = None) -> None:
+    """Findings in ``fmt`` on stdout (or ``out``), then the summary line on stderr."""
+    from renderer import reporters
+    from renderer.reporters.findings.text import summary
+
+    reporters.get("findings", fmt)(report, out or sys.stdout)
+    note(summary(report))
+
+
+def emit_load(result: LoadResult, command: str, fmt: str = "text", out: TextIO | None = None) -> None:
+    """The findings of a load (positions resolved), reported as ``command``'s."""
+    from renderer.reporters import Report
+
+    report = Report(command, result.findings, files=len(result.files), objects=result.policies.object_count())
+    emit(report, fmt, out)
+
+
+def write(report: str, fmt: str, result: object) -> None:
+    """``result`` in format ``fmt`` of ``report`` on stdout (``renderer.reporters``), flushed."""
+    from renderer import reporters
+
+    reporters.get(report, fmt)(result, sys.stdout)
+    sys.stdout.flush()

@@ -1,1 +1,0 @@
-"""Delivery: git revisions, diffs between them, scaffolding for new policy repos."""

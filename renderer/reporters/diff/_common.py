@@ -1,0 +1,165 @@
+"""What the ``diff`` formats share: amounts, deltas, the headline and the caveat."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from renderer.capacity.diff import DIFF_RESOURCES, Change, DiffResult, PoolDiff
+from renderer.escaping import markdown as md
+from renderer.escaping import plain
+from renderer.findings import Finding
+from renderer.quantity import Quantity
+
+#: First line of the markdown: lets a bot find and update its earlier comment instead of adding another.
+MARKER = "<!-- allocatable-diff -->"
+MAX_LISTED = 50  # findings / pools / objects listed in full before "… and N more"
+_UNITS = (("Ei", 1024**6), ("Pi", 1024**5), ("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
+HEADERS = {"cpu": "cpu (cores)", "memory": "memory", "ephemeral-storage": "ephemeral-storage", "pods": "pods"}
+
+
+def _trim(d: Decimal) -> str:
+    text = f"{d:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def amount(q: Quantity | None, resource: str) -> str:
+    """A readable amount: cores for cpu, binary units for bytes (2 decimals at most), integers for pods."""
+    if q is None:
+        return "—"
+    v = q.value
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        mag = abs(v)
+        for unit, size in _UNITS:
+            if mag >= size:
+                scaled = v / size
+                exact = scaled == scaled.to_integral_value()
+                return (_trim(scaled) if exact else f"{scaled:.2f}") + unit
+        return _trim(v)
+    return _trim(v.quantize(Decimal("0.001")) if resource == "cpu" else v)
+
+
+def signed(q: Quantity, resource: str) -> str:
+    if q.is_zero():
+        return "0"
+    text = amount(q, resource)
+    return text if text.startswith("-") else "+" + text
+
+
+def pct(c: Change) -> str:
+    p = c.percent
+    if p is None:
+        return ""
+    return f"{'+' if p > 0 else ''}{p}%"
+
+
+def delta(c: Change, resource: str) -> str:
+    if not c.changed:
+        return "0"
+    p = pct(c)
+    return signed(c.delta, resource) + (f" ({p})" if p else "")
+
+
+def cell(c: Change | None, resource: str) -> str:
+    if c is None:
+        return "—"
+    if not c.changed:
+        return amount(c.after, resource)
+    p = pct(c)
+    return f"{amount(c.before, resource)} → {amount(c.after, resource)}" + (f" ({p})" if p else "")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _count(pd: PoolDiff) -> str:
+    b, a = pd.count
+    if b == a:
+        return str(a)
+    return f"{'—' if b is None else b} → {'—' if a is None else a}"
+
+
+def _severity_counts(findings: list[Finding]) -> str:
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for f in findings:
+        counts[f.severity] += 1
+    parts = [_plural(n, sev) for sev, n in counts.items() if n]
+    return ", ".join(parts)
+
+
+def headline(d: DiffResult) -> str:
+    """One line: what changed in capacity, and in lint findings."""
+    changed = d.changed_pools
+    total = len(d.pools)
+    if changed:
+        extra = [f"{d.count(s)} {s}" for s in ("added", "removed") if d.count(s)]
+        pools = f"{len(changed)} of {_plural(total, 'pool')} changed" + (f" ({', '.join(extra)})" if extra else "")
+        moved = [f"{r} {delta(c, r)}" for r, c in d.totals.items() if c.changed]
+        capacity = pools + (
+            "; cluster committed allocatable " + ", ".join(moved) if moved else "; cluster totals unchanged"
+        )
+    else:
+        capacity = f"no capacity change across {_plural(total, 'pool')} ({_plural(d.nodes[1], 'node')})"
+    if d.new_findings or d.fixed_findings:
+        lint = []
+        if d.new_findings:
+            lint.append(f"{_plural(len(d.new_findings), 'new finding')} ({_severity_counts(d.new_findings)})")
+        if d.fixed_findings:
+            lint.append(f"{len(d.fixed_findings)} fixed")
+        findings = "lint: " + ", ".join(lint)
+    else:
+        findings = "lint: no new findings"
+    return f"{capacity} · {findings}"
+
+
+def caveat(d: DiffResult) -> str | None:
+    """A warning when a side does not validate: its invalid objects are missing from the figures."""
+    sides = [
+        f"{_plural(n, 'validation error')} in {'the ' + label if label == 'working tree' else plain(label)}"
+        for n, label in ((d.invalid[0], d.base_label), (d.invalid[1], d.head_label))
+        if n
+    ]
+    if not sides:
+        return None
+    return f"{' and '.join(sides)}: objects that do not validate are left out of these figures"
+
+
+def _finding_line(f: Finding) -> str:
+    """The one-line form every text output uses: ``path:line:col: severity: message [code] (object)``."""
+    from renderer.reporters.findings.text import format_finding
+
+    return format_finding(f)
+
+
+def _md_names(names: list[str] | tuple[str, ...]) -> str:
+    return ", ".join(md(n) for n in names) or "none"
+
+
+def _resources(d: DiffResult) -> list[str]:
+    present = set(d.totals)
+    for p in d.pools:
+        present.update(p.committed)
+    return [r for r in DIFF_RESOURCES if r in present]
+
+
+# ---------------------------------------------------------------------------------------------------- markdown
+
+
+def _side(d: DiffResult, r: str, i: int) -> Quantity | None:
+    c = d.totals.get(r)
+    if c is None:
+        return None
+    return c.before if i == 0 else c.after
+
+
+# -------------------------------------------------------------------------------------------------------- text
+
+
+def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+# -------------------------------------------------------------------------------------------------------- json

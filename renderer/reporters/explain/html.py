@@ -1,0 +1,233 @@
+"""``allocatable explain -o html``: one self-contained page showing where each node's capacity goes.
+
+Per pool, one stacked bar per resource splits a node's capacity into system-reserved, kube-reserved, hard eviction
+(and hugepages for memory) and allocatable; the CommitClass then adds an amplification beyond capacity (over-commit,
+drawn hatched past a capacity marker) or holds part of allocatable back (under-commit). The same bars for the whole
+cluster (× node count, summed) close the page.
+
+The page is inline SVG and CSS only: no script, no external style, font or image, so it reads the same offline, in
+a CI artifact viewer and without JavaScript. Accessibility: every bar has a title and description, every segment a
+``<title>`` with its value, segments carry patterns and labels besides colour, and a table under each chart gives
+the numbers as text. Generated with Jinja2, autoescape on: every value from a policy is escaped (control
+characters are shown as ``\\xNN`` first). Cost: O(pools × resources).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from importlib import resources
+from typing import Any, TextIO
+
+from renderer import __version__
+from renderer.capacity.explain import Explained, cores, human, pool_rows, rule_text, sources, totals_rows, under_commits
+from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
+from renderer.quantity import Quantity
+
+BAR_WIDTH = 640  # px of the widest part of a bar (capacity, or capacity plus amplification)
+LEFT = 170  # px left of the bars, for the resource names
+
+#: key → (legend label, CSS class); order is the order segments are stacked in
+SEGMENTS: dict[str, str] = {
+    "system": "system-reserved",
+    "kube": "kube-reserved",
+    "eviction": "hard eviction",
+    "hugepages": "hugepages",
+    "allocatable": "allocatable",
+    "held": "held back by under-commit",
+    "amplified": "commit-class amplification",
+}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _visible(value: Any) -> Any:
+    """Control characters from input data are shown as ``\\xNN``, never passed through (then autoescaped)."""
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):  # markup the template itself made (a macro's output): already escaped
+        return value
+    if isinstance(value, str):
+        return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", value)
+    return value
+
+
+def _show(q: Quantity, resource: str) -> str:
+    if resource == "cpu":
+        return f"{cores(q)} cores"
+    return human(q, resource)
+
+
+@dataclass
+class Segment:
+    key: str
+    label: str
+    value: str  # as text, e.g. "100Mi (0.10Gi)"
+    share: str  # of capacity, e.g. "0.3%"
+    x: str  # SVG coordinates, formatted once here so the page is byte-stable
+    width: str
+    text_x: str
+    labelled: bool  # wide enough to carry its share as text
+
+
+@dataclass
+class Bar:
+    resource: str
+    capacity: str
+    committed: str
+    percent: int | None
+    segments: list[Segment] = field(default_factory=list)
+    marker: str = f"{LEFT}"  # x of the capacity marker
+    description: str = ""
+
+
+def _bar(
+    resource: str, parts: list[tuple[str, Quantity]], capacity: Quantity, committed: Quantity, percent: int | None
+) -> Bar:
+    """Stack ``parts`` (in SEGMENTS order) on one scale: the longest of capacity and the stacked total fills BAR_WIDTH."""
+    parts = [(k, q) for k, q in parts if not q.is_zero() and not q.is_negative()]
+    total = sum((q.value for _, q in parts), Decimal(0))
+    extent = max(total, capacity.value)
+    bar = Bar(
+        resource=resource, capacity=_show(capacity, resource), committed=_show(committed, resource), percent=percent
+    )
+    if extent <= 0:
+        return bar
+    scale = Decimal(BAR_WIDTH) / extent
+    x = Decimal(LEFT)
+    for key, q in parts:
+        width = q.value * scale
+        share = (q.value / capacity.value * 100) if capacity.value > 0 else Decimal(0)
+        bar.segments.append(
+            Segment(
+                key=key,
+                label=SEGMENTS[key],
+                value=_show(q, resource),
+                share=f"{share:.1f}%",
+                x=f"{x:.2f}",
+                width=f"{width:.2f}",
+                text_x=f"{x + 4:.2f}",
+                labelled=width >= 44,
+            )
+        )
+        x += width
+    bar.marker = f"{LEFT + capacity.value * scale:.2f}"
+    said = ", ".join(f"{s.label} {s.value} ({s.share})" for s in bar.segments)
+    bar.description = f"{resource}: capacity {bar.capacity}; {said}; committed allocatable {bar.committed}"
+    return bar
+
+
+def _parts(pc: PoolCapacity, resource: str, n: int = 1) -> tuple[list[tuple[str, Quantity]], Quantity, Quantity]:
+    zero = Quantity(0)
+    cap = pc.capacity[resource].scale(n)
+    alloc = pc.allocatable.get(resource, zero).scale(n)
+    committed = pc.committed.get(resource, zero).scale(n)
+    system = pc.system_reserved[resource].quantity.scale(n) if resource in pc.system_reserved else zero
+    kube = pc.kube_reserved[resource].quantity.scale(n) if resource in pc.kube_reserved else zero
+    eviction = pc.eviction_reserved.get(resource, zero).scale(n)
+    hugepages = pc.hugepages.scale(n) if resource == "memory" else zero
+    kept = committed if committed < alloc else alloc
+    parts = [
+        ("system", system),
+        ("kube", kube),
+        ("eviction", eviction),
+        ("hugepages", hugepages),
+        ("allocatable", kept),
+        ("held", alloc - kept),
+        ("amplified", (committed - alloc) if committed > alloc else zero),
+    ]
+    return parts, cap, committed
+
+
+@dataclass
+class PoolView:
+    anchor: str
+    ref: str
+    count: int
+    platform: str
+    source: str
+    commit_classes: list[str]
+    reservation_policies: list[str]
+    formula: str | None
+    reserved_from: list[str]
+    eviction: str
+    max_pods: int
+    bars: list[Bar]
+    rules: list[str]
+    notes: list[str]
+
+
+def _pool_view(index: int, pc: PoolCapacity) -> PoolView:
+    p = pc.pool
+    bars = []
+    for r in RESOURCES:
+        if r not in pc.capacity:
+            continue
+        parts, cap, committed = _parts(pc, r)
+        bars.append(_bar(r, parts, cap, committed, pc.percent[r]))
+    reserved = [
+        f"{label} {sources(d)}"
+        for label, d in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved))
+        if d
+    ]
+    return PoolView(
+        anchor=f"pool-{index}",
+        ref=p.ref,
+        count=p.count,
+        platform=p.platform,
+        source=p.source.path,
+        commit_classes=[c.name for c in pc.commit_classes],
+        reservation_policies=[r.name for r in pc.reservation_policies],
+        formula=f"{pc.formula.formula} → {pc.formula.fills}" if pc.formula else None,
+        reserved_from=reserved,
+        eviction=", ".join(f"{k}<{v}" for k, v in sorted(pc.eviction_hard.items())) or "none",
+        max_pods=pc.max_pods,
+        bars=bars,
+        rules=[rule_text(pc, r) for r in RESOURCES if r in pc.capacity and pc.percent[r] != 100],
+        notes=list(pc.notes),
+    )
+
+
+def _totals(pools: list[PoolCapacity]) -> list[Bar]:
+    """Cluster totals: each segment summed over pools (× node count)."""
+    bars = []
+    for r in RESOURCES:
+        have = [pc for pc in pools if r in pc.capacity]
+        if not have:
+            continue
+        sums: dict[str, Quantity] = {}
+        cap = committed = Quantity(0)
+        for pc in have:
+            parts, c, k = _parts(pc, r, pc.pool.count)
+            cap, committed = cap + c, committed + k
+            for key, q in parts:
+                sums[key] = sums[key] + q if key in sums else q
+        bars.append(_bar(r, list(sums.items()), cap, committed, None))
+    return bars
+
+
+def html(model: CapacityModel, pools: list[PoolCapacity]) -> str:
+    from jinja2 import Environment, StrictUndefined
+
+    env = Environment(autoescape=True, undefined=StrictUndefined, finalize=_visible, keep_trailing_newline=True)
+    template = env.from_string(
+        (resources.files("renderer.reporters.explain") / "templates" / "explain.html.j2").read_text(encoding="utf-8")
+    )
+    rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
+    return template.render(
+        version=__version__,
+        pools=[_pool_view(i, pc) for i, pc in enumerate(pools, 1)],
+        tables=[pool_rows(pc) for pc in pools],
+        totals=_totals(pools),
+        totals_table=totals_rows(model, pools) if pools else [],
+        nodes=sum(pc.pool.count for pc in pools),
+        segments=SEGMENTS,
+        bar_width=BAR_WIDTH,
+        left=LEFT,
+        under_commit=f"reserved slices {rule} (commit.underCommitScalesReserved)" if under_commits(pools) else None,
+    )
+
+
+def write(explained: Explained, out: TextIO) -> None:
+    out.write(html(explained.model, explained.pools))

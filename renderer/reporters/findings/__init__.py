@@ -1,0 +1,20 @@
+"""Formats of the ``findings`` report (lint, validate, render, explain/verify on invalid input): one module per
+format, each with ``write(report, out)``; the :class:`Report` they take."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from renderer.findings import Finding
+
+__all__ = ["Report"]
+
+
+@dataclass
+class Report:
+    """What a command found: its name, the findings (positions resolved, sorted) and what it read."""
+
+    command: str
+    findings: list[Finding]
+    files: int = 0
+    objects: int = 0

@@ -1,0 +1,51 @@
+"""``-o markdown``: a table per node that differs and one for pods, for a pull request comment or job summary."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from renderer.escaping import markdown, markdown_code
+from renderer.reporters.verify.text import pod_line
+from renderer.verify.result import VerifyResult
+
+
+def _cell(text: str) -> str:
+    return markdown(text)  # control characters, HTML, links, pipes: renderer.escaping
+
+
+def write(result: VerifyResult, out: TextIO) -> None:
+    drift = result.drift
+    lines = ["## Nodes against the policy repo", ""]
+    total = len(result.nodes)
+    lines.append(
+        f"{total} node{'s' if total != 1 else ''}: {total - len(drift)} match, "
+        f"{len(drift)} differ{'s' if len(drift) == 1 else ''}."
+    )
+    lines.append("")
+    if drift:
+        lines.append("| node | resource | predicted | reported | Δ | why |")
+        lines.append("|---|---|---|---|---|---|")
+        for n in drift:
+            checks = [("", n.check)] + ([(" (raw-allocatable)", n.raw)] if n.raw is not None else [])
+            for label, check in checks:
+                for d in check.differences:
+                    lines.append(
+                        f"| {markdown_code(n.name)} | {d.resource}{label} | {_or_dash(d.predicted)} | "
+                        f"{_or_dash(d.reported)} | {_or_dash(d.delta)} | "
+                        f"{_cell(d.explanation)} |"
+                    )
+        lines.append("")
+    if result.pods is not None:
+        bad = result.not_fitting
+        lines.append(f"**Pods**: {len(result.pods)} node(s) checked, {len(bad)} where they do not fit.")
+        lines.append("")
+        for p in bad:
+            lines.append(f"- {_cell(pod_line(p))}")
+        if bad:
+            lines.append("")
+    out.write("\n".join(lines))
+
+
+def _or_dash(value: object) -> str:
+    """A quantity, or "-" where there is none (never "None" in a PR comment)."""
+    return "-" if value is None else str(value)

@@ -1,0 +1,54 @@
+"""``-o text``: one line per node that differs (every node with ``--all``), the differences and their explanations
+below it; then the nodes whose pods do not fit (every node with pods with ``--all``). Matching nodes are the normal
+case of a fleet of thousands and stay out of the way, as a linter's clean files do; the summary on stderr counts them."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from renderer.reporters.verify._common import clean, ordered, quantities
+from renderer.verify.result import NodeCheck, PodFit, VerifyResult
+
+
+def _where(n: NodeCheck) -> str:
+    s = n.source
+    return f"{s.path}:{s.line}:{s.column}" if s.line else s.path
+
+
+def node_lines(n: NodeCheck) -> list[str]:
+    state = "matches" if n.match else "differs"
+    shown = {k: v for k, v in n.check.reported.items() if not (k.startswith("hugepages-") and v.is_zero())}
+    out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(shown)}"]
+    for d in n.check.differences:
+        shown_reported = "nothing" if d.reported is None else d.reported  # never "None"
+        out.append(f"  {d.resource}: predicted {d.predicted}, reported {shown_reported}: {clean(d.explanation)}")
+    if n.raw is not None:
+        for d in n.raw.differences:
+            out.append(
+                f"  {d.resource} (raw-allocatable): predicted {d.predicted}, annotated "
+                f"{'nothing' if d.reported is None else d.reported}: "
+                f"{clean(d.explanation)}"
+            )
+    return out
+
+
+def pod_line(p: PodFit) -> str:
+    parts = []
+    for r in ordered([r for r in p.requested if r in p.allocatable]):
+        parts.append(f"{r} {p.requested[r]} of {p.allocatable[r]}")
+    parts.append(f"{p.pods} of {p.max_pods} pods")
+    state = "fits" if p.fits else f"does not fit ({', '.join(p.over)})"
+    line = f"Node/{clean(p.node)}: {', '.join(parts)}: {state}"
+    if p.pushed_over:
+        line += "; fits at the base revision: this change pushes it over"
+    return line
+
+
+def write(result: VerifyResult, out: TextIO) -> None:
+    for n in result.nodes if result.show_all else result.drift:
+        out.write("\n".join(node_lines(n)) + "\n")
+    pods = result.pods if result.show_all else result.not_fitting
+    if pods:
+        out.write("pods:\n")
+        for p in pods:
+            out.write(f"  {pod_line(p)}\n")
