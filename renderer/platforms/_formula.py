@@ -161,6 +161,7 @@ class Term:
             and not self.steps
             and self.minimum is None
             and self.maximum is None
+            and (self.rounding.mode == "none" or (self.base / self.rounding.step).denominator == 1)
         )
 
     @property
