@@ -44,9 +44,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--platform",
-        choices=["eks", "gke", "aks", "aks-engine", "openshift", "generic"],
+        metavar="P[/PROFILE][:SELECTOR]",
+        action="append",
         default=None,
-        help="platform of the --nodes nodes whose labels name none (a dump trimmed of its labels)",
+        help="platform of the --nodes nodes whose labels name none; with /PROFILE the platform's profile (e.g. "
+        "openshift/rosa); with :SELECTOR (a label selector, e.g. kind:kubernetes.io/hostname=kind-worker) for the "
+        "nodes it selects; repeatable (`allocatable platforms` lists them)",
     )
     parser.add_argument(
         "--all",
@@ -92,13 +95,19 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--nodes and --pods cannot both read standard input; write one of them to a file")
     if stdin and any(is_stdin(p) for p in paths_of(args)):
         return _fail(f"the policies and {stdin[0]} cannot both read standard input; write one of them to a file")
+    from renderer import platforms
+
+    try:
+        assignments = [platforms.parse_assignment(v) for v in args.platform or []]
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         done = verify(
             paths_of(args),
             nodes=args.nodes,
             pods=args.pods,
             base=args.base,
-            platform=args.platform,
+            platform=assignments,
             max_file_bytes=args.max_file_size,
         )
     except SnapshotError as exc:
