@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.explain import Explained
     from renderer.capacity.model import CapacityModel
+    from renderer.platforms import Assignment
     from renderer.render.engine import RenderResult
     from renderer.verify.kubectl import Kubectl
     from renderer.verify.result import VerifyResult
@@ -221,7 +222,7 @@ def verify(
     nodes: str | None = None,
     pods: str | None = None,
     base: str | None = None,
-    platform: str | None = None,
+    platform: list[Assignment] | None = None,
     max_file_bytes: int | None = None,
     live: Kubectl | None = None,
 ) -> Verified:

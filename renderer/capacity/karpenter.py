@@ -1,5 +1,5 @@
-"""Karpenter's side of the arithmetic: the platform formulas as CEL over Karpenter's instance-type variables, and the
-rounding Karpenter applies to what such an expression returns.
+"""Karpenter's side of the arithmetic: any formula (a platform's or a user's) as CEL over Karpenter's instance-type
+variables, and the rounding Karpenter applies to what such an expression returns.
 
 Karpenter (aws/karpenter-provider-aws, alpha AWS feature gate ``NodeClassCEL``) accepts a CEL expression instead of
 a quantity in ``EC2NodeClass.spec.kubelet.kubeReserved``/``systemReserved`` and evaluates it once per instance type
@@ -8,43 +8,61 @@ a quantity in ``EC2NodeClass.spec.kubelet.kubeReserved``/``systemReserved`` and 
 - variables, all 64-bit integers except ``instance_type`` (a string): ``vcpus`` (the instance type's default vCPUs),
   ``memory_mib`` (its nominal memory in MiB, as EC2 describes the type, not the kernel's MemTotal), ``max_pods``
   (the resolved maxPods), ``default_enis``, ``ips_per_eni``;
-- functions: the standard arithmetic, comparison and logical operators, ``?:``, ``int()``, ``double()`` and
-  Karpenter's own two-argument ``max(a, b)``/``min(a, b)`` (int/int gives int, a double on either side gives
-  double; there is no three-argument form);
+- functions: the standard arithmetic, comparison and logical operators, ``?:``, ``in``, ``int()``, ``double()`` and
+  Karpenter's own two-argument ``max(a, b)``/``min(a, b)`` (int/int gives int; there is no three-argument form);
 - the result must be an int or a double (a double is truncated toward zero); a negative result drops the entry;
 - the unit comes from the key: ``cpu`` millicores, ``memory`` MiB, ``ephemeral-storage`` GiB, ``pid`` a count;
 - rounding, always up: cpu to a multiple of 10m, memory to a multiple of 16Mi; ephemeral-storage and pid are not
   rounded.
 
-The expressions below use integer arithmetic only (no double anywhere, so every sub-expression type-checks as int
-under CEL's no-coercion rules) and reproduce ``renderer.capacity.formulas`` exactly for every whole vCPU count,
-whole-MiB memory and max pods; ``tests/capacity/test_karpenter_cel.py`` proves it by evaluating each one with a CEL
-implementation over a grid of shapes. :func:`rounded_up` is the one place Karpenter's rounding lives; the capacity
-model applies it to formula values of pools delivered through Karpenter with expressions on, so ``explain`` and
-``verify`` predict what such nodes really reserve.
+:func:`cel_form` compiles a :class:`~renderer.capacity.formulas.Formula` term by term with integer arithmetic only
+(every sub-expression type-checks as int under CEL's no-coercion rules): the input (``vcpus``, or ``memory_mib`` for
+machine memory) truncated as the term says, each tier as ``min(max(x - lower, 0), width)`` times its fraction, the
+per-pod amount times ``max_pods`` (or the ENI limit ``default_enis * (ips_per_eni - 1) + 2``), the base, the clamps and
+the rounding, all over one common denominator so that the integer result is exactly the model's. A term over an
+input Karpenter does not have (MemTotal, a disk) is left out with the reason; ``tests/capacity/test_karpenter_cel.py``
+evaluates every expression with a CEL implementation over a grid of shapes. :func:`rounded_up` is the one place
+Karpenter's rounding lives; the capacity model applies it to formula values of pools delivered through Karpenter with
+expressions on, so ``explain`` and ``verify`` predict what such nodes really reserve.
 
-Pure domain code: no I/O, no third-party imports. Cost: O(1) per call.
+Pure domain code: no I/O, no third-party imports. Cost: O(tiers) per term.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
+from fractions import Fraction
+from math import lcm
+from typing import Any, Protocol
 
-from renderer.models.inventory import Pool
+from renderer.capacity.formulas import GIB, MIB, PARTS, Formula, Term, fmt_number
 from renderer.quantity import Quantity
+
+
+class _Delivered(Protocol):
+    """A pool, as far as Karpenter delivery goes (``renderer.models.inventory.Pool``)."""
+
+    @property
+    def delivery(self) -> Any: ...
 
 #: Karpenter rounds cpu results up to this many millicores and memory results up to this many MiB
 #: (``cpuRoundingMilliCores`` and ``memoryRoundingMiB`` in pkg/cel/environment.go).
 CPU_ROUNDING_MILLI = 10
 MEMORY_ROUNDING_MIB = 16
-MIB = 1024**2
-
-#: Karpenter's expression variables (all ints except instance_type).
-VARIABLES: tuple[str, ...] = ("vcpus", "memory_mib", "max_pods", "default_enis", "ips_per_eni", "instance_type")
 
 #: The unit Karpenter attaches to an expression's result, per reserved resource.
 RESULT_UNIT: dict[str, str] = {"cpu": "m", "memory": "Mi", "ephemeral-storage": "Gi", "pid": ""}
+#: The size of that unit in the model's units (cores for cpu, bytes otherwise).
+_OUT: dict[str, Fraction] = {
+    "cpu": Fraction(1, 1000),
+    "memory": Fraction(MIB),
+    "ephemeral-storage": Fraction(GIB),
+    "pid": Fraction(1),
+}
+#: The model inputs Karpenter has a variable for: (variable, size of one unit of it in the model's units).
+_VARS: dict[str, tuple[str, Fraction]] = {"cpu": ("vcpus", Fraction(1)), "machineMemory": ("memory_mib", Fraction(MIB))}
+_ENI_PODS = "(default_enis * (ips_per_eni - 1) + 2)"
 
 
 class NotExpressible(ValueError):
@@ -53,90 +71,256 @@ class NotExpressible(ValueError):
 
 @dataclass(frozen=True)
 class CelForm:
-    """A formula's reserved values for Karpenter: CEL expressions, or plain quantities where the value is constant."""
+    """A formula's reserved values for Karpenter: per map, CEL expressions, or quantities where the value is constant;
+    ``missing`` holds the resources that have no CEL form, with the reason."""
 
     formula: str
-    fills: str  # "systemReserved" or "kubeReserved"
-    values: dict[str, str]  # resource -> CEL expression or quantity text
-    expressions: frozenset[str]  # the resources whose value is an expression (the others are quantities)
+    parts: dict[str, dict[str, str]]
+    expressions: frozenset[tuple[str, str]]  # (part, resource) whose value is an expression
+    missing: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def fills(self) -> str:
+        return " and ".join(p for p in PARTS if self.parts.get(p))
+
+    @property
+    def values(self) -> dict[str, str]:
+        """The values of the map the formula fills (for formulas that fill one)."""
+        out: dict[str, str] = {}
+        for p in PARTS:
+            out.update(self.parts.get(p, {}))
+        return out
+
+    def expression(self, part: str, resource: str) -> bool:
+        return (part, resource) in self.expressions
 
 
-def _clamp(var: str, lower: int, width: int) -> str:
-    """The part of ``var`` that falls between ``lower`` and ``lower + width`` (0 below, ``width`` above)."""
-    below = var if lower == 0 else f"{var} - {lower}"
-    inside = below if lower == 0 else f"max({below}, 0)"
-    return f"min({inside}, {width})"
+def _num(x: Fraction) -> str:
+    if x.denominator != 1:
+        raise AssertionError(f"{x} is not an integer")  # pragma: no cover - callers scale first
+    return str(x.numerator)
 
 
-def _above(var: str, lower: int) -> str:
-    return f"max({var} - {lower}, 0)"
+def _times(coefficient: Fraction, expr: str) -> str | None:
+    """``coefficient * expr`` for an integer coefficient (None when it is 0)."""
+    if coefficient == 0:
+        return None
+    return expr if coefficient == 1 else f"{_num(coefficient)} * {expr}"
 
 
-# EKS/nodeadm cpu: 6% of the first core, 1% of the second, 0.5% of the next two, 0.25% of every further core, each
-# tier in integer millicores and truncated on its own; for whole vCPUs only the last tier can be fractional
-# ((v - 4) x 2.5), and integer division truncates it as nodeadm does. GKE computes the same tiers and truncates the
-# total, which for whole vCPUs is the same number.
-_TIERED_CPU_6_1_05_025 = (
-    f"60 * {_clamp('vcpus', 0, 1)} + 10 * {_clamp('vcpus', 1, 1)} + 5 * {_clamp('vcpus', 2, 2)}"
-    f" + {_above('vcpus', 4)} * 5 / 2"
-)
-# AKS cpu: 60m for the first core, 40m for the second, 20m for each of the next two, 10m for every further core
-# (the published table 1->60m ... 64->740m, extended at its last slope).
-_AKS_CPU = (
-    f"60 * {_clamp('vcpus', 0, 1)} + 40 * {_clamp('vcpus', 1, 1)} + 20 * {_clamp('vcpus', 2, 2)}"
-    f" + 10 * {_above('vcpus', 4)}"
-)
+def _portion(var: str, lower: Fraction, upper: Fraction | None) -> str:
+    """The part of ``var`` between ``lower`` and ``upper`` (integers in the variable's unit)."""
+    low = _num(lower)
+    above = var if lower == 0 else f"max({var} - {low}, 0)"
+    if upper is None:
+        return above
+    return f"min({above}, {_num(upper - lower)})"
 
 
-def _memory_tiers(unit: int) -> str:
-    """25/20/10/6/2 % of 4/4/8/112 units and above 128 units of memory_mib, in hundredths, truncated."""
-    parts = [
-        f"25 * {_clamp('memory_mib', 0, 4 * unit)}",
-        f"20 * {_clamp('memory_mib', 4 * unit, 4 * unit)}",
-        f"10 * {_clamp('memory_mib', 8 * unit, 8 * unit)}",
-        f"6 * {_clamp('memory_mib', 16 * unit, 112 * unit)}",
-        f"2 * {_above('memory_mib', 128 * unit)}",
-    ]
-    return f"({' + '.join(parts)}) / 100"
+def _integral(x: Fraction, what: str) -> Fraction:
+    if x.denominator != 1:
+        raise NotExpressible(f"{what} is not a whole number of the Karpenter variable's unit")
+    return x
 
 
-_GKE_MEMORY = f"memory_mib <= 1000 ? 255 : {_memory_tiers(1000)}"
-_AKS_LEGACY_MEMORY = _memory_tiers(1024)
-
-_FORMS: dict[str, tuple[str, dict[str, str], frozenset[str]]] = {
-    "eks": (
-        "kubeReserved",
-        {"cpu": _TIERED_CPU_6_1_05_025, "memory": "11 * max_pods + 255", "ephemeral-storage": "1Gi"},
-        frozenset({"cpu", "memory"}),
-    ),
-    "gke": ("kubeReserved", {"cpu": _TIERED_CPU_6_1_05_025, "memory": _GKE_MEMORY}, frozenset({"cpu", "memory"})),
-    "aks": (
-        "kubeReserved",
-        {"cpu": _AKS_CPU, "memory": "min(20 * max_pods + 50, memory_mib / 4)"},
-        frozenset({"cpu", "memory"}),
-    ),
-    "aks-legacy": ("kubeReserved", {"cpu": _AKS_CPU, "memory": _AKS_LEGACY_MEMORY}, frozenset({"cpu", "memory"})),
-}
-
-_OPENSHIFT_REASON = (
-    "OpenShift's node-sizing script computes systemReserved on the node from the kernel's MemTotal (`free -g`, "
-    "whole GiB) and the online CPU count; Karpenter's expressions only see the instance type's nominal memory "
-    "(memory_mib), which is larger than MemTotal, so no expression reproduces it (and OpenShift nodes are not "
-    "launched by Karpenter)"
-)
-NOT_EXPRESSIBLE: dict[str, str] = {"openshift": _OPENSHIFT_REASON, "openshift-4.20": _OPENSHIFT_REASON}
+def _atomic(expr: str) -> bool:
+    """No operator outside parentheses: ``expr`` can be multiplied without parentheses of its own."""
+    depth = 0
+    for i, ch in enumerate(expr):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch == " " and expr[i + 1 : i + 3] in ("+ ", "- ", "* ", "/ ", "? ", "<=", "> ", "in"):
+            return False
+    return True
 
 
-def cel_form(formula: str) -> CelForm:
-    """The formula as Karpenter reserved values. Raises :class:`NotExpressible` (with the reason) or KeyError."""
-    if formula in NOT_EXPRESSIBLE:
-        raise NotExpressible(NOT_EXPRESSIBLE[formula])
-    fills, values, expressions = _FORMS[formula]
-    return CelForm(formula, fills, dict(values), expressions)
+def _scaled(expr: str, c: Fraction) -> str:
+    """``floor(c * expr)`` for a non-negative integer-valued ``expr``, as Karpenter's integer arithmetic writes it."""
+    if c != 1 and not _atomic(expr):
+        expr = f"({expr})"
+    if c.denominator == 1:
+        return expr if c == 1 else f"{c.numerator} * {expr}"
+    if c.numerator == 1:
+        return f"{expr} / {c.denominator}"
+    return f"{expr} * {c.numerator} / {c.denominator}"
 
 
-def expressible(formula: str) -> bool:
-    return formula in _FORMS
+def _rounded(expr: str, c: Fraction, mode: str) -> str:
+    """``c * expr`` rounded to an integer as ``mode`` says, for a non-negative integer-valued ``expr``."""
+    if c.denominator == 1 or mode == "down":
+        return _scaled(expr, c)
+    if c.numerator != 1 and not _atomic(expr):
+        expr = f"({expr})"
+    inner = expr if c.numerator == 1 else f"{c.numerator} * {expr}"
+    if mode == "up":
+        return f"({inner} + {c.denominator - 1}) / {c.denominator}"
+    return f"(2 * {inner} + {c.denominator}) / {2 * c.denominator}"
+
+
+def _term(term: Term, resource: str) -> str:
+    """One term as a CEL expression whose integer value is the term's value in Karpenter's unit for ``resource``."""
+    out = _OUT.get(resource)
+    if out is None:
+        raise NotExpressible(f"Karpenter has no unit for {resource}")
+    if term.input in ("memory", "ephemeralStorage", "bootDisk", "localSsds", "fallback"):
+        what = {
+            "memory": "the node's MemTotal",
+            "ephemeralStorage": "the ephemeral-storage capacity",
+            "bootDisk": "the boot disk size",
+            "localSsds": "the local SSD count",
+            "fallback": "a value handed to the node",
+        }[term.input]
+        raise NotExpressible(f"{resource} is computed from {what}, which is not a Karpenter variable")
+    var, scale = _VARS.get(term.input, ("", Fraction(1)))
+    x = var
+    if var:
+        if term.whole is not None:
+            k = term.whole / scale
+            if k.denominator != 1:
+                if (1 / k).denominator != 1:
+                    raise NotExpressible(f"{resource}: its input is taken in steps Karpenter's {var} cannot express")
+            elif k != 1:
+                x = f"({var} / {_num(k)} * {_num(k)})"
+        if term.at_least is not None:
+            a = _integral(term.at_least / scale, f"{resource}: the input minimum")
+            if a > (1 if var == "vcpus" else 0):  # an instance has at least one vCPU
+                x = f"max({x}, {_num(a)})"
+    # The value as items (coefficient in Karpenter's unit per unit of the expression, expression; None: a constant).
+    items: list[tuple[Fraction, str | None]] = []
+    lower = Fraction(0)
+    for tier in term.tiers:
+        upper = None if tier.up_to is None else _integral(tier.up_to / scale, f"{resource}: a tier bound")
+        portion = _portion(x, lower, upper)
+        c = tier.fraction * scale / out
+        if c:
+            if term.each_tier is not None:
+                each = _integral(term.each_tier.step / out, f"{resource}: the per-tier rounding step")
+                items.append((each, _rounded(portion, c / each, term.each_tier.mode)))
+            else:
+                items.append((c, portion))
+        if tier.add:
+            items.append((tier.add / out, f"({x} > {_num(lower)} ? 1 : 0)"))
+        if upper is None:
+            break
+        lower = upper
+    if term.per_pod:
+        items.append((term.per_pod / out, "max_pods" if term.pods == "maxPods" else _ENI_PODS))
+    if term.base:
+        items.append((term.base / out, None))
+    fraction_cap = term.maximum.fraction * scale / out if term.maximum and term.maximum.fraction is not None else None
+    clamps = [c.amount / out for c in (term.minimum, term.maximum) if c is not None and c.amount is not None]
+    mode = term.rounding.mode
+    step = term.rounding.step / out
+    fractional = [c for c, _ in items if c.denominator != 1]
+    simple = mode in ("down", "none") and step == 1 and not clamps and all(c >= 0 for c, _ in items)
+    if simple and len(fractional) <= 1 and (fraction_cap is None or not fractional):
+        # floor(integer parts + c*e) = integer parts + floor(c*e): each fractional item divides on its own
+        parts = [_scaled(e, c) if e is not None else _num(_integral(c, resource)) for c, e in items]
+        if mode == "none" and fractional:
+            raise NotExpressible(f"{resource}: the value is not rounded to a whole {RESULT_UNIT[resource]}")
+        expr = " + ".join(parts) if parts else "0"
+        if fraction_cap is not None:
+            expr = f"min({expr}, {_scaled(x, fraction_cap)})"
+    else:
+        dens = [c.denominator for c, _ in items] + [c.denominator for c in clamps]
+        if fraction_cap is not None:
+            dens.append(fraction_cap.denominator)
+        d = Fraction(lcm(*dens) if dens else 1)
+        parts = [_scaled(e, d * c) if e is not None else _num(d * c) for c, e in items]
+        total = " + ".join(parts) if parts else "0"
+        if term.minimum is not None and term.minimum.amount is not None:
+            total = f"max({total}, {_num(d * term.minimum.amount / out)})"
+        if term.maximum is not None:
+            if fraction_cap is not None:
+                total = f"min({total}, {_scaled(x, d * fraction_cap)})"
+            elif term.maximum.amount is not None:
+                total = f"min({total}, {_num(d * term.maximum.amount / out)})"
+        if mode == "none":
+            if d != 1:
+                raise NotExpressible(f"{resource}: the value is not rounded to a whole {RESULT_UNIT[resource]}")
+            expr = total
+        else:
+            s = _integral(step, f"{resource}: the rounding step")
+            ds = d * s
+            if ds == 1:
+                expr = total
+            elif mode == "down":
+                expr = f"({total}) / {_num(ds)}"
+            elif mode == "up":
+                expr = f"({total} + {_num(ds - 1)}) / {_num(ds)}"
+            else:
+                expr = f"(2 * ({total}) + {_num(ds)}) / {_num(2 * ds)}"
+            if s != 1:
+                expr = f"{expr} * {_num(s)}"
+    for st in reversed(term.steps):
+        if not var:  # pragma: no cover - a step needs an input
+            raise NotExpressible(f"{resource}: fixed values need an input")
+        bound = _integral(st.at_most / scale, f"{resource}: a fixed value's bound")
+        value = _integral(st.value / out, f"{resource}: a fixed value")
+        expr = f"{x} <= {_num(bound)} ? {_num(value)} : {expr}"
+    return expr
+
+
+def _constant_text(term: Term, resource: str) -> str:
+    if term.text is not None:
+        return term.text
+    value = term.base
+    if resource == "cpu":
+        return f"{fmt_number(value * 1000)}m"
+    return str(Quantity.from_value(Decimal(value.numerator) / Decimal(value.denominator), "BinarySI"))
+
+
+def cel_form(formula: Formula) -> CelForm:
+    """The formula as Karpenter reserved values. Raises :class:`NotExpressible` (with the reason) when no resource
+    of it has a CEL form, or the platform says it has none."""
+    if formula.not_expressible is not None:
+        raise NotExpressible(formula.not_expressible)
+    parts: dict[str, dict[str, str]] = {}
+    expressions: set[tuple[str, str]] = set()
+    missing: dict[tuple[str, str], str] = {}
+    overridden = [o for o in formula.overrides if o.machine_types and o.karpenter]
+    for part in PARTS:
+        for resource, term in formula.terms.get(part, {}).items():
+            try:
+                if term.constant and not overridden:
+                    parts.setdefault(part, {})[resource] = _constant_text(term, resource)
+                    continue
+                expr = (
+                    _term(term, resource)
+                    if not term.constant
+                    else _num(_integral(term.base / _OUT[resource], resource))
+                )
+                for o in overridden:
+                    alt = o.terms.get(part, {}).get(resource)
+                    if alt is None:
+                        continue
+                    alt_expr = (
+                        _term(alt, resource)
+                        if not alt.constant
+                        else _num(_integral(alt.base / _OUT[resource], resource))
+                    )
+                    listed = ", ".join(f'"{t}"' for t in sorted(o.machine_types))
+                    expr = f"instance_type in [{listed}] ? {alt_expr} : {expr}"
+                parts.setdefault(part, {})[resource] = expr
+                expressions.add((part, resource))
+            except NotExpressible as exc:
+                missing[(part, resource)] = str(exc)
+    if not expressions and missing:
+        raise NotExpressible("; ".join(dict.fromkeys(missing.values())))
+    return CelForm(formula.name, parts, frozenset(expressions), missing)
+
+
+def not_expressible(formula: Formula) -> str | None:
+    """Why ``formula`` has no CEL form (None: it has one)."""
+    try:
+        cel_form(formula)
+    except NotExpressible as exc:
+        return str(exc)
+    return None
+
+
+def expressible(formula: Formula) -> bool:
+    return not_expressible(formula) is None
 
 
 def _ceil(value: Decimal) -> int:
@@ -162,7 +346,7 @@ def rounding_note(resource: str, before: Quantity, after: Quantity) -> str | Non
     return f"{resource}: Karpenter rounds the expression's result {before} up to a multiple of {step} -> {after}"
 
 
-def karpenter_evaluates(pool: Pool, formula: str) -> bool:
+def karpenter_evaluates(pool: _Delivered, formula: Formula) -> bool:
     """True when Karpenter evaluates the pool's formula itself: the pool is delivered through an EC2NodeClass and
     the formula has a CEL form (the caller checks that ``render.karpenter.expressions`` is on)."""
     return pool.delivery is not None and pool.delivery.karpenter is not None and expressible(formula)

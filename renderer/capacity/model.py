@@ -18,6 +18,7 @@ advertises more than the arithmetic allows.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -25,7 +26,7 @@ from typing import Any
 
 from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
-from renderer.capacity.formulas import FormulaError, FormulaResult, MachineShape, compute
+from renderer.capacity.formulas import Formula, FormulaError, FormulaResult, MachineShape, compute
 from renderer.capacity.karpenter import karpenter_evaluates, round_as_karpenter
 from renderer.capacity.matching import Matches, match_all
 from renderer.capacity.platform import PlatformDefault, formula_inputs, platform_default
@@ -108,6 +109,8 @@ class PoolCapacity:
     # Overhead figures by what they depend on, shared by every pool of one model (see overhead_figures).
     _figures: dict[tuple[Any, ...], OverheadFigures] = field(default_factory=dict, repr=False)
     _shape: tuple[Any, ...] | None = field(default=None, repr=False)
+    #: what verify's causes computed for this pool once (they run per differing resource)
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def overhead(self) -> list[OverheadFigures]:
@@ -336,8 +339,40 @@ def eviction_reservation(value: str, capacity: Quantity) -> Quantity | None:
 
 
 @lru_cache(maxsize=4096)
-def _formula(name: str, shape: MachineShape) -> FormulaResult:
-    return compute(name, shape)
+def _formula(formula: Formula, shape: MachineShape) -> FormulaResult:
+    return compute(formula, shape)
+
+
+#: custom formulas by the id of their policy's autoSizing record (records are not hashable), dropped with it
+_CUSTOM: dict[int, tuple[weakref.ref[object], Formula]] = {}
+
+
+def policy_formula(policy: Loaded[ReservationPolicy] | None) -> Formula | None:
+    """The formula a policy names (``autoSizing.formula``) or writes (``autoSizing.custom``, built once)."""
+    spec = policy.model.spec if policy is not None else None
+    auto = spec.autoSizing if spec is not None else None
+    if auto is None:
+        return None
+    if auto.custom is not None:
+        entry = _CUSTOM.get(id(auto))
+        if entry is not None and entry[0]() is auto:
+            return entry[1]
+        from renderer.models.custom_formula import formula_of
+
+        assert policy is not None
+        found = formula_of(auto.custom, f"custom:{policy.name}")
+        key = id(auto)
+        _CUSTOM[key] = (weakref.ref(auto), found)
+        weakref.finalize(auto, _CUSTOM.pop, key, None)
+        return found
+    if auto.formula is None:
+        return None
+    from renderer import platforms
+
+    try:
+        return platforms.formula(auto.formula)
+    except FormulaError:
+        return None
 
 
 def _parse_map(values: dict[str, str]) -> dict[str, Quantity]:
@@ -380,7 +415,11 @@ def pool_capacity(
     runtime_classes: list[Loaded[RuntimeClass]],
     under_commit_scales_reserved: bool,
     settings: Settings | None = None,
+    *,
+    default: PlatformDefault | None = None,
 ) -> PoolCapacity:
+    """The capacity of one pool; ``default``: the platform default to assume when no policy selects it (verify's
+    causes try other releases and platforms this way), else the pool's platform decides."""
     settings = settings if settings is not None else validators.new("Settings")
     notes: list[str] = []
     cc = commit_classes[0].model if len(commit_classes) == 1 else None
@@ -400,18 +439,21 @@ def pool_capacity(
     max_pods = effective_max_pods(pool, policy)
 
     # No policy selects the pool: its platform still reserves what it always does.
-    default = platform_default(pool, settings) if not policies else None
+    if policies:
+        default = None
+    elif default is None:
+        default = platform_default(pool, settings)
     system: dict[str, Reserved] = {}
     kube: dict[str, Reserved] = {}
     formula: FormulaResult | None = None
-    formula_name: str | None = spec.autoSizing.formula if spec is not None and spec.autoSizing is not None else None
+    chosen: Formula | None = policy_formula(policies[0]) if len(policies) == 1 else None
     if default is not None:
-        formula_name = default.formula
+        chosen = default.formula
         notes.append(f"no ReservationPolicy selects this pool: {default.source} applies ({default.reason})")
-    if formula_name is not None:
+    if chosen is not None:
         es = None
         fallback = spec.autoSizing.fallback if spec is not None and spec.autoSizing is not None else None
-        if fallback and formula_name.startswith("openshift"):
+        if fallback and "fallback" in chosen.inputs():
             if "ephemeral-storage" in fallback:
                 es = str(fallback["ephemeral-storage"])
             unused = sorted(k for k in fallback if k != "ephemeral-storage")
@@ -420,26 +462,23 @@ def pool_capacity(
                     f"autoSizing.fallback {', '.join(unused)} not used: with auto sizing on the script computes "
                     "cpu and memory itself (fallbacks apply only when it is off)"
                 )
-        shape, input_notes = formula_inputs(pool, formula_name, settings, max_pods, es)
+        shape, input_notes = formula_inputs(pool, chosen, settings, max_pods, es)
         notes.extend(input_notes)
         if shape is not None:
             try:
-                formula = _formula(formula_name, shape)
+                formula = _formula(chosen, shape)
             except FormulaError as exc:
-                notes.append(f"formula {formula_name} not applied: {exc}")
+                notes.append(f"formula {chosen.name} not applied: {exc}")
         if formula is not None:
             source = default.source if default is not None else f"formula:{formula.formula}"
             formula_system, formula_kube = _parse_map(formula.system_reserved), _parse_map(formula.kube_reserved)
             notes.extend(formula.notes)
-            if default is None and settings.render.karpenter.expressions and karpenter_evaluates(pool, formula.formula):
+            if default is None and settings.render.karpenter.expressions and karpenter_evaluates(pool, chosen):
                 notes.extend(round_as_karpenter(formula_system) + round_as_karpenter(formula_kube))
             for k, q in formula_system.items():
                 system[k] = Reserved(q, source)
             for k, q in formula_kube.items():
                 kube[k] = Reserved(q, source)
-    if default is not None:
-        for k, q in _parse_map(default.system_reserved).items():
-            system[k] = Reserved(q, default.source)
     if spec is not None:
         for k, q in (spec.systemReserved or {}).items():
             system[k] = Reserved(q, "explicit")
@@ -460,11 +499,9 @@ def pool_capacity(
 
     if spec is not None and spec.evictionHard is not None:
         eviction, eviction_source = dict(spec.evictionHard), "explicit"
-    elif default is not None and default.eviction_hard is None and formula is not None:
-        eviction, eviction_source = dict(formula.eviction_hard), default.source
-    elif default is not None and default.eviction_hard:
+    elif default is not None and default.eviction_hard is not None:
         eviction, eviction_source = dict(default.eviction_hard), default.source
-    elif formula is not None and default is None:
+    elif formula is not None and default is None and not (formula.spec is not None and formula.spec.custom):
         eviction, eviction_source = dict(formula.eviction_hard), f"formula:{formula.formula}"
     else:
         eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"

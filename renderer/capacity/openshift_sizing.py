@@ -8,7 +8,8 @@ rejects autoSizingReserved together with systemReserved.
 
 So, per MachineConfigPool:
 
-- auto sizing (formula ``openshift``/``openshift-4.20``) without fallbacks on a worker or custom pool:
+- auto sizing (a formula the node computes itself, ``on_node``: the OpenShift formulas) without fallbacks on a
+  worker or custom pool:
   the KubeletConfig says ``autoSizingReserved: true`` and the operator owns the file;
 - auto sizing with fallbacks, or on the control plane (``master``, where the platform default is off):
   the KubeletConfig sets neither autoSizingReserved nor systemReserved, so the operator does not write the file,
@@ -29,7 +30,19 @@ if TYPE_CHECKING:
     from renderer.models.reservationpolicy import ReservationPolicy
 
 ENV_FILE = "/etc/node-sizing-enabled.env"
-OPENSHIFT_FORMULAS = ("openshift", "openshift-4.20")
+
+
+def node_computed_formulas() -> tuple[str, ...]:
+    """The formulas MachineConfigPool nodes compute themselves when auto sizing is on (renderer/platforms/)."""
+    from renderer import platforms
+
+    return tuple(
+        f.name
+        for name in platforms.names()
+        if platforms.get(name).machine_config_pools
+        for f in platforms.get(name).formulas
+        if f.on_node
+    )
 CONTROL_PLANE_POOLS = ("master",)
 DEFAULT_POOLS = ("master", "worker")
 ENV_KEYS = ("cpu", "memory", "ephemeral-storage")
@@ -100,11 +113,13 @@ class SizingPlan:
 def sizing_plan(pool: Pool, policy: ReservationPolicy | None) -> SizingPlan | None:
     """The plan for an OpenShift pool with a MachineConfigPool and a ReservationPolicy; None for any other pool."""
     mcp = pool.machine_config_pool
-    if pool.platform != "openshift" or mcp is None or policy is None:
+    from renderer import platforms
+
+    if not platforms.get(pool.platform).machine_config_pools or mcp is None or policy is None:
         return None
     spec = policy.spec
     formula = spec.autoSizing.formula if spec.autoSizing is not None else None
-    auto = formula in OPENSHIFT_FORMULAS
+    auto = formula in node_computed_formulas()
     fallback = dict(spec.autoSizing.fallback or {}) if spec.autoSizing is not None else {}
     explicit = {k: str(v) for k, v in (spec.systemReserved or {}).items() if k in ENV_KEYS}
 

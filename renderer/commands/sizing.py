@@ -4,24 +4,48 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from renderer.capacity.formulas import Formula
 
 NAME = "sizing"
 ORDER = 40
-HELP = "compute a platform reservation formula (openshift, gke, aks, eks, ...) for one machine shape"
+HELP = "compute a reservation formula (a platform's, or a policy's own) for one machine shape"
 DESCRIPTION = (
-    "Compute one platform reservation formula for one machine shape, without a policy repo: the reserved cpu, "
-    "memory and ephemeral-storage and the eviction thresholds, formatted as the platform writes them, with every "
-    "choice the upstream sources leave open stated as a note."
+    "Compute one reservation formula for one machine shape, without a policy repo: a platform's (--formula; "
+    "`allocatable platforms` lists them) or the autoSizing of a ReservationPolicy file (--policy, e.g. a custom "
+    "formula, see docs/formulas.md). Prints the reserved cpu, memory and ephemeral-storage and the eviction "
+    "thresholds, formatted as the platform writes them, with the arithmetic and every choice the upstream sources "
+    "leave open stated as a note."
 )
 EXIT_CODES = {0: "computed"}
-FORMULAS = ("openshift", "openshift-4.20", "gke", "aks", "aks-legacy", "eks")
+
+
+def _formula_names() -> tuple[str, ...]:
+    from renderer import platforms
+
+    return platforms.formula_names()
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--formula", required=True, metavar="F", help=f"one of: {', '.join(FORMULAS)}")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--formula", metavar="F", choices=_formula_names(), help=f"one of: {', '.join(_formula_names())}")
+    which.add_argument(
+        "--policy", metavar="FILE", default=None, help="a ReservationPolicy file: compute its autoSizing (formula or custom)"
+    )
     parser.add_argument("--cpus", required=True, metavar="N", help="logical CPUs, e.g. 8 or 3.5")
-    parser.add_argument("--memory", required=True, metavar="Q", help="memory capacity as a quantity, e.g. 32Gi")
+    parser.add_argument("--memory", required=True, metavar="Q", help="memory capacity (MemTotal) as a quantity, e.g. 32Gi")
+    parser.add_argument(
+        "--machine-memory", metavar="Q", default=None, help="the memory the machine type is sold as (default: --memory)"
+    )
+    parser.add_argument(
+        "--ephemeral-storage", metavar="Q", default=None, help="ephemeral-storage capacity, for formulas that read it"
+    )
     parser.add_argument("--max-pods", type=int, default=None, metavar="N", help="maxPods (AKS, EKS formulas)")
+    parser.add_argument(
+        "--eni-max-pods", type=int, default=None, metavar="N", help="EKS: the instance's ENI-limited maxPods"
+    )
     from renderer.commands.common import output_choices
 
     parser.add_argument(
@@ -58,14 +82,42 @@ def _fail(message: str) -> int:
     return error(message)
 
 
+def _policy_formula(path: str) -> Formula | int:
+    """The formula of the one ReservationPolicy with autoSizing in ``path``; an exit code after reporting a problem."""
+    from pathlib import Path
+
+    from renderer.capacity.model import policy_formula
+    from renderer.commands.common import EXIT_USAGE, emit_load
+    from renderer.pipeline import load
+
+    result = load([Path(path)])
+    if not result.ok:
+        result.finish(result.findings)
+        emit_load(result, "sizing")
+        return EXIT_USAGE
+    sized = [p for p in result.policies.reservation_policies if p.model.spec.autoSizing is not None]
+    if len(sized) != 1:
+        names = ", ".join(p.ref for p in sized) or "none"
+        return _fail(f"{path}: --policy needs exactly one ReservationPolicy with autoSizing, found {names}")
+    found = policy_formula(sized[0])
+    if found is None:  # pragma: no cover - validation guarantees a formula
+        return _fail(f"{path}: {sized[0].ref} has no formula")
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
     from decimal import Decimal, InvalidOperation
 
+    from renderer import platforms
     from renderer.capacity.formulas import FormulaError, MachineShape, compute
     from renderer.quantity import Quantity, QuantityError
 
-    if args.formula not in FORMULAS:
-        return _fail(f'unknown formula "{args.formula}"; choose one of: {", ".join(FORMULAS)}')
+    if args.policy is not None:
+        formula = _policy_formula(args.policy)
+        if isinstance(formula, int):
+            return formula
+    else:
+        formula = platforms.formula(args.formula)
     if not _DECIMAL.fullmatch(args.cpus):
         return _fail(f'--cpus "{args.cpus}" is not a number; give logical CPUs such as 8 or 3.5')
     try:
@@ -101,12 +153,31 @@ def run(args: argparse.Namespace) -> int:
             f"--memory {args.memory} {unit} {memory.value:f} byte{'s' if memory.value != 1 else ''}, less than a "
             "mebibyte: no machine a kubelet runs on; give the machine's memory with its unit, e.g. 16Gi"
         )
-    if args.max_pods is not None and not 1 <= args.max_pods <= INT32_MAX:
-        return _fail(
-            f"--max-pods must be from 1 to {INT32_MAX} (the kubelet's maxPods is an int32), got {args.max_pods}"
-        )
+    for option, value in (("--max-pods", args.max_pods), ("--eni-max-pods", args.eni_max_pods)):
+        if value is not None and not 1 <= value <= INT32_MAX:
+            return _fail(f"{option} must be from 1 to {INT32_MAX} (the kubelet's maxPods is an int32), got {value}")
+    sizes: dict[str, int | None] = {}
+    for option, text in (("--machine-memory", args.machine_memory), ("--ephemeral-storage", args.ephemeral_storage)):
+        if text is None:
+            sizes[option] = None
+            continue
+        try:
+            q = Quantity.parse(text)
+        except QuantityError as exc:
+            return _fail(f"{option}: {exc}")
+        if q.is_negative() or q.is_zero():
+            return _fail(f"{option} must be greater than 0, got {text}")
+        sizes[option] = q.int_value()
+    shape = MachineShape(
+        cpus=cpus,
+        memory_bytes=memory.int_value(),
+        max_pods=args.max_pods,
+        machine_memory_bytes=sizes["--machine-memory"],
+        eni_max_pods=args.eni_max_pods,
+        ephemeral_storage_bytes=sizes["--ephemeral-storage"],
+    )
     try:
-        result = compute(args.formula, MachineShape(cpus=cpus, memory_bytes=memory.int_value(), max_pods=args.max_pods))
+        result = compute(formula, shape)
     except FormulaError as exc:
         return _fail(str(exc))
     for label, values in (("systemReserved", result.system_reserved), ("kubeReserved", result.kube_reserved)):

@@ -74,9 +74,12 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--platform",
-        choices=["eks", "gke", "aks", "aks-engine", "openshift", "generic"],
+        metavar="P[/PROFILE][:SELECTOR]",
+        action="append",
         default=None,
-        help="platform of the --nodes nodes whose labels name none (a dump trimmed of its labels)",
+        help="platform of the --nodes nodes whose labels name none; with /PROFILE the platform's profile (e.g. "
+        "openshift/rosa); with :SELECTOR (a label selector, e.g. kind:kubernetes.io/hostname=kind-worker) for the "
+        "nodes it selects; repeatable (`allocatable platforms` lists them)",
     )
     parser.add_argument(
         "--all",
@@ -148,13 +151,19 @@ def run(args: argparse.Namespace) -> int:
     live = _live(args)
     if isinstance(live, str):
         return _fail(live)
+    from renderer import platforms
+
+    try:
+        assignments = [platforms.parse_assignment(v) for v in args.platform or []]
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         done = verify(
             paths_of(args),
             nodes=args.nodes,
             pods=args.pods,
             base=args.base,
-            platform=args.platform,
+            platform=assignments,
             max_file_bytes=args.max_file_size,
             live=live,
         )

@@ -46,7 +46,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def selects_openshift(ctx: LintContext, loaded: object) -> list[PoolCapacity]:
-    return [pc for pc in ctx.model.pools_selected_by(loaded) if pc.pool.platform == "openshift"]
+    """The pools ``loaded`` selects whose kubelet is configured through MachineConfigPools (renderer/platforms/)."""
+    from renderer import platforms
+
+    return [
+        pc for pc in ctx.model.pools_selected_by(loaded) if platforms.get(pc.pool.platform).machine_config_pools
+    ]
 
 
 # ---------------------------------------------------------------------------------------------------------

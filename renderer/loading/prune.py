@@ -26,6 +26,7 @@ NODE_FIELDS: KeepSpec = {
     "apiVersion": True,
     "kind": True,
     "metadata": {"name": True, "labels": True, "annotations": True},
+    "spec": {"providerID": True},  # platform detection (renderer/platforms/)
     "status": {"capacity": True, "allocatable": True, "nodeInfo": True},
 }
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from renderer import platforms
 from renderer.findings import SourceRef
-from renderer.models.node import KEPT_ANNOTATIONS, Node, node_machine_config_pool, node_platform
+from renderer.models.node import KEPT_ANNOTATIONS, Node
 from renderer.models.nodepool import Delivery, NodePool
 from renderer.models.record import as_dict
 from renderer.quantity import Quantity
@@ -32,6 +33,9 @@ class Pool:
     # Nodes only: status.nodeInfo (kubeletVersion, osImage, ...) and status.allocatable as reported.
     node_info: dict[str, str] = field(default_factory=dict)
     reported: dict[str, Quantity] = field(default_factory=dict)
+    provider_id: str = ""  # Nodes: spec.providerID
+    profile: str | None = None  # the platform profile `verify --platform <platform>/<profile>` chose for it
+    evidence: str = ""  # what identified the platform (Nodes)
 
     @property
     def instance_type(self) -> str | None:
@@ -66,7 +70,9 @@ def pool_from_nodepool(obj: NodePool, source: SourceRef) -> Pool:
 def pool_from_node(obj: Node, source: SourceRef) -> Pool:
     labels = dict(obj.metadata.labels)
     capacity = {k: v for k, v in obj.status.capacity.items() if k in _POOL_RESOURCES or k.startswith("hugepages-")}
-    platform = node_platform(labels)
+    node_info = {k: v for k, v in as_dict(obj.status.nodeInfo).items() if v}
+    provider_id = obj.spec.providerID if getattr(obj, "spec", None) is not None else ""
+    platform, evidence = platforms.detect(_Facts(obj.metadata.name, labels, node_info, provider_id))
     pods = capacity.get("pods")
     return Pool(
         name=obj.metadata.name,
@@ -75,12 +81,35 @@ def pool_from_node(obj: Node, source: SourceRef) -> Pool:
         capacity=capacity,
         count=1,
         platform=platform,
-        machine_config_pool=node_machine_config_pool(labels) if platform == "openshift" else None,
+        machine_config_pool=platforms.get(platform).machine_config_pool(labels),
         max_pods=pods.int_value() if pods is not None else None,
         source=source,
         annotations={k: v for k, v in obj.metadata.annotations.items() if k in KEPT_ANNOTATIONS},
-        node_info={k: v for k, v in as_dict(obj.status.nodeInfo).items() if v},
+        node_info=node_info,
         reported={
             k: v for k, v in obj.status.allocatable.items() if k in _POOL_RESOURCES or k.startswith("hugepages-")
         },
+        provider_id=provider_id,
+        evidence=evidence,
+    )
+
+
+@dataclass(frozen=True)
+class _Facts:
+    name: str
+    labels: dict[str, str]
+    node_info: dict[str, str]
+    provider_id: str
+
+
+def with_platform(pool: Pool, platform: str, profile: str | None = None) -> Pool:
+    """``pool`` on another platform (``verify --platform``): its pool grouping follows that platform."""
+    from dataclasses import replace
+
+    return replace(
+        pool,
+        platform=platform,
+        profile=profile,
+        machine_config_pool=platforms.get(platform).machine_config_pool(pool.labels),
+        evidence="--platform",
     )

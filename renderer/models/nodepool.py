@@ -13,7 +13,8 @@ from renderer.quantity import Quantity
 if TYPE_CHECKING:
     from pydantic_core.core_schema import ValidationInfo
 
-Platform = Literal["generic", "openshift", "gke", "aks", "aks-engine", "eks"]
+#: a platform name (``renderer/platforms/<name>.py``), checked by ``renderer.platforms.check_platform_name``
+Platform = str
 _CAPACITY_KEY = re.compile(r"^(cpu|memory|ephemeral-storage|pods|hugepages-[0-9]+(Ki|Mi|Gi|Ti|Pi|Ei|[kMGTPE])?)$")
 
 
@@ -91,16 +92,23 @@ def check_delivery(delivery: Delivery | None, info: ValidationInfo) -> Delivery 
         )
     if not ways:
         raise ValueError("delivery names no way: set karpenter, clusterAPI or nodeadm: true (or remove delivery)")
-    platform = info.data.get("platform", "generic")
-    if platform == "openshift":
+    from renderer import platforms
+
+    name = info.data.get("platform") or platforms.fallback().name
+    try:
+        platform = platforms.get(name)
+    except KeyError:
+        return delivery  # the platform field reports its own error
+    if platform.machine_config_pools:
         raise ValueError(
-            "OpenShift pools get their kubelet settings through their MachineConfigPool: remove delivery and set "
-            "machineConfigPool"
+            f"{platform.title} pools get their kubelet settings through their MachineConfigPool: remove delivery and "
+            "set machineConfigPool"
         )
-    if ways[0] in ("karpenter", "nodeadm") and platform != "eks":
+    if ways[0] not in platform.deliveries:
+        takers = sorted(p.name for p in platforms.ordered() if ways[0] in p.deliveries)
         raise ValueError(
-            f"delivery {ways[0]} is for EKS nodes (Karpenter's EC2NodeClass and nodeadm run on AWS), but the "
-            f"pool's platform is {platform}; set platform: eks or use clusterAPI"
+            f"delivery {ways[0]} is for {', '.join(takers)} nodes, but the pool's platform is {name}; set platform: "
+            f"{takers[0]} or use clusterAPI"
         )
     return delivery
 

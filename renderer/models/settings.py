@@ -97,14 +97,8 @@ class RenderSettings(Record):
 class MachineType(Record):
     """What the platform advertises for one instance type (matched on node.kubernetes.io/instance-type)."""
 
-    memory: Quantity
-
-
-class PlatformDefaults(Record):
-    """Which reservation a platform applies to pools no ReservationPolicy selects (see docs/verify.md)."""
-
-    aks: Literal["aks", "aks-legacy"]
-    openshift: Literal["openshift", "openshift-static"]
+    memory: Quantity | None
+    eniMaxPods: int | None
 
 
 class Limits(Record):
@@ -122,4 +116,5 @@ class Settings(Record):
     render: RenderSettings
     limits: Limits
     machineTypes: dict[str, MachineType]
-    platformDefaults: PlatformDefaults
+    #: platform -> profile (``renderer/platforms/``): which default reservation its pools get
+    platformDefaults: dict[str, str]

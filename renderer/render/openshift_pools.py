@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from renderer import platforms
 from renderer.capacity.openshift_sizing import (
     ENV_KEYS,
-    OPENSHIFT_FORMULAS,
     EnvValues,
     SizingPlan,
+    node_computed_formulas,
     pool_label,
     sizing_plan,
 )
@@ -44,7 +45,8 @@ MCO_OWNED_FIELDS = (
     "memorySwap",
     "staticPodPath",
 )
-_OPENSHIFT_SOURCES = tuple(f"formula:{f}" for f in OPENSHIFT_FORMULAS)
+def _node_sources() -> tuple[str, ...]:
+    return tuple(f"formula:{f}" for f in node_computed_formulas())
 
 
 @dataclass
@@ -83,7 +85,7 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
     fields = kubelet_fields(pc, spec, problem, system_reserved=False, formula_eviction=not plan.auto_sizing)
     # systemReserved: never what an OpenShift formula computes (the node computes it), only explicit values or
     # what another platform's formula fills in.
-    sr = reserved_map(pc.system_reserved, skip=lambda r: r.source in _OPENSHIFT_SOURCES)
+    sr = reserved_map(pc.system_reserved, skip=lambda r: r.source in _node_sources())
     if sr:
         fields["systemReserved"] = sr
     for name in MCO_OWNED_FIELDS:
@@ -156,7 +158,7 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
     groups: dict[str, list[PoolRender]] = {}
     for pc in ctx.model.pools:
         pool = pc.pool
-        if pool.platform != "openshift":
+        if not platforms.get(pool.platform).machine_config_pools:
             continue
         mcp = pool.machine_config_pool
         if mcp is None:

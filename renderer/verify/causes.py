@@ -17,15 +17,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from renderer import platforms
 from renderer.capacity.eviction import threshold_bytes
-from renderer.capacity.formulas import FORMULAS, GIB, MIB, FormulaError, compute
+from renderer.capacity.formulas import GIB, MIB, Formula
 from renderer.capacity.karpenter import expressible, rounded_up
 from renderer.capacity.model import EVICTION_RESOURCE, PoolCapacity, commit_value, pool_capacity
-from renderer.capacity.platform import MEMORY_FORMULAS, formula_inputs
-from renderer.models.inventory import Pool
+from renderer.models.inventory import Pool, with_platform
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
 from renderer.models.record import replace as replace_fields
 from renderer.models.settings import MachineType, Settings
+from renderer.platforms import Default
 from renderer.quantity import Quantity
 
 __all__ = ["CAUSES", "Situation", "delta_text", "explain", "register"]
@@ -53,7 +54,12 @@ class Situation:
         return self.pc.pool
 
     def recompute(
-        self, *, policies: bool = True, settings: Settings | None = None, pool: Pool | None = None
+        self,
+        *,
+        policies: bool = True,
+        settings: Settings | None = None,
+        pool: Pool | None = None,
+        default: Default | None = None,
     ) -> PoolCapacity:
         pc = self.pc
         return pool_capacity(
@@ -63,6 +69,7 @@ class Situation:
             [],
             self.scales,
             settings or self.settings,
+            default=default,
         )
 
     def matches(self, other: PoolCapacity) -> bool:
@@ -70,6 +77,37 @@ class Situation:
             return Quantity.from_value(other.max_pods) == self.reported
         got = other.allocatable.get(self.resource)
         return got is not None and got == self.reported
+
+    def matches_all(self, other: PoolCapacity) -> bool:
+        """Every resource the node reports equals ``other``'s prediction (cpu, memory, ephemeral-storage, pods)."""
+        for resource, reported in self.pool.reported.items():
+            if resource.startswith("hugepages-"):
+                continue
+            if resource == "pods":
+                if Quantity.from_value(other.max_pods) != reported:
+                    return False
+                continue
+            got = other.allocatable.get(resource)
+            if got is not None and got != reported:
+                return False
+        return True
+
+    # -- the platforms' view (renderer.platforms.Probe) -------------------------------------------------
+
+    @property
+    def formula(self) -> Formula | None:
+        return self.pc.formula.spec if self.pc.formula is not None else None
+
+    @property
+    def default_name(self) -> str | None:
+        return self.pc.platform_default.name if self.pc.platform_default is not None else None
+
+    @property
+    def max_pods(self) -> int:
+        return self.pc.max_pods
+
+    def matches_with(self, *, pool: Pool | None = None, settings: Settings | None = None) -> bool:
+        return self.matches(self.recompute(pool=pool, settings=settings))
 
 
 Cause = Callable[[Situation], "str | None"]
@@ -111,10 +149,12 @@ def explain(s: Situation) -> str:
         if len(found) == 2:
             break
     if not found:
-        found.append(
+        text = (
             "no known cause reproduces it: compare the node's kubelet configuration (kubeReserved, systemReserved, "
             "evictionHard, maxPods) with the repo"
         )
+        note = platforms.effective(s.pool, s.settings).no_formula_note()
+        found.append(f"{text}; {note}" if note else text)
     return f"{delta_text(s)}: " + "; or ".join(found)
 
 
@@ -160,12 +200,56 @@ def reservation_not_rolled_out(s: Situation) -> str | None:
     return None
 
 
-def _eviction_alternatives(pc: PoolCapacity) -> list[tuple[str, dict[str, str]]]:
-    alts: list[tuple[str, dict[str, str]]] = [("the kubelet's default", dict(KUBELET_DEFAULT_EVICTION_HARD))]
-    for name, info in FORMULAS.items():
-        if name.startswith("openshift"):
+@register
+def other_platform_default(s: Situation) -> str | None:
+    """A node no policy selects whose own platform's default does not explain it, while another platform's default
+    reproduces every number it reports (a dump without platform labels, or a misdetected node)."""
+    if s.pc.policy is not None or s.pc.reservation_policies or s.resource == "pods":
+        return None
+    if "other_platforms" not in s.pc.memo:
+        s.pc.memo["other_platforms"] = _other_platforms(s)
+    found: str | None = s.pc.memo["other_platforms"]
+    return found
+
+
+def _other_platforms(s: Situation) -> str | None:
+    """Every platform default (each platform's alternatives) that reproduces all the node reports."""
+    pc = s.pc
+    own = platforms.effective(pc.pool, s.settings)
+    node_os = pc.pool.labels.get("kubernetes.io/os") or pc.pool.node_info.get("operatingSystem") or "linux"
+    found: list[tuple[str, str]] = []  # (platform, default)
+    for platform in platforms.ordered():
+        if platform.name == own.name:
             continue
-        alts.append((f"the {name} default", dict(info.eviction_hard)))
+        for alt in platform.alternatives(pc.pool, s.settings):
+            if alt.os is not None and alt.os != node_os:
+                continue
+            other = s.recompute(pool=with_platform(pc.pool, platform.name), default=alt)
+            if s.matches_all(other):
+                found.append((platform.name, alt.source))
+                break
+    if not found:
+        return None
+    sources = [src for _, src in found]
+    shown = " and ".join(sources) if len(sources) <= 2 else ", ".join(sources[:3]) + f" and {len(sources) - 3} more"
+    names = [name for name, _ in found]
+    choice = names[0] if len(names) == 1 else " or ".join(names[:3])
+    same = " (the same numbers)" if len(found) > 1 else ""
+    labels = "no platform labels" if own.fallback else f"{own.title}'s labels"
+    scoped = "" if own.fallback else f", or --platform {names[0]}:kubernetes.io/hostname={pc.pool.name}"
+    return (
+        f"it matches {shown} exactly{same}; the node carries {labels}: set platformDefaults.{own.name}: {choice} in "
+        f".allocatable.yaml or pass --platform {names[0]}{scoped}"
+    )
+
+
+def _eviction_alternatives(pc: PoolCapacity) -> list[tuple[str, dict[str, str]]]:
+    """The kubelet's default, every platform default's own thresholds, and none."""
+    alts: list[tuple[str, dict[str, str]]] = [("the kubelet's default", dict(KUBELET_DEFAULT_EVICTION_HARD))]
+    for platform in platforms.ordered():
+        for d in platform.defaults:
+            if d.eviction_hard:
+                alts.append((f"the {d.name} default", dict(d.eviction_hard)))
     alts.append(("no hard eviction threshold", {}))
     return alts
 
@@ -180,6 +264,8 @@ def eviction_threshold(s: Situation) -> str | None:
     hp = pc.hugepages if r == "memory" else _ZERO
     seen: set[str] = set()
     for label, eviction in _eviction_alternatives(pc):
+        if eviction and signal not in eviction:
+            continue  # a map without the signal: "no threshold" is the last alternative's to say
         value = eviction.get(signal)
         key = value or ""
         if key in seen or value == pc.eviction_hard.get(signal):
@@ -195,61 +281,26 @@ def eviction_threshold(s: Situation) -> str | None:
     return None
 
 
-_VARIANTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "aks": (("aks", "AKS 1.29 and later"), ("aks-legacy", "AKS before 1.29")),
-    "openshift": (
-        ("openshift", "OpenShift 4.21+ auto node sizing"),
-        ("openshift-static", "auto node sizing off: static 500m / 1Gi / 1Gi"),
-        ("openshift-4.20", "auto node sizing with the 4.20 memory tiers"),
-    ),
-}
-
-
-def _variant_capacity(s: Situation, name: str) -> PoolCapacity | None:
-    """The node's allocatable if its platform applied ``name`` instead (policy or default reservation)."""
-    pc = s.pc
-    if pc.platform_default is not None:
-        if name in ("aks", "aks-legacy"):
-            settings = replace_fields(
-                s.settings, platformDefaults=replace_fields(s.settings.platformDefaults, aks=name)
-            )
-            return s.recompute(settings=settings, pool=replace(pc.pool, node_info={}))
-        if name in ("openshift", "openshift-static"):
-            settings = replace_fields(
-                s.settings, platformDefaults=replace_fields(s.settings.platformDefaults, openshift=name)
-            )
-            return s.recompute(settings=settings, pool=replace(pc.pool, node_info={}, machine_config_pool="worker"))
-    return None
-
-
 @register
 def platform_variant(s: Situation) -> str | None:
+    """The node follows another default of its platform: another release, profile or pool role."""
     pc = s.pc
-    variants = _VARIANTS.get(pc.pool.platform)
-    if not variants or pc.platform_default is None:
+    current = pc.platform_default
+    if current is None:
         return None
-    for name, meaning in variants:
-        if name == pc.platform_default.name:
+    platform = platforms.effective(pc.pool, s.settings)
+    partial: str | None = None
+    for alt in platform.alternatives(pc.pool, s.settings):
+        if alt.name == current.name and alt.formula is current.formula:
             continue
-        if name == "openshift-4.20":
-            shape, _ = formula_inputs(pc.pool, name, s.settings, pc.max_pods)
-            if shape is None or s.resource not in ("cpu", "memory"):
-                continue
-            try:
-                res = compute(name, shape)
-            except FormulaError:
-                continue
-            reserved = Quantity.parse(res.system_reserved[s.resource]) + pc.eviction_reserved.get(s.resource, _ZERO)
-            hp = pc.hugepages if s.resource == "memory" else _ZERO
-            if commit_value(s.resource, pc.capacity[s.resource], reserved, hp, 100, True) == s.reported:
-                return f"the node follows {name} ({meaning}), not {pc.platform_default.source} ({pc.platform_default.reason})"
+        other = s.recompute(default=alt)
+        if not s.matches(other):
             continue
-        alt = _variant_capacity(s, name)
-        if alt is not None and s.matches(alt):
-            return (
-                f"the node follows {name} ({meaning}), not {pc.platform_default.source} ({pc.platform_default.reason})"
-            )
-    return None
+        text = f"the node follows {alt.name} ({alt.title}), not {current.source} ({current.reason})"
+        if s.matches_all(other):
+            return text
+        partial = partial or text
+    return partial
 
 
 @register
@@ -286,9 +337,10 @@ def _memory_candidates(cap: int) -> list[int]:
 @register
 def machine_memory(s: Situation) -> str | None:
     pc = s.pc
-    formula = pc.formula.formula if pc.formula is not None else None
-    if formula not in MEMORY_FORMULAS or s.resource != "memory":
+    spec = s.formula
+    if spec is None or "machineMemory" not in spec.inputs() or s.resource != "memory":
         return None
+    formula = spec.name
     itype = pc.pool.instance_type or "<instance-type>"
     cap = pc.capacity["memory"].int_value()
     for memory in [cap, *_memory_candidates(cap)]:
@@ -309,34 +361,12 @@ def machine_memory(s: Situation) -> str | None:
 
 
 @register
-def eks_max_pods(s: Situation) -> str | None:
-    pc = s.pc
-    if pc.formula is None or pc.formula.formula != "eks" or s.resource != "memory":
-        return None
-    step = Quantity.parse("11Mi")
-    d = s.delta
-    if d.is_zero() or d.int_value() % step.int_value():
-        return None
-    k = -(d.int_value() // step.int_value())
-    pods = pc.max_pods + k
-    if pods < 1:
-        return None
-    return (
-        f"kube-reserved memory was computed for maxPods {pods} (11Mi x {pods} + 255Mi), while the node runs "
-        f"{pc.max_pods} pods: nodeadm computes it from the instance's ENI limit, before a maxPods override"
-    )
-
-
-@register
-def gke_boot_disk(s: Situation) -> str | None:
-    pc = s.pc
-    if pc.formula is None or pc.formula.formula != "gke" or s.resource != "ephemeral-storage" or pc.pool.boot_disk:
-        return None
-    cap = pc.capacity["ephemeral-storage"].int_value()
-    for gib in range(max(10, cap // GIB - 20), cap // GIB + 40):
-        alt = s.recompute(pool=replace(pc.pool, boot_disk=Quantity.from_value(gib * GIB, "BinarySI")))
-        if s.matches(alt):
-            return f"it matches a {gib} GiB boot disk: set NodePool.spec.bootDiskSize: {gib}Gi (the disk could not be told from the capacity)"
+def platform_cause(s: Situation) -> str | None:
+    """The causes a platform module declares (renderer/platforms/<name>.py ``causes``)."""
+    for cause in platforms.effective(s.pool, s.settings).causes:
+        got = cause(s)
+        if got:
+            return got
     return None
 
 
@@ -378,7 +408,9 @@ def exact_percentage(s: Situation) -> str | None:
 def karpenter_rounding(s: Situation) -> str | None:
     """Karpenter evaluates a CEL reservation itself and rounds the result up (cpu to 10m, memory to 16Mi)."""
     pc = s.pc
-    if pc.formula is None or s.resource not in ("cpu", "memory") or not expressible(pc.formula.formula):
+    if pc.formula is None or pc.formula.spec is None or s.resource not in ("cpu", "memory"):
+        return None
+    if not expressible(pc.formula.spec):
         return None
     if not any(k.startswith(("karpenter.sh/", "karpenter.k8s.aws/")) for k in pc.pool.labels):
         return None

@@ -9,19 +9,21 @@ Cost: O(size of the dump); only the kept fields of each object are built.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from pydantic_core import ValidationError
 
 from renderer.findings import FieldPath, SourceRef
 from renderer.loading.documents import Source
 from renderer.loading.prune import NODE_FIELDS
-from renderer.models.inventory import Pool, pool_from_node
-from renderer.models.node import Node, node_machine_config_pool
+from renderer.models.inventory import Pool, pool_from_node, with_platform
+from renderer.models.node import Node
 from renderer.validation.validate import model_findings, validated
 from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
 from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_dump
+
+if TYPE_CHECKING:
+    from renderer.platforms import Assignment
 
 __all__ = ["NODE_KIND", "POD_KIND", "read_nodes", "read_pods"]
 
@@ -57,10 +59,12 @@ def _at_field(
     return SnapshotError(error_line(display, line, column, message, hint))
 
 
-def read_nodes(path: str | Source, platform: str | None = None, max_bytes: int | None = None) -> list[Pool]:
-    """Every Node of a dump (``-``: standard input; or kubectl's output, ``renderer.verify.kubectl``) as a pool of one; ``platform`` for the nodes whose labels name
-    none (a dump trimmed of its labels). ``max_bytes``: the file-size bound (default: the policy files'). Raises
-    ``SnapshotError``."""
+def read_nodes(
+    path: str | Source, assignments: list[Assignment] | None = None, max_bytes: int | None = None
+) -> list[Pool]:
+    """Every Node of a dump (``-``: standard input; or kubectl's output, ``renderer.verify.kubectl``) as a pool of
+    one; ``assignments`` (``--platform``) give nodes another platform or profile: by label selector, or those whose
+    labels name none. ``max_bytes``: the file-size bound (default: the policy files'). Raises ``SnapshotError``."""
     dump = read_dump(path, NODE_FIELDS, NODE_KIND, max_bytes=max_bytes)
     text, display = dump.text, dump.display
     pools: list[Pool] = []
@@ -97,8 +101,12 @@ def read_nodes(path: str | Source, platform: str | None = None, max_bytes: int |
             )
         seen[node.metadata.name] = item
         pool = pool_from_node(node, source)
-        if platform is not None and pool.platform == "generic":
-            pool = replace(pool, platform=platform, machine_config_pool=node_machine_config_pool(pool.labels))
+        if assignments:
+            from renderer import platforms
+
+            chosen = platforms.assign(pool.labels, pool.platform, assignments)
+            if chosen is not None:
+                pool = with_platform(pool, chosen[0], chosen[1])
         pools.append(pool)
     return pools
 

@@ -126,9 +126,9 @@ def test_stages_never_import_what_composes_them() -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
     ("loading",),
+    ("platforms",),  # below models: the schemas check platform and formula names, pools are detected as they are read
     ("models",),
     ("validation",),
-    ("platforms",),
     ("capacity",),
     ("lint", "render"),
     ("verify", "integrations"),

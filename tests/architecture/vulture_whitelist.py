@@ -44,12 +44,8 @@ of_bytes
 # List item read from a single-object document says so.
 whole_document
 
-# Dead at this commit, in files a parallel branch is rewriting (capacity/karpenter.py, capacity/machine_types.py:
-# platforms; render/output.py: hardening): left for those branches to use or remove, so the merge stays theirs.
-VARIABLES
-RESULT_UNIT
-GKE_SHARED_CORE_E2
-quantity_mib
+# Dead at this commit, in files a parallel branch is rewriting (render/output.py: hardening): left for that branch to
+# use or remove, so the merge stays theirs.
 previous_files
 
 # renderer/impact's result API (its own tests read them; its reporter lands with the impact report type).

@@ -243,7 +243,7 @@ def test_sizing_cli() -> None:
     )
     assert eks["kubeReserved"]["memory"] == "574Mi" and eks["kubeReserved"]["cpu"] == "70m"
     for args, needle in (
-        (["--formula", "nope", "--cpus", "2", "--memory", "1Gi"], "unknown formula"),
+        (["--formula", "nope", "--cpus", "2", "--memory", "1Gi"], "invalid choice: 'nope'"),
         (["--formula", "gke", "--cpus", "0", "--memory", "1Gi"], "--cpus must be"),
         (["--formula", "gke", "--cpus=-2", "--memory", "1Gi"], "--cpus must be"),
         (["--formula", "gke", "--cpus", "2", "--memory=-1Gi"], "--memory must be"),

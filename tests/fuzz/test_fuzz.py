@@ -21,14 +21,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import REPO_ROOT, examples
-from renderer.capacity.formulas import FORMULA_NAMES, FormulaError, MachineShape, compute
+from renderer.capacity.formulas import FormulaError, MachineShape, compute
 from renderer.capacity.model import build
 from renderer.capacity.selectors import Requirement, Term, selector_matches, unsatisfiable_reason
 from renderer.loading.documents import parse_text
 from renderer.pipeline import load
+from renderer.platforms import formula_names
 from renderer.quantity import Quantity, QuantityError
 from renderer.render import engine
 from renderer.reporters.findings.text import format_finding
+
+FORMULA_NAMES = formula_names()
 
 pytestmark = pytest.mark.slow
 

@@ -43,6 +43,7 @@ KEPT = {
     "apiVersion": "v1",
     "kind": "Node",
     "metadata": {k: NODE["metadata"][k] for k in ("annotations", "labels", "name")},  # type: ignore[index]
+    "spec": {"providerID": NODE["spec"]["providerID"]},  # type: ignore[index]  # platform detection
     "status": {k: NODE["status"][k] for k in ("allocatable", "capacity", "nodeInfo")},  # type: ignore[index]
 }
 

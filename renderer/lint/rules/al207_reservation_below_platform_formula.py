@@ -3,9 +3,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from decimal import Decimal
 
+from renderer import platforms
 from renderer.capacity.formulas import FormulaError, FormulaResult, compute
 from renderer.capacity.model import PoolCapacity
-from renderer.capacity.platform import formula_inputs, platform_default
+from renderer.capacity.platform import formula_inputs
 from renderer.findings import FieldPath, Finding
 from renderer.lint.helpers import describe_pools, plural
 from renderer.lint.rule import LintContext, Rule, register
@@ -46,9 +47,8 @@ class ReservationBelowPlatformFormula(Rule):
     ## What it does
     Compares the cpu and memory a pool reserves for the operating system and the kubelet (systemReserved +
     kubeReserved, explicit, from an auto-sizing formula, or the platform's own default when no ReservationPolicy
-    selects the pool) with what its platform's formula recommends for the pool's size: `eks` for EKS, `gke` for
-    GKE, `aks` (or `aks-legacy` for AKS nodes before 1.29) for AKS and `openshift` for OpenShift pools (generic
-    pools are not checked). GKE and AKS formulas are computed from the machine type's advertised memory, as the
+    selects the pool) with what its platform's formula recommends for the pool's size (docs/platforms.md: e.g. the
+    AKS formula of the node's release, OpenShift's auto sizing; platforms without a formula are not checked). GKE and AKS formulas are computed from the machine type's advertised memory, as the
     platforms do. Reports a reservation below the recommendation, with the recommended values: for a pool no
     policy selects, at the pool (e.g. an OpenShift control plane or a pre-4.21 worker keeps the static 500m cpu
     and 1Gi memory).
@@ -98,11 +98,12 @@ class ReservationBelowPlatformFormula(Rule):
             formula_name = recommended_formula(pc, settings)
             if formula_name is None:
                 continue
-            shape, _ = formula_inputs(pc.pool, formula_name, settings, pc.max_pods)
+            formula = platforms.formula(formula_name)
+            shape, _ = formula_inputs(pc.pool, formula, settings, pc.max_pods)
             if shape is None:
                 continue
             try:
-                result: FormulaResult = compute(formula_name, shape)
+                result: FormulaResult = compute(formula, shape)
             except FormulaError:
                 continue
             for resource in CHECKED:
@@ -158,12 +159,9 @@ class ReservationBelowPlatformFormula(Rule):
 
 
 def recommended_formula(pc: PoolCapacity, settings: Settings) -> str | None:
-    """The formula a pool's platform recommends: its default formula (AKS current or legacy by the pool's kubelet
-    or settings), ``openshift`` auto sizing for OpenShift whether or not it is on; None for generic pools."""
-    if pc.pool.platform == "openshift":
-        return "openshift"
-    default = pc.platform_default or platform_default(pc.pool, settings)
-    return default.formula if default is not None else None
+    """The formula a pool's platform recommends (``recommended_for`` in renderer/platforms/<name>.py: AKS's by
+    the pool's release, OpenShift's auto sizing whether or not it is on); None for platforms without one."""
+    return platforms.effective(pc.pool, settings).recommended_for(pc.pool, settings)
 
 
 def _fmt_cpus(cpus: Decimal) -> str:

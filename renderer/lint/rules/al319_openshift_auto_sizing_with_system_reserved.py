@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from renderer.capacity.openshift_sizing import node_computed_formulas
 from renderer.findings import Finding
 from renderer.lint.helpers import describe_pools, selects_openshift
 from renderer.lint.rule import LintContext, Rule, register
@@ -52,7 +53,7 @@ class OpenShiftAutoSizingWithSystemReserved(Rule):
             spec = rp.model.spec
             if (
                 spec.autoSizing is None
-                or not spec.autoSizing.formula.startswith("openshift")
+                or spec.autoSizing.formula not in node_computed_formulas()
                 or not spec.systemReserved
             ):
                 continue

@@ -29,6 +29,10 @@ class NodeInfo(_Lenient, records.NodeInfo):
     architecture: str = ""
 
 
+class NodeSpec(_Lenient, records.NodeSpec):
+    providerID: str = ""
+
+
 class NodeStatus(_Lenient, records.NodeStatus):
     capacity: dict[str, NonNegativeQuantity] = Field(default_factory=dict)
     allocatable: dict[str, NonNegativeQuantity] = Field(default_factory=dict)
@@ -41,4 +45,5 @@ class Node(_Lenient, records.Node):
     apiVersion: Literal["v1"]
     kind: Literal["Node"]
     metadata: NodeMeta
+    spec: NodeSpec = Field(default_factory=NodeSpec)
     status: NodeStatus = Field(default_factory=NodeStatus)

@@ -4,17 +4,29 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, Field, WithJsonSchema
 
+from renderer import platforms
 from renderer.models import nodepool as records
 from renderer.models.nodepool import (
-    Platform,
     check_capacity,
     check_capacity_key,
     check_delivery,
     check_template_base,
 )
 from renderer.models.schema.common import DNSLabel, DNSSubdomain, Labels, NonNegativeQuantity, ObjectMeta, Strict
+
+PlatformName = Annotated[
+    str,
+    AfterValidator(platforms.check_platform_name),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "enum": platforms.module_names(),
+            "description": "the platform whose defaults and formulas apply (docs/platforms.md)",
+        }
+    ),
+]
 
 # Checked key by key, so that an error points at the offending key.
 CapacityKey = Annotated[str, AfterValidator(check_capacity_key)]
@@ -59,7 +71,7 @@ class NodePoolSpec(Strict, records.NodePoolSpec):
     labels: Labels = Field(default_factory=dict)
     capacity: Annotated[dict[CapacityKey, NonNegativeQuantity], AfterValidator(check_capacity)]
     count: int = Field(ge=0, le=1_000_000)
-    platform: Platform = "generic"
+    platform: PlatformName = Field(default_factory=platforms.fallback_name)
     machineConfigPool: DNSLabel | None = None
     maxPods: int | None = Field(default=None, ge=1, le=100_000)
     machineMemory: NonNegativeQuantity | None = Field(

@@ -2,17 +2,120 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
+from renderer import platforms
 from renderer.models import reservationpolicy as records
-from renderer.models.reservationpolicy import FormulaName, check_kubelet_field
-from renderer.models.schema.common import NodeSelectorTerm, ObjectMeta, QuantityValue, Strict
+from renderer.models.reservationpolicy import (
+    check_auto_sizing,
+    check_custom,
+    check_kubelet_field,
+    check_term,
+    check_terms,
+    check_tiers,
+    to_bound,
+    to_fraction,
+)
+from renderer.models.schema.common import NodeSelectorTerm, NonNegativeQuantity, ObjectMeta, QuantityValue, Strict
+
+FormulaName = Annotated[
+    str,
+    AfterValidator(platforms.check_formula_name),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "enum": list(platforms.formula_names()),
+            "description": "a built-in formula (docs/platforms.md; `allocatable sizing --formula F` computes one)",
+        }
+    ),
+]
+Fraction = Annotated[
+    Decimal,
+    BeforeValidator(to_fraction),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1, "description": "a share from 0 to 1 (6% is 0.06)"}),
+]
+
+
+def _terms(part: str) -> Any:
+    """The models of one reserved map of a custom formula. Each map gets its own classes: the compiled validators
+    (renderer.models.schema.compile) take no model that pydantic would share between two fields."""
+
+    class CustomTier(Strict, records.CustomTier):
+        """A bracket of the input: ``fraction`` of the part of it above the previous tier's upTo, up to this one's."""
+
+        upTo: NonNegativeQuantity | None = Field(
+            default=None, description="where the bracket ends (in the input's unit: cores or bytes); none: no bound"
+        )
+        fraction: Fraction = Field(description="the share of the input within the bracket that is reserved")
+
+    class CustomFixed(Strict, records.CustomFixed):
+        """Inputs of at most upTo reserve exactly value (the smallest machines)."""
+
+        upTo: NonNegativeQuantity
+        value: NonNegativeQuantity
+
+    class CustomTerm(Strict, records.CustomTerm):
+        """One resource of a custom formula (docs/formulas.md): input, fixed values, tiers, base, per pod, clamps,
+        rounding."""
+
+        of: Literal["cpu", "memory", "machineMemory", "ephemeralStorage"] | None = Field(
+            default=None,
+            description="the input: cpu (cores), memory (MemTotal), machineMemory (the size the machine type is sold "
+            "as; default for memory), ephemeralStorage",
+        )
+        whole: NonNegativeQuantity | None = Field(
+            default=None, description="truncate the input to a multiple of this first (1: whole CPUs; 1Gi: free -g)"
+        )
+        fixed: list[CustomFixed] | None = Field(  # type: ignore[assignment]  # the schema's own records
+            default=None, description="exact values for small inputs, by upTo"
+        )
+        tiers: Annotated[list[CustomTier] | None, AfterValidator(check_tiers)] = Field(  # type: ignore[assignment]
+            default=None, description="brackets of the input, sorted by upTo; the last may be unbounded"
+        )
+        eachTier: bool = Field(default=False, description="round every bracket on its own (EKS's integer millicores)")
+        base: NonNegativeQuantity | None = Field(default=None, description="a fixed amount added")
+        perPod: NonNegativeQuantity | None = Field(default=None, description="an amount per pod, times pods")
+        pods: Literal["maxPods", "eniMaxPods"] = Field(
+            default="maxPods",
+            description="maxPods: the node's; eniMaxPods: the ENI-limited maxPods EKS computes before an override",
+        )
+        min: NonNegativeQuantity | None = Field(default=None, description="the least reserved")
+        max: Annotated[str | None, BeforeValidator(to_bound)] = Field(
+            default=None, description="the most reserved: a quantity, or a percentage of the input (25%)"
+        )
+        round: Literal["down", "up", "half-up"] = Field(default="down", description="how the result is rounded")
+        to: NonNegativeQuantity | None = Field(
+            default=None, description="rounding step: default 1m for cpu, 1Mi otherwise"
+        )
+
+    for cls in (CustomTier, CustomFixed, CustomTerm):
+        cls.__name__ = cls.__qualname__ = f"{part}{cls.__name__}"
+    return Annotated[
+        dict[str, Annotated[CustomTerm, AfterValidator(check_term)]] | None,
+        AfterValidator(check_terms),
+        Field(default=None, description=f"{part} per resource (cpu, memory, ephemeral-storage)"),
+    ]
+
+
+SystemTerms = _terms("SystemReserved")
+KubeTerms = _terms("KubeReserved")
+
+
+class CustomFormula(Strict, records.CustomFormula):
+    """A formula of the policy's own: terms per resource for systemReserved and/or kubeReserved."""
+
+    systemReserved: SystemTerms = None  # type: ignore[valid-type]  # built per map (see _terms)
+    kubeReserved: KubeTerms = None  # type: ignore[valid-type]
 
 
 class AutoSizing(Strict, records.AutoSizing):
-    formula: FormulaName
+    formula: FormulaName | None = None
+    custom: Annotated[CustomFormula | None, AfterValidator(check_custom)] = Field(
+        default=None, description="a formula of the policy's own (docs/formulas.md), instead of a built-in formula"
+    )
     fallback: dict[str, QuantityValue] | None = Field(
         default=None,
         description="OpenShift only: the SYSTEM_RESERVED_CPU/MEMORY/ES values of /etc/node-sizing-enabled.env "
@@ -30,7 +133,7 @@ class ReservationPolicySpec(Strict, records.ReservationPolicySpec):
     selector: list[NodeSelectorTerm]  # type: ignore[assignment]  # the schema's own records
     systemReserved: dict[str, QuantityValue] | None = None
     kubeReserved: dict[str, QuantityValue] | None = None
-    autoSizing: AutoSizing | None = None
+    autoSizing: Annotated[AutoSizing | None, AfterValidator(check_auto_sizing)] = None
     evictionHard: dict[str, str] | None = None
     evictionSoft: dict[str, str] | None = None
     evictionSoftGracePeriod: dict[str, str] | None = None

@@ -10,6 +10,7 @@ from renderer.loading.files import MAX_FILE_BYTES_CEILING
 from renderer.models import settings as records
 from renderer.models.schema.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
 from renderer.models.settings import RULE_CODE_PATTERN, RuleSeverity, check_output_dir, check_rule_code
+from renderer.platforms import check_platform_defaults as _check_platform_defaults
 
 
 class CommitSettings(Strict, records.CommitSettings):
@@ -105,26 +106,39 @@ class RenderSettings(Strict, records.RenderSettings):
 class MachineType(Strict, records.MachineType):
     """What the platform advertises for one instance type (matched on node.kubernetes.io/instance-type)."""
 
-    memory: NonNegativeQuantity = Field(
+    memory: NonNegativeQuantity | None = Field(
+        default=None,
         description="advertised memory of the instance type (e.g. 16Gi for a Standard_D4s_v5): GKE and AKS size "
-        "their reservations from it, not from the node's MemTotal"
+        "their reservations from it, not from the node's MemTotal",
+    )
+    eniMaxPods: int | None = Field(
+        default=None,
+        ge=1,
+        le=100_000,
+        description="EKS: the maxPods the AMI computes from the instance's ENI limits (eni-max-pods.txt, nodeadm); "
+        "the AL2 and AL2023 AMIs reserve kube-reserved memory for it even when maxPods is overridden",
     )
 
 
-class PlatformDefaults(Strict, records.PlatformDefaults):
-    """Which reservation a platform applies to pools no ReservationPolicy selects (see docs/verify.md)."""
+def _platform_defaults_schema() -> dict[str, object]:
+    from renderer import platforms
 
-    aks: Literal["aks", "aks-legacy"] = Field(
-        default="aks",
-        description="AKS default for NodePools: aks (Kubernetes 1.29 and later) or aks-legacy (before 1.29); "
-        "Nodes are classified by their status.nodeInfo.kubeletVersion",
-    )
-    openshift: Literal["openshift", "openshift-static"] = Field(
-        default="openshift",
-        description="OpenShift default for worker NodePools: openshift (4.21 and later: auto node sizing on) or "
-        "openshift-static (4.20 and earlier: system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi); "
-        "control-plane and arbiter pools are always static; Nodes are classified by their kubelet version",
-    )
+    choices = platforms.profiles()
+    return {
+        "type": "object",
+        "description": "which default reservation a platform's pools get when no ReservationPolicy selects them, "
+        "NodePools and Nodes alike (a Node's own release decides where nothing is set); generic: the platform of "
+        "pools whose labels name none (docs/platforms.md)",
+        "properties": {k: {"type": "string", "enum": v} for k, v in choices.items()},
+        "additionalProperties": False,
+    }
+
+
+PlatformDefaults = Annotated[
+    dict[str, str],
+    AfterValidator(_check_platform_defaults),
+    WithJsonSchema(_platform_defaults_schema()),
+]
 
 
 class Limits(Strict, records.Limits):
@@ -155,4 +169,4 @@ class Settings(Strict, records.Settings):
         description="advertised memory per instance type (node.kubernetes.io/instance-type), for the formulas "
         "platforms compute from it (gke, aks, aks-legacy); Compute Engine predefined types are built in",
     )
-    platformDefaults: PlatformDefaults = Field(default_factory=PlatformDefaults)
+    platformDefaults: PlatformDefaults = Field(default_factory=dict)

@@ -163,9 +163,9 @@ def _by_flag(args: list[dict[str, str]] | None) -> dict[str, str] | None:
 
 def _sized(pc: PoolCapacity) -> dict[str, str]:
     spec = pc.policy.model.spec if pc.policy is not None else None
-    if spec is None or spec.autoSizing is None:
+    if spec is None or spec.autoSizing is None or pc.formula is None:
         return {}
-    return {"system-reserved": spec.autoSizing.formula, "kube-reserved": spec.autoSizing.formula}
+    return {"system-reserved": pc.formula.formula, "kube-reserved": pc.formula.formula}
 
 
 def _delivery(pc: PoolCapacity) -> ClusterAPIDelivery:

@@ -23,13 +23,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from renderer.capacity.karpenter import NOT_EXPRESSIBLE, NotExpressible, cel_form
+from renderer.capacity.karpenter import NotExpressible, cel_form, not_expressible
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
 from renderer.render.kubeletfields import RESERVED_ORDER, eviction_hard, plain
 from renderer.render.nodeadm_defaults import report_kept_defaults
 from renderer.render.target import FIELD_NOT_DELIVERABLE, NOT_RENDERABLE, Output, RenderContext, Target, register
 
 if TYPE_CHECKING:
+    from renderer.capacity.formulas import Formula
     from renderer.capacity.model import PoolCapacity, Reserved
 
 API_VERSION = "karpenter.k8s.aws/v1"
@@ -75,10 +76,11 @@ _OTHER_SPEC_FIELDS = (
     "cgroupsPerQOS",
     "podPidsLimit",
 )
-EKS_DEFAULT_NOTE = (
-    "kubeReserved is left to Karpenter: formula eks is Karpenter's own default (cpu 6/1/0.5/0.25 % tiers, memory "
-    "11 MiB x ENI-limited max pods + 255 MiB, ephemeral-storage 1Gi)"
-)
+def default_note(formula: str) -> str:
+    return (
+        f"kubeReserved is left to Karpenter: formula {formula} is Karpenter's own default (cpu 6/1/0.5/0.25 % tiers, "
+        "memory 11 MiB x ENI-limited max pods + 255 MiB, ephemeral-storage 1Gi)"
+    )
 
 
 def _ordered(values: dict[str, Reserved]) -> list[str]:
@@ -92,10 +94,10 @@ class _Pool:
         self.ctx = ctx
         self.pc = pc
         self.sized: dict[str, str] = {}
-        self.eks_default = False
+        self.eks_default: str | None = None  # the formula left to Karpenter, when it is Karpenter's own default
         self.kubelet = self._kubelet()
 
-    def _reserved(self, part: str, values: dict[str, Reserved], formula: str | None) -> dict[str, str]:
+    def _reserved(self, part: str, values: dict[str, Reserved], formula: Formula | None) -> dict[str, str]:
         expressions = self.ctx.settings.karpenter.expressions
         form = None
         if formula is not None and expressions:
@@ -109,13 +111,13 @@ class _Pool:
         for key in _ordered(values):
             r = values[key]
             if r.source.startswith("formula:") and formula is not None:
-                if form is not None and key in form.values:
-                    out[key] = form.values[key]
+                if form is not None and key in form.parts.get(part, {}):
+                    out[key] = form.parts[part][key]
                     continue
-                if formula == "eks" and part == "kubeReserved" and not expressions and not pods_set:
-                    self.eks_default = True
+                if formula.delivery_default == "karpenter" and part == "kubeReserved" and not expressions and not pods_set:
+                    self.eks_default = formula.name
                     continue
-                self.sized[f"{part}.{key}"] = formula
+                self.sized[f"{part}.{key}"] = formula.name
             out[key] = str(r.quantity)
         return out
 
@@ -124,7 +126,7 @@ class _Pool:
         policy = pc.policy
         assert policy is not None
         spec = policy.model.spec
-        formula = spec.autoSizing.formula if spec.autoSizing is not None else None
+        formula = pc.formula.spec if pc.formula is not None else None
         fields: dict[str, Any] = {}
         for part, values in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved)):
             rendered = self._reserved(part, values, formula)
@@ -217,9 +219,9 @@ class KarpenterTarget(Target):
                 built = _Pool(ctx, pc)
                 configs.append(PoolConfig(pc, built.kubelet, built.sized))
                 if built.eks_default:
-                    notes.add(EKS_DEFAULT_NOTE)
+                    notes.add(default_note(built.eks_default))
                 report_kept_defaults(
-                    ctx, pc, built.kubelet, f"EC2NodeClass {name}", kube_reserved_default=built.eks_default
+                    ctx, pc, built.kubelet, f"EC2NodeClass {name}", kube_reserved_default=bool(built.eks_default)
                 )
             if all(c.content is None for c in configs):
                 continue
@@ -281,11 +283,16 @@ def _class_name(pc: PoolCapacity) -> str:
 
 def _sized_hint(configs: list[PoolConfig]) -> str:
     """How to deliver a formula whose values differ between the pools of one class."""
-    formulas = sorted({f for c in configs for f in c.sized.values()})
-    for formula in formulas:
-        if formula in NOT_EXPRESSIBLE:
+    formulas = {
+        c.pc.formula.spec.name: c.pc.formula.spec
+        for c in configs
+        if c.sized and c.pc.formula is not None and c.pc.formula.spec is not None
+    }
+    for name in sorted(formulas):
+        reason = not_expressible(formulas[name])
+        if reason is not None:
             return (
-                f"formula {formula} has no CEL form: {NOT_EXPRESSIBLE[formula]}; give the pools separate EC2NodeClasses "
+                f"formula {name} has no CEL form: {reason}; give the pools separate EC2NodeClasses "
                 "(one per instance size) or use explicit values"
             )
     return (

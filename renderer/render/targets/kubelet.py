@@ -14,6 +14,7 @@ the pool's size included, and leaves every other field to the platform.
 
 from __future__ import annotations
 
+from renderer import platforms
 from renderer.render.kubeletfields import kubelet_fields
 from renderer.render.target import NOT_RENDERABLE, Output, RenderContext, Target, register
 
@@ -30,18 +31,21 @@ class KubeletConfigurationTarget(Target):
         outputs: list[Output] = []
         for pc in ctx.model.pools:
             policy = pc.policy
-            if pc.pool.origin != "NodePool" or pc.pool.platform == "openshift" or policy is None:
+            if pc.pool.origin != "NodePool" or platforms.get(pc.pool.platform).machine_config_pools or policy is None:
                 continue
             if pc.pool.delivery is not None:
                 continue  # delivered by the karpenter, cluster-api or nodeadm target instead
             problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
             doc = {"apiVersion": API_VERSION, "kind": KIND, **kubelet_fields(pc, policy.model.spec, problem)}
+            platform = platforms.effective(pc.pool, ctx.model.policies.settings)
             outputs.append(
                 Output(
                     path=f"kubelet/{pc.pool.name}.yaml",
                     documents=(doc,),
                     sources=(ctx.pool_source(pc), ctx.source(policy.source, policy.ref)),
                     cluster=False,
+                    # how this platform's nodes take the file (renderer/platforms/<name>.py render_notes)
+                    notes=() if platform.fallback else platform.render_notes,
                 )
             )
         return outputs

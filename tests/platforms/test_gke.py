@@ -1,4 +1,6 @@
-"""Platform defaults and machine memory, checked against published real values."""
+"""GKE: kube-reserved from the machine type's memory and cpu, the boot disk, shared-core E2, detection.
+
+Expected values: GKE "Plan node sizes" and real published nodes (tests/real-nodes/gke), cited per case."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ import pytest
 
 from conftest import write_repo
 from renderer.capacity.formulas import MachineShape, compute
-from renderer.capacity.machine_types import gce_machine_memory_mib
 from renderer.capacity.model import build
 from renderer.pipeline import load
+from renderer.platforms import gce_machine_memory_mib
 from renderer.quantity import Quantity
 
 Q = Quantity.parse
@@ -125,9 +127,9 @@ def test_node_pool_machine_memory_wins(repo: Path) -> None:
 def test_boot_disk_inference_inverts_the_autoscaler_estimate(distribution: str) -> None:
     from dataclasses import replace
 
-    from renderer.capacity.platform import _os_reserved, boot_disk
     from renderer.findings import SourceRef
     from renderer.models.inventory import Pool
+    from renderer.platforms.gke import _os_reserved, boot_disk
 
     base = Pool(
         "n", "Node", {"cloud.google.com/gke-os-distribution": distribution}, {}, 1, "gke", None, None, SourceRef("x")
@@ -139,35 +141,23 @@ def test_boot_disk_inference_inverts_the_autoscaler_estimate(distribution: str) 
         assert (got, ssd) == (disk * gib, None)
 
 
-def test_openshift_auto_sizing_passes_the_es_fallback_through(repo: Path) -> None:
-    # openshift/machine-config-operator@7ff337a4:templates/common/_base/files/kubelet-auto-sizing.yaml: with
-    # NODE_SIZING_ENABLED=true, dynamic_node_sizing computes cpu and memory and calls `set_es $2` with
-    # SYSTEM_RESERVED_ES: a fallback of 10Gi is the reservation; the cpu and memory fallbacks are not used.
-    pool = """
-    apiVersion: policy.allocatable.dev/v1alpha1
-    kind: NodePool
-    metadata: {name: w}
-    spec:
-      labels: {node.openshift.io/os_id: rhcos}
-      capacity: {cpu: "8", memory: 32Gi, ephemeral-storage: 100Gi}
-      count: 1
-      platform: openshift
-      machineConfigPool: worker
-    """
-    policy = """
-    apiVersion: policy.allocatable.dev/v1alpha1
-    kind: ReservationPolicy
-    metadata: {name: p}
-    spec:
-      selector:
-      - matchExpressions: [{key: node.openshift.io/os_id, operator: Exists}]
-      autoSizing:
-        formula: openshift
-        fallback: {cpu: 1, memory: 4Gi, ephemeral-storage: 10Gi}
-    """
-    write_repo(repo, {"pool.yaml": pool, "rp.yaml": policy})
-    (pc,) = build(load([repo]).policies).pools
-    assert pc.system_reserved["ephemeral-storage"].quantity == Q("10Gi")
-    assert pc.system_reserved["memory"].quantity == Q("2Gi")  # the formula's, not the 4Gi fallback
-    assert pc.system_reserved["cpu"].quantity == Q("0.5")
-    assert any("fallback cpu, memory not used" in n for n in pc.notes)
+def test_detection() -> None:
+    from platform_support import node
+
+    by_label = node(labels={"cloud.google.com/gke-nodepool": "default-pool"})
+    assert by_label.platform == "gke" and "gke-nodepool" in by_label.evidence
+    # a label-trimmed node still names GKE in its kubelet build (v1.31.4-gke.1256000)
+    assert node(kubeletVersion="v1.31.4-gke.1256000").platform == "gke"
+    # OpenShift on GCP carries GKE's topology labels but is OpenShift (detected first)
+    assert (
+        node(labels={"cloud.google.com/gke-nodepool": "x", "node.openshift.io/os_id": "rhcos"}).platform == "openshift"
+    )
+
+
+def test_autopilot_is_documented_as_unpublished_and_modelled_as_standard() -> None:
+    from renderer import platforms
+
+    gke = platforms.get("gke")
+    (autopilot,) = [r for r in gke.history if "Autopilot" in r.releases]
+    assert autopilot.default == "gke" and "no node reservation published" in autopilot.note
+    assert "autopilot-resource-requests" in autopilot.source

@@ -1,0 +1,604 @@
+"""OpenShift (OCP, OKD) and the managed OpenShift of ROSA classic / OpenShift Dedicated (profile ``rosa``).
+
+OpenShift sets only systemReserved (never kubeReserved) and no evictionHard, so the kubelet's defaults apply. All
+facts from openshift/machine-config-operator (MCO; branches release-4.1 to release-5.2, main @ 7ff337a4):
+
+- 4.1, 4.2 and early 4.3.z: static system-reserved cpu 500m, memory 500Mi (``templates/{worker,master}/
+  01-*-kubelet/_base/files/kubelet.yaml``).
+- 4.3.z from ab2ee0cfaddee95c255c063f4125bc413b76bb7a (2020-02-06, release-4.3; b8116160 on release-4.4) to 4.7:
+  cpu 500m, memory 1Gi, ephemeral-storage 1Gi in kubelet.conf.
+- 4.8 (4fdea851cf8984722518895ed7b07b746ff09fa1, 2021-03-18): the values move to ``/etc/node-sizing-enabled.env``
+  and reach the kubelet as ``--system-reserved=cpu=...,memory=...``; a command-line map replaces the file's whole
+  map, so ephemeral-storage is not reserved until SYSTEM_RESERVED_ES joined the flag (28f062ba on main/4.12,
+  2022-10-17; 8bf71f78 on 4.11, d09be517 on 4.10, 4.9's kubelet.service as of 2022-11-23). Auto node sizing
+  (``autoSizingReserved: true``, ``dynamic-system-reserved-calc.sh``) is opt-in; its memory is 25/20/10/6/2% of
+  ``free -g`` (whole GiB), written unrounded until f14eff0b7 (2022-08-22, 4.12) rounds it half up; its cpu
+  ("version 1") 6% of the first core, 1% of the second, 0.5% of the next two, 0.25% above.
+- 4.16: cee78ae5a0be2f783c67b1288160bc06474100e8 (2025-07-07) floors the cpu at 0.5.
+- 4.17 (4d0502c8bd5b77dffbd0a55af99bf08d48366386, 2024-05-29): cpu "version 2", 0.06 + 0.012 x (CPUs - 1) printed
+  with two decimals, for nodes without ``/etc/node-sizing-version.json`` only: a node that ran auto sizing on 4.16 or
+  earlier keeps version 1 (the script writes the file only when it is missing). The 0.5 floor: 10f431d8 (2025-05-13,
+  4.20), backported as 754658aa (4.17), 7e5d0a49 (4.18), fee253bc (4.19); their dates are not known here, so a node
+  built before 2025-05-13 is taken without the floor.
+- 4.21 (a2eed30901c84aedb41dca1678053a0826fb3a38, 2025-12-12; e97d1a08 is the same change on main, i.e. 4.22):
+  auto sizing on for workers, off for the control plane and arbiter, off for HyperShift workers until 0431fe7f
+  (main, 4.23). The memory curve 1 GiB up to 8 GiB, then 6%, with the 2% tier counted from 120 GiB (3a1921c2,
+  2026-02-27, 4.22; backport cfb23f2b on 4.21, in a 4.21.z not determined here).
+- ROSA / OSD (openshift/managed-cluster-config): 4.1-4.8 a KubeletConfig with systemReserved cpu 1000m, memory 1Gi
+  on the worker and master pools (c7a11388, 2019-06-27, ``deploy/kubelet-config/pre-4.9``); from 4.9
+  ``autoSizingReserved: true`` on every ``mco-built-in`` pool, control plane included (91265a70, 2021-09-21).
+
+A node's release is read from its RHCOS build (``osImage`` ``416.94.202406172220-0`` is 4.16 built 2024-06-17) or its
+kubelet (1.29 is 4.16); NodePools follow ``platformDefaults.openshift``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from renderer.platforms._base import (
+    KUBELET_DEFAULTS,
+    Default,
+    Platform,
+    PoolView,
+    Release,
+    Signal,
+    kubelet_minor,
+    register,
+)
+from renderer.platforms._formula import (
+    GIB,
+    Clamp,
+    Formula,
+    MachineShape,
+    Rounding,
+    Term,
+    Tier,
+    constant,
+    cpu_tiers,
+    memory_tiers,
+)
+
+if TYPE_CHECKING:
+    from renderer.platforms._base import Settings
+
+_MCO = "openshift/machine-config-operator"
+_MCC = "openshift/managed-cluster-config"
+_SCRIPT = "dynamic-system-reserved-calc.sh"
+_CONTROL_PLANE = frozenset({"master", "control-plane", "arbiter"})
+_HYPERSHIFT_LABEL = "hypershift.openshift.io/nodePool"
+_RHCOS = re.compile(r"CoreOS (\d)(\d+)\.\d+\.(\d{8})")
+#: Release branches that got SYSTEM_RESERVED_ES into the kubelet's --system-reserved flag after 4.8 dropped it, and
+#: the day the backport merged (8bf71f78 on release-4.11, d09be517 on 4.10, release-4.9's kubelet.service as of
+#: 2022-11-23; main (4.12) got 28f062ba on 2022-10-17).
+_ES_FLAG_BACKPORT = {9: "20221123", 10: "20221110", 11: "20221021"}
+_CPU_FLOOR_416 = "20250707"  # cee78ae5
+_CPU_FLOOR_417 = "20250513"  # 10f431d8 on main; the 4.17-4.19 backports are later
+_ES_43 = "20200206"  # ab2ee0cf on release-4.3
+
+_GIB_SHOWN = (Fraction(GIB), "GiB")
+_HALF_UP_GIB = Rounding("half-up", Fraction(GIB))
+_FREE_G = "`free -g`"
+_NPROC = "the OpenShift script (getconf _NPROCESSORS_ONLN)"
+
+
+def _dip(shape: MachineShape, formula: Formula, values: dict[str, dict[str, Fraction]]) -> list[str]:
+    if shape.memory_bytes // GIB > 128:
+        return [
+            "memory: above 128 GiB the script counts the 2% tier from 120 GiB, not 128 GiB (upstream quirk), so the "
+            "reservation dips just above 128 GiB"
+        ]
+    return []
+
+
+_MEMORY_CURRENT = Term(
+    input="memory",
+    whole=Fraction(GIB),
+    base=Fraction(GIB),
+    tiers=(
+        Tier(Fraction(8 * GIB), Fraction(0)),
+        Tier(Fraction(128 * GIB), Fraction(6, 100)),
+        Tier(None, Fraction(2, 100), add=-Fraction(32 * GIB, 100)),
+    ),
+    rounding=_HALF_UP_GIB,
+    unit="Gi",
+    reader=_FREE_G,
+    shown_in=_GIB_SHOWN,
+)
+_MEMORY_LEGACY = Term(
+    input="memory",
+    whole=Fraction(GIB),
+    tiers=memory_tiers(GIB),
+    rounding=_HALF_UP_GIB,
+    unit="Gi",
+    reader=_FREE_G,
+    shown_in=_GIB_SHOWN,
+)
+#: 4.8-4.11: the awk sum written as it is (``2.6Gi``).
+_MEMORY_411 = Term(
+    input="memory", whole=Fraction(GIB), tiers=memory_tiers(GIB), unit="Gi", reader=_FREE_G, shown_in=_GIB_SHOWN
+)
+_FLOOR = Clamp(amount=Fraction(1, 2), text="0.5")
+_CPU_V2 = Term(
+    input="cpu",
+    whole=Fraction(1),
+    at_least=Fraction(1),
+    tiers=cpu_tiers((1, "0.06"), (None, "0.012")),
+    rounding=Rounding("half-up", Fraction(1, 100)),
+    unit="cores.2",
+    reader=_NPROC,
+)
+_CPU_V1 = Term(
+    input="cpu",
+    whole=Fraction(1),
+    at_least=Fraction(1),
+    tiers=cpu_tiers((1, "0.06"), (2, "0.01"), (4, "0.005"), (None, "0.0025")),
+    unit="cores",
+    reader=_NPROC,
+)
+_CPU_V2_FLOOR = replace(_CPU_V2, minimum=_FLOOR)
+_CPU_V1_FLOOR = replace(_CPU_V1, minimum=_FLOOR)
+_ES = Term(input="fallback", base=Fraction(GIB), unit="Gi", text="1Gi")
+
+_NOT_EXPRESSIBLE = (
+    "OpenShift's node-sizing script computes systemReserved on the node from the kernel's MemTotal (`free -g`, "
+    "whole GiB) and the online CPU count; Karpenter's expressions only see the instance type's nominal memory "
+    "(memory_mib), which is larger than MemTotal, so no expression reproduces it (and OpenShift nodes are not "
+    "launched by Karpenter)"
+)
+_COMMON_DOC = """\
+  Input: the script reads MemTotal with `free -g`, i.e. truncated to whole GiB (a nominal 16 GiB VM usually
+  reports 15), and counts online CPUs with getconf (fractional cpus input is truncated to a whole count,
+  minimum 1).
+  ephemeral-storage is passed through from SYSTEM_RESERVED_ES (the autoSizing fallback's ephemeral-storage;
+  default 1Gi): with NODE_SIZING_ENABLED=true the script computes cpu and memory and ignores their fallbacks,
+  but hands the ES value on as the real reservation (openshift/machine-config-operator@7ff337a4:templates/
+  common/_base/files/kubelet-auto-sizing.yaml, dynamic_node_sizing).
+  Only systemReserved is filled; kubeReserved stays unset.  evictionHard is not set by OpenShift, so the
+  kubelet's Linux defaults apply."""
+_CPU_V2_DOC = """\
+  CPU (script "version 2"): 0.06 + 0.012 x (CPUs - 1) cores (0.06 for one CPU), printed with two decimals;
+  anything below 0.5 becomes 0.5.  The value is written exactly as the script prints it: "0.5" when the
+  floor applies, otherwise two decimals such as "0.50" (38 CPUs), "0.82" (64 CPUs), "1.20" (96 CPUs)."""
+_CPU_V1_DOC = """\
+  CPU (script "version 1"): 6% of the first core, 1% of the second, 0.5% of the next two, 0.25% of each
+  further core, printed as awk prints it (e.g. 0.08 for 8 CPUs)"""
+
+
+def _auto(name: str, summary: str, memory: Term, cpu: Term, doc: str, notes: bool = False) -> Formula:
+    return Formula(
+        name=name,
+        summary=summary,
+        terms={"systemReserved": {"cpu": cpu, "memory": memory, "ephemeral-storage": _ES}},
+        eviction_hard=dict(KUBELET_DEFAULTS),
+        notes=_dip if notes else None,
+        on_node="autoSizingReserved",
+        not_expressible=_NOT_EXPRESSIBLE,
+        doc=doc,
+        sources=(f"{_MCO}:templates/common/_base/files/kubelet-auto-sizing.yaml ({_SCRIPT})",),
+    )
+
+
+OPENSHIFT = _auto(
+    "openshift",
+    "OpenShift 4.21+ auto node sizing: 1 GiB + 6% above 8 GiB (2% above 128), cpu >= 0.5",
+    _MEMORY_CURRENT,
+    _CPU_V2_FLOOR,
+    f"""\
+OpenShift 4.21+ automatic node sizing ({_SCRIPT}, autoSizingReserved: true).
+  Memory (M = whole GiB): M <= 8 -> 1; 8 < M <= 128 -> 1 + 0.06 x (M - 8); M > 128 -> 1 + 6.72 +
+  0.02 x (M - 120).  The last tier is counted from 120 GiB (upstream quirk), so the value dips just above
+  128 GiB (128 GiB -> 8.2, 129 GiB -> 7.9).  The result is rounded half up to whole GiB and written "<n>Gi".
+{_CPU_V2_DOC}
+{_COMMON_DOC}
+  Example: 8 CPUs, 32 GiB -> memory 2Gi, cpu 0.5, ephemeral-storage 1Gi.""",
+    notes=True,
+)
+OPENSHIFT_CPU_V1 = _auto(
+    "openshift-cpu-v1",
+    "OpenShift 4.21+ auto node sizing on a node whose node-sizing-version.json says 1: cpu version 1 >= 0.5",
+    _MEMORY_CURRENT,
+    _CPU_V1_FLOOR,
+    f"""\
+OpenShift 4.21+ automatic node sizing on a node that first ran auto sizing on 4.16 or earlier.
+  The script keeps the CPU version stored in /etc/node-sizing-version.json, so such nodes keep version 1.
+  Memory as the openshift formula.
+{_CPU_V1_DOC}; anything below 0.5 becomes 0.5.
+{_COMMON_DOC}""",
+    notes=True,
+)
+_LEGACY_MEMORY_DOC = """\
+  Memory (M = whole GiB): 25% of the first 4 GiB, 20% of the next 4, 10% of the next 8, 6% of the next 112,
+  2% above 128; rounded half up to whole GiB and written "<n>Gi" (so a 1 GiB node gets 0Gi, 2 GiB gets 1Gi)."""
+OPENSHIFT_420 = _auto(
+    "openshift-4.20",
+    "OpenShift 4.20 and earlier auto node sizing: 25/20/10/6/2% memory tiers, cpu >= 0.5",
+    _MEMORY_LEGACY,
+    _CPU_V2_FLOOR,
+    f"""\
+OpenShift 4.20 automatic node sizing (legacy memory tiers; also 4.17-4.19 with the floor backports).
+{_LEGACY_MEMORY_DOC}
+{_CPU_V2_DOC}  The 4.20-era script defaults to "version 2" (a node keeps version 1 only if its
+  /etc/node-sizing-version.json says so).
+{_COMMON_DOC}
+  Example: 8 CPUs, 32 GiB -> memory 4Gi, cpu 0.5, ephemeral-storage 1Gi.""",
+)
+OPENSHIFT_417 = _auto(
+    "openshift-4.17",
+    "OpenShift 4.17-4.19 auto node sizing before the cpu floor: memory tiers, cpu version 2 without 0.5 floor",
+    _MEMORY_LEGACY,
+    _CPU_V2,
+    f"""\
+OpenShift 4.17 to 4.19 automatic node sizing before the 0.5-core floor was backported.
+{_LEGACY_MEMORY_DOC}
+  CPU (version 2): 0.06 + 0.012 x (CPUs - 1), printed with two decimals, no floor (8 CPUs -> 0.14).
+{_COMMON_DOC}""",
+)
+OPENSHIFT_416 = _auto(
+    "openshift-4.16",
+    "OpenShift 4.16 auto node sizing with the cpu floor (and 4.17+ nodes on version 1): cpu version 1 >= 0.5",
+    _MEMORY_LEGACY,
+    _CPU_V1_FLOOR,
+    f"""\
+OpenShift 4.16 automatic node sizing after cee78ae5 (2025-07-07), and 4.17-4.20 nodes whose
+/etc/node-sizing-version.json says 1.
+{_LEGACY_MEMORY_DOC}
+{_CPU_V1_DOC}; anything below 0.5 becomes 0.5.
+{_COMMON_DOC}""",
+)
+OPENSHIFT_415 = _auto(
+    "openshift-4.15",
+    "OpenShift 4.12-4.16 auto node sizing: memory tiers rounded half up, cpu version 1 (no floor)",
+    _MEMORY_LEGACY,
+    _CPU_V1,
+    f"""\
+OpenShift 4.12 to 4.16 automatic node sizing (before any floor).
+{_LEGACY_MEMORY_DOC}
+{_CPU_V1_DOC} (8 CPUs -> 0.08).
+{_COMMON_DOC}""",
+)
+OPENSHIFT_411 = _auto(
+    "openshift-4.11",
+    "OpenShift 4.8-4.11 auto node sizing: memory tiers written unrounded (2.6Gi), cpu version 1",
+    _MEMORY_411,
+    _CPU_V1,
+    f"""\
+OpenShift 4.8 to 4.11 automatic node sizing.
+  Memory: the 25/20/10/6/2% tiers of `free -g`, written as awk prints the sum ("2.6Gi", "3.44Gi"): the
+  rounding came with f14eff0b7 (4.12).
+{_CPU_V1_DOC} (8 CPUs -> 0.08).
+{_COMMON_DOC}""",
+)
+
+
+def _static(name: str, summary: str, values: Mapping[str, str], source: str) -> Formula:
+    return Formula(
+        name=name,
+        summary=summary,
+        terms={"systemReserved": {r: constant(r, v) for r, v in values.items()}},
+        eviction_hard=dict(KUBELET_DEFAULTS),
+        sources=(source,),
+    )
+
+
+_STATIC = _static(
+    "openshift-static",
+    "OpenShift with auto sizing off: system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi",
+    {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi"},
+    f"{_MCO}@ab2ee0cfaddee95c255c063f4125bc413b76bb7a",
+)
+_STATIC_42 = _static(
+    "openshift-4.2",
+    "OpenShift 4.1-4.2: system-reserved cpu 500m, memory 500Mi",
+    {"cpu": "500m", "memory": "500Mi"},
+    f"{_MCO} release-4.1/4.2:templates/worker/01-worker-kubelet/_base/files/kubelet.yaml",
+)
+_ROSA_48 = _static(
+    "rosa-4.8",
+    "ROSA / OSD 4.1-4.8: system-reserved cpu 1000m, memory 1Gi (plus the release's ephemeral-storage)",
+    {"cpu": "1000m", "memory": "1Gi", "ephemeral-storage": "1Gi"},
+    f"{_MCC}@c7a113886f92bf63019d1df3aff439be573782e2:deploy/kubelet-config/pre-4.9",
+)
+
+_AUTO = {
+    f.name: f
+    for f in (OPENSHIFT, OPENSHIFT_CPU_V1, OPENSHIFT_420, OPENSHIFT_417, OPENSHIFT_416, OPENSHIFT_415, OPENSHIFT_411)
+}
+
+
+def _release(pool: PoolView) -> tuple[int | None, str | None]:
+    """(OpenShift minor, RHCOS build date YYYYMMDD) of a node, as far as it says."""
+    m = _RHCOS.search(pool.node_info.get("osImage", ""))
+    if m is not None and m.group(1) == "4":
+        return int(m.group(2)), m.group(3)
+    minor = kubelet_minor(pool)
+    if minor is None:
+        return None, None
+    if minor <= 13:
+        return 1, None
+    if minor == 14:
+        return 2, None
+    return minor - 13, None
+
+
+def _auto_formula(minor: int | None, built: str | None) -> Formula:
+    """The auto-sizing script a release runs (for a node without an older version file)."""
+    if minor is None or minor >= 21:
+        return OPENSHIFT
+    if minor == 20:
+        return OPENSHIFT_420
+    if minor >= 17:
+        return OPENSHIFT_420 if built is not None and built >= _CPU_FLOOR_417 else OPENSHIFT_417
+    if minor == 16 and built is not None and built >= _CPU_FLOOR_416:
+        return OPENSHIFT_416
+    if minor >= 12:
+        return OPENSHIFT_415
+    return OPENSHIFT_411
+
+
+def _without_es(minor: int | None, built: str | None, pool: PoolView) -> str | None:
+    """Why the release's --system-reserved flag carries no ephemeral-storage (None: it does)."""
+    if minor is None:
+        return (
+            "OpenShift 4.8: the kubelet's --system-reserved has no ephemeral-storage"
+            if kubelet_minor(pool) == 21
+            else None
+        )
+    if built is None:
+        return "OpenShift 4.8: the kubelet's --system-reserved has no ephemeral-storage" if minor == 8 else None
+    backport = _ES_FLAG_BACKPORT.get(minor)
+    if minor == 8 or (backport is not None and built < backport):
+        return f"RHCOS 4.{minor} built {built}: the kubelet's --system-reserved has no ephemeral-storage"
+    return None
+
+
+@register
+class OpenShift(Platform):
+    title = "OpenShift"
+    summary = "OCP/OKD system-reserved (static, or auto node sizing) by release and pool; ROSA / OSD as a profile"
+    order = 10
+    signals = (
+        Signal("label", "node.openshift.io/os_id", "the Machine Config Operator labels every node (rhcos, rhel)"),
+        Signal("label", "machineconfiguration.openshift.io/role", "MachineConfig pool role label"),
+        Signal("osImage", r"(Red Hat Enterprise Linux|Fedora) CoreOS", "RHCOS / FCOS os-release PRETTY_NAME"),
+    )
+    formulas = (OPENSHIFT, OPENSHIFT_CPU_V1, OPENSHIFT_420, OPENSHIFT_417, OPENSHIFT_416, OPENSHIFT_415, OPENSHIFT_411)
+    recommended = "openshift"
+    machine_config_pools = True
+    deliveries = frozenset()
+    memory_source = "the node's MemTotal as `free -g` reports it (whole GiB)"
+    defaults = (
+        Default(
+            "openshift",
+            "auto node sizing: the release's script (openshift formulas)",
+            OPENSHIFT,
+            None,
+            (f"{_MCO}@a2eed30901c84aedb41dca1678053a0826fb3a38",),
+        ),
+        *(Default(f.name, f.summary, f, None, f.sources) for f in _AUTO.values() if f is not OPENSHIFT),
+        Default(
+            "openshift-static",
+            "auto sizing off: system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi",
+            _STATIC,
+            None,
+            _STATIC.sources,
+        ),
+        Default("openshift-4.2", _STATIC_42.summary, _STATIC_42, None, _STATIC_42.sources),
+        Default(
+            "rosa",
+            "ROSA / OSD 4.9+: auto node sizing on every built-in pool, control plane included",
+            OPENSHIFT,
+            None,
+            (f"{_MCC}@91265a70143eae3b91eb344127bf3ebe64366dfe:deploy/kubelet-config",),
+        ),
+        Default("rosa-4.8", _ROSA_48.summary, _ROSA_48, None, _ROSA_48.sources),
+    )
+    profiles = {**{d.name: d.title for d in defaults}, "osd": "OpenShift Dedicated: the same as rosa"}
+    history = (
+        Release(
+            "4.1, 4.2, 4.3.z before 2020-02",
+            "2019-06-04",
+            "openshift-4.2",
+            f"{_MCO} release-4.1:templates/worker/01-worker-kubelet/_base/files/kubelet.yaml",
+        ),
+        Release(
+            "4.3.z from 2020-02 to 4.7",
+            "2020-02-06",
+            "openshift-static",
+            f"{_MCO}@ab2ee0cfaddee95c255c063f4125bc413b76bb7a (4.3), b8116160 (4.4)",
+        ),
+        Release(
+            "4.8 to 4.20 (auto sizing opt-in)",
+            "2021-03-18",
+            "openshift-static",
+            f"{_MCO}@4fdea851cf8984722518895ed7b07b746ff09fa1",
+            "values in /etc/node-sizing-enabled.env; 4.8 and 4.9-4.11 before late-2022 backports carry no "
+            "ephemeral-storage in --system-reserved",
+        ),
+        Release(
+            "4.8 to 4.11, auto sizing on",
+            "2021-03-18",
+            "openshift-4.11",
+            f"{_MCO}@4fdea851",
+            "memory written unrounded (2.6Gi)",
+        ),
+        Release(
+            "4.12 to 4.16, auto sizing on",
+            "2022-08-22",
+            "openshift-4.15",
+            f"{_MCO}@f14eff0b7",
+            "memory rounded half up",
+        ),
+        Release(
+            "4.16 from 2025-07-07, auto sizing on",
+            "2025-07-07",
+            "openshift-4.16",
+            f"{_MCO}@cee78ae5a0be2f783c67b1288160bc06474100e8",
+            "cpu floor 0.5 on version 1",
+        ),
+        Release(
+            "4.17 to 4.19, auto sizing on",
+            "2024-05-29",
+            "openshift-4.17",
+            f"{_MCO}@4d0502c8bd5b77dffbd0a55af99bf08d48366386",
+            "cpu version 2 for nodes without /etc/node-sizing-version.json; nodes that ran auto sizing on 4.16 or "
+            "earlier keep version 1 (openshift-4.16)",
+        ),
+        Release(
+            "4.17 to 4.20 with the floor",
+            "2025-05-13",
+            "openshift-4.20",
+            f"{_MCO}@10f431d83355fcf9aa87beaa69ce25372353a04f (4.20); 754658aa (4.17), 7e5d0a49 (4.18), "
+            "fee253bc (4.19)",
+        ),
+        Release(
+            "4.21, workers (auto sizing on by default)",
+            "2025-12-12",
+            "openshift",
+            f"{_MCO}@a2eed30901c84aedb41dca1678053a0826fb3a38 (release-4.21); e97d1a08 is the same change on "
+            "main (4.22)",
+            "control plane and arbiter stay static; HyperShift workers stay static until 0431fe7f (4.23); "
+            "the new memory curve is cfb23f2b on 4.21 (z-stream not determined), else openshift-4.20",
+        ),
+        Release(
+            "4.22 and later, workers",
+            "2026-02-27",
+            "openshift",
+            f"{_MCO}@3a1921c23f56f852d28014210e0e0c0b8db83e4c",
+            "memory 1 GiB up to 8 GiB, then 6%, 2% counted from 120 GiB",
+        ),
+        Release(
+            "4.23 (main), HyperShift workers",
+            "2026-04-14",
+            "openshift",
+            f"{_MCO}@0431fe7fca615d4664d869796bb5b7e96a3a0fa3",
+        ),
+        Release("ROSA / OSD 4.1 to 4.8", "2019-06-27", "rosa-4.8", f"{_MCC}@c7a113886f92bf63019d1df3aff439be573782e2"),
+        Release(
+            "ROSA / OSD 4.9 and later",
+            "2021-09-21",
+            "rosa",
+            f"{_MCC}@91265a70143eae3b91eb344127bf3ebe64366dfe",
+            "master, worker and arbiter pools (label machineconfiguration.openshift.io/mco-built-in); custom "
+            "pools such as infra keep the static values",
+        ),
+    )
+    render_notes = (
+        "OpenShift pools are configured through their MachineConfigPool: the openshift-kubeletconfig and "
+        "openshift-machineconfig targets, never kubelet/<pool>.yaml",
+    )
+
+    def machine_config_pool(self, labels: Mapping[str, str]) -> str | None:
+        """A node's pool: its most specific node-role (infra over worker, master/control-plane last)."""
+        roles = sorted(k.split("/", 1)[1] for k in labels if k.startswith("node-role.kubernetes.io/"))
+        for generic in ("worker", "control-plane", "master"):
+            if generic in roles and len(roles) > 1:
+                roles.remove(generic)
+        if not roles:
+            return None
+        role = roles[0]
+        return "master" if role == "control-plane" else role
+
+    def _role(self, pool: PoolView) -> str | None:
+        if pool.machine_config_pool:
+            return pool.machine_config_pool
+        roles = {k.split("/", 1)[1] for k in pool.labels if k.startswith("node-role.kubernetes.io/")}
+        return next((r for r in sorted(roles) if r in _CONTROL_PLANE), None)
+
+    def _static_for(self, pool: PoolView, minor: int | None, built: str | None, why: str) -> Default:
+        if minor is not None and (minor <= 2 or (minor == 3 and built is not None and built < _ES_43)):
+            return self.default_named("openshift-4.2").because(f"{why}; OpenShift 4.{minor}: 500m / 500Mi")
+        return self._es(self.default_named("openshift-static"), pool, minor, built, why)
+
+    def _es(
+        self,
+        default: Default,
+        pool: PoolView,
+        minor: int | None,
+        built: str | None,
+        why: str,
+        formula: Formula | None = None,
+    ) -> Default:
+        formula = formula or default.formula
+        missing = _without_es(minor, built, pool)
+        if missing is not None and formula is not None:
+            return default.because(f"{why}; {missing}", formula.without("ephemeral-storage"))
+        return default.because(why, formula)
+
+    def _pinned(self, name: str, pool: PoolView, why: str, any_role: bool = False) -> Default:
+        minor, built = _release(pool)
+        if name in ("rosa", "osd"):
+            return self._rosa(pool, minor, built, why)
+        default = self.default_named(name)
+        role = self._role(pool)
+        if default.formula is not None and default.formula.on_node and role in _CONTROL_PLANE and not any_role:
+            return self._static_for(pool, minor, built, f"{why}: auto node sizing is off on {role} nodes")
+        if name == "openshift":
+            return self._es(default, pool, minor, built, why, _auto_formula(minor, built))
+        return self._es(default, pool, minor, built, why)
+
+    def _rosa(self, pool: PoolView, minor: int | None, built: str | None, why: str) -> Default:
+        role = self._role(pool) or "worker"
+        if minor is not None and minor <= 8:
+            if role in ("worker", "master", "control-plane"):
+                return self._es(
+                    self.default_named("rosa-4.8"),
+                    pool,
+                    minor,
+                    built,
+                    f"{why}: ROSA / OSD 4.{minor}, static 1000m / 1Gi",
+                )
+            return self._static_for(pool, minor, built, f"{why}: a custom pool keeps the static values")
+        if role not in ("worker", "master", "control-plane", "arbiter"):
+            return self._static_for(pool, minor, built, f"{why}: pool {role} is not a built-in pool")
+        formula = _auto_formula(minor, built)
+        return self._es(
+            self.default_named("rosa"),
+            pool,
+            minor,
+            built,
+            f"{why}: auto node sizing on every built-in pool ({formula.name})",
+            formula,
+        )
+
+    def default(self, pool: PoolView, settings: Settings) -> Default | None:
+        if pool.profile:
+            return self._pinned(pool.profile, pool, "--platform")
+        chosen = settings.platformDefaults.get(self.name)
+        if chosen:
+            return self._pinned(chosen, pool, f"platformDefaults.{self.name}")
+        role = self._role(pool)
+        minor, built = _release(pool)
+        if role in _CONTROL_PLANE:
+            return self._static_for(pool, minor, built, f"auto node sizing is off on {role} nodes")
+        if minor is None:
+            return self._es(
+                self.default_named("openshift"),
+                pool,
+                None,
+                None,
+                "OpenShift 4.21 or later, auto node sizing on for workers (no release to tell)",
+                OPENSHIFT,
+            )
+        version = pool.node_info.get("kubeletVersion") or f"4.{minor}"
+        hypershift = _HYPERSHIFT_LABEL in pool.labels
+        if minor >= 21 and not (hypershift and minor < 23):
+            return self._es(
+                self.default_named("openshift"),
+                pool,
+                minor,
+                built,
+                f"kubelet {version}: OpenShift 4.21 or later, auto node sizing on for workers",
+                _auto_formula(minor, built),
+            )
+        why = f"kubelet {version}: auto node sizing off (OpenShift before 4.21" + (
+            ", or a HyperShift worker before 4.23)" if hypershift and minor >= 21 else ")"
+        )
+        return self._static_for(pool, minor, built, why)
+
+    def alternatives(self, pool: PoolView, settings: Settings) -> list[Default]:
+        return [self._pinned(d.name, pool, d.title, any_role=True) for d in self.defaults]

@@ -1,0 +1,94 @@
+"""EKS: AL2 bootstrap.sh vs AL2023 nodeadm vs Bottlerocket vs eksctl, and the ENI maxPods the AMIs reserve for.
+
+Upstream vectors: awslabs/amazon-eks-ami nodeadm e2e case custom-max-pods-expression/scenarios/kubelet-config-max-pods
+(60 ENI pods -> kubeReserved memory 915Mi while the kubelet's maxPods is 1); Bottlerocket's kube_cpu_helper
+(bottlerocket-core-kit sources/api/schnauzer/src/helpers/mod.rs l.133-137: 1 -> 60m, 2 -> 70m, 3 -> 75m, 4 -> 80m,
+5 -> 82m); AL2 bootstrap.sh v20191119-v20200416 (d4eca995): 255Mi for at most 1024 MiB of `free -m`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from platform_support import Q, default, model, node, reserved, settings
+
+from renderer import platforms
+from renderer.capacity.formulas import MIB, MachineShape, compute
+
+EKS = {"eks.amazonaws.com/nodegroup": "ng", "node.kubernetes.io/instance-type": "m5.large"}
+CAP = {"cpu": "2", "memory": "7934456Ki", "ephemeral-storage": "83873772Ki", "pods": "29"}
+
+
+@pytest.mark.parametrize(
+    ("os_image", "name"),
+    [
+        ("Amazon Linux 2", "eks-al2"),
+        ("Amazon Linux 2023.6.20250107", "eks"),
+        ("Bottlerocket OS 1.20.3 (aws-k8s-1.29)", "bottlerocket"),
+        ("Bottlerocket OS 1.0.7 (aws-k8s-1.19)", "bottlerocket-1.0.7"),
+        ("", "eks"),
+    ],
+)
+def test_the_os_image_decides(os_image: str, name: str) -> None:
+    d = default(node(labels=EKS, capacity=CAP, osImage=os_image))
+    assert d is not None and d.name == name
+
+
+def test_a_maxpods_override_does_not_change_the_amis_reservation() -> None:
+    # nodeadm e2e kubelet-config-max-pods: the ENI expression gives 60, kubeReserved memory 11 x 60 + 255 = 915Mi,
+    # while the kubelet's maxPods (the node's pods capacity) is 1.
+    cap = {**CAP, "pods": "1"}
+    labels = {**EKS, "node.kubernetes.io/instance-type": "x9.test"}
+    s = settings(machineTypes={"x9.test": {"eniMaxPods": 60}})
+    pool = node(labels=labels, capacity=cap, osImage="Amazon Linux 2023.6.20250107")
+    pc = model(pool, s)
+    assert pc.kube_reserved["memory"].quantity == Q("915Mi")
+    assert pc.max_pods == 1
+    # Bottlerocket reads the final max-pods setting: 11 x 1 + 255
+    bottlerocket = model(node(labels=labels, capacity=cap, osImage="Bottlerocket OS 1.20.3 (aws-k8s-1.29)"), s)
+    assert bottlerocket.kube_reserved["memory"].quantity == Q("266Mi")
+
+
+@pytest.mark.parametrize(("os_image", "who"), [("Amazon Linux 2", "bootstrap.sh"), ("Amazon Linux 2023.6", "nodeadm")])
+def test_verify_names_the_component_that_reserved_for_the_eni_limit(os_image: str, who: str) -> None:
+    from renderer.verify.causes import Situation, explain
+
+    labels = {**EKS, "node.kubernetes.io/instance-type": "m5.large"}
+    # an m5.large (ENI limit 29) whose kubelet runs maxPods 110: reported memory reserves 11 x 29 + 255 = 574Mi
+    cap = {**CAP, "pods": "110"}
+    pool = node(labels=labels, capacity=cap, osImage=os_image)
+    pc = model(pool)
+    reported = pc.capacity["memory"] - Q("574Mi") - Q("100Mi")
+    text = explain(Situation(pc, "memory", pc.allocatable["memory"], reported, settings(), True))
+    assert f"{who} computes it from the instance's ENI limit" in text
+    assert "maxPods 29" in text and "eniMaxPods: 29" in text
+
+
+@pytest.mark.parametrize(("cpus", "cpu"), [(1, "60m"), (2, "70m"), (3, "75m"), (4, "80m"), (5, "82m"), (96, "310m")])
+def test_bottlerocket_cpu(cpus: int, cpu: str) -> None:
+    d = platforms.get("eks").default_named("bottlerocket")
+    assert d.formula is not None
+    got = compute(d.formula, MachineShape(cpus=cpus, memory_bytes=8192 * MIB, max_pods=29))  # type: ignore[arg-type]
+    assert got.kube_reserved["cpu"] == cpu
+    assert d.eviction_hard is None  # only when settings.kubernetes.eviction-hard is set: the kubelet's defaults
+
+
+def test_al2_before_april_2020_used_the_memory_tiers_of_free_m() -> None:
+    d = platforms.get("eks").default_named("eks-al2-2019")
+    assert d.formula is not None
+    # 1024 MiB or less: 255Mi; 8 GiB (free -m 7680): 25% of 4096 + 20% of 3584 = 1024 + 716.8 -> 1740Mi
+    small = compute(d.formula, MachineShape(cpus=1, memory_bytes=1000 * MIB))  # type: ignore[arg-type]
+    assert small.kube_reserved["memory"] == "255Mi"
+    big = compute(d.formula, MachineShape(cpus=2, memory_bytes=7680 * MIB))  # type: ignore[arg-type]
+    assert big.kube_reserved["memory"] == "1740Mi"
+
+
+def test_old_eksctl_groups_reserved_nothing() -> None:
+    s = settings(platformDefaults={"eks": "eksctl-0.16"})
+    pc = model(node(labels=EKS, capacity=CAP), s)
+    assert reserved(pc) == {} and pc.eviction_source == "kubelet default"
+
+
+def test_detection() -> None:
+    assert node(kubeletVersion="v1.30.4-eks-a737599").platform == "eks"
+    assert node(osImage="Bottlerocket OS 1.20.3 (aws-k8s-1.29)").platform == "eks"
+    assert node(labels={"karpenter.k8s.aws/instance-family": "m5"}).platform == "eks"
