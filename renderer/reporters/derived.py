@@ -3,7 +3,8 @@
 Both start from the document the report's own ``json`` format writes (read back from its text), so they hold
 exactly what ``-o json`` holds, in its order, and a new report type gets them by having a ``json.py``. ``yaml``:
 one YAML document in kubectl's layout (two-space indent, list items at their key's indentation, no ``---``), keys
-in the JSON's order, strings quoted wherever YAML 1.1 would read them as something else; ``jsonpath``: the
+in the JSON's order, strings quoted wherever YAML 1.1 would read them as something else, and ASCII only (as
+``-o json``: every other character escaped in a double-quoted string); ``jsonpath``: the
 template's output (``renderer.reporters.kubectl_jsonpath``), nothing added (no final newline, as kubectl).
 
 Both render the whole text before writing: a template that fails on the data prints nothing. Cost: O(size of the
@@ -35,15 +36,20 @@ def dump_yaml(value: Any) -> str:
     """``value`` (a JSON value) as one YAML document in kubectl's layout."""
     import yaml
 
-    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-    text: str = yaml.dump(
-        value,
-        Dumper=dumper,
-        sort_keys=False,
-        default_flow_style=False,
-        allow_unicode=True,
-        width=2**31 - 1,
-    )
+    options: dict[str, Any] = {
+        "sort_keys": False,
+        "default_flow_style": False,
+        "allow_unicode": False,  # as -o json: ASCII, anything else escaped (no raw bidi or invisible character)
+        "width": 2**31 - 1,
+    }
+    fast = getattr(yaml, "CSafeDumper", None)
+    if fast is not None:
+        try:
+            text: str = yaml.dump(value, Dumper=fast, **options)
+            return text
+        except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800"): libyaml cannot encode it; PyYAML escapes it
+            pass
+    text = yaml.dump(value, Dumper=yaml.SafeDumper, **options)
     return text
 
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from renderer.escaping import json_raw_escapes, plain
+
 __all__ = ["Template", "TemplateError", "go_json", "go_text"]
 
 
@@ -477,6 +479,12 @@ def _recursive(values: list[Any]) -> list[Any]:
     return out
 
 
+class _Verbatim(str):
+    """Text the template itself holds (``{"\\t"}``): printed as written, never escaped as a value is."""
+
+    __slots__ = ()
+
+
 def _basic(value: Any) -> str | None:
     if isinstance(value, bool):
         return "bool"
@@ -552,7 +560,7 @@ def _walk(values: list[Any], steps: tuple[Step, ...]) -> list[Any]:
         elif isinstance(step, Filter):
             values = _filter(values, step)
         elif isinstance(step, Literal):
-            values = [step.value] if isinstance(step.value, str) else [step.value for _ in values]
+            values = [_Verbatim(step.value)] if isinstance(step.value, str) else [step.value for _ in values]
         else:
             raise TemplateError(f"unrecognized identifier {step.name}")
     return values
@@ -602,7 +610,8 @@ def _go_string(s: str) -> str:
     if _SURROGATE.search(s):  # Go writes what is not valid UTF-8 as U+FFFD
         s = s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     text = json.dumps(s, ensure_ascii=False)
-    return _HTML_RE.sub(lambda m: _HTML[m.group(0)], text)
+    # Go's HTML escapes, then what JSON would carry raw but no reader should see raw (DEL, C1, bidi, invisible).
+    return json_raw_escapes(_HTML_RE.sub(lambda m: _HTML[m.group(0)], text))
 
 
 def go_json(value: Any) -> str:
@@ -626,11 +635,16 @@ def go_json(value: Any) -> str:
 
 
 def go_text(value: Any) -> str:
-    """One result as kubectl prints it: maps and lists as ``go_json``, everything else as Go's ``%v``."""
+    """One result as kubectl prints it: maps and lists as ``go_json``, everything else as Go's ``%v`` — except that
+    a string's control, line-breaking, bidi and invisible characters are written as visible escapes
+    (``renderer.escaping.plain``), as in every output of this tool: a value from a policy file cannot start a line
+    or repaint the terminal. (kubectl writes them raw.)"""
     if isinstance(value, (dict, list)):
         return go_json(value)
+    if isinstance(value, _Verbatim):
+        return str(value)
     if isinstance(value, str):
-        return value
+        return plain(value)
     if value is None:
         return "null"
     if isinstance(value, bool):
