@@ -45,22 +45,28 @@ def _command_named(name: str) -> ModuleType | None:
     return mod if getattr(mod, "NAME", None) == name and hasattr(mod, "run") else None
 
 
-def build_parser(command: str | None = None, *, listing: bool = False) -> argparse.ArgumentParser:
+def build_parser(
+    command: str | None = None, *, listing: bool = False, prog: str = "allocatable"
+) -> argparse.ArgumentParser:
     """The whole command line's parser; with the name of a ``command``, one holding only that command.
 
     ``allocatable lint ...`` parses exactly as with the whole tree, but imports and registers one command instead
     of all of them (every command's options, reporters, targets and scaffolds): a cold run starts faster.
     ``listing``: every command, without its options (enough for ``allocatable --help`` and the usage line).
+    ``prog``: the name the usage lines show (``kubectl allocatable`` for the kubectl plugin, which also sets
+    ``_kubectl_plugin`` for the commands that act on it).
     """
     one = None if command is None else _command_named(command)
     mods = _commands() if one is None else [one]
     parser = _Parser(
-        prog="allocatable",
+        prog=prog,
         description=DESCRIPTION,
         epilog=exit_codes_text({0: "clean", 1: "findings (lint errors, drift, ...)", 2: USAGE_EXIT}),
     )
     parser.add_argument("--version", action="version", version=f"allocatable {__version__}")
     parser.set_defaults(_whole_parser=build_parser)  # `completion` generates its scripts from the whole tree
+    if prog != "allocatable":
+        parser.set_defaults(_kubectl_plugin=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for mod in mods:
         description, epilog = describe(mod)
@@ -74,7 +80,7 @@ def build_parser(command: str | None = None, *, listing: bool = False) -> argpar
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, prog: str = "allocatable") -> int:
     from renderer import stdio
 
     closed = stdio.closed_stream()  # `>&-`, `2>&-`: nothing is done that could not be reported
@@ -82,14 +88,21 @@ def main(argv: list[str] | None = None) -> int:
         stdio.write_line(closed)
         return EXIT_USAGE
     try:
-        return _main(argv)
+        return _main(argv, prog)
     except stdio.StreamError as exc:  # a full disk, /dev/full, an I/O error on a standard stream
         stdio.silence(exc.fd)
         stdio.write_line(f"allocatable: error: {exc}; free some space or write the output elsewhere", prefer=3 - exc.fd)
         return EXIT_USAGE
 
 
-def _main(argv: list[str] | None) -> int:
+def kubectl_main(argv: list[str] | None = None) -> int:
+    """``kubectl allocatable ...``: kubectl runs ``kubectl-allocatable`` from PATH with the words after the plugin's
+    name. The same commands, with usage lines as kubectl users type them; ``verify`` reads the current context's
+    nodes when no ``--nodes`` dump is given."""
+    return main(argv, prog="kubectl allocatable")
+
+
+def _main(argv: list[str] | None, prog: str = "allocatable") -> int:
     from renderer import stdio
     from renderer.escaping import install_output_fallbacks
     from renderer.safepath import install_signal_handlers
@@ -103,7 +116,7 @@ def _main(argv: list[str] | None) -> int:
     # The command comes first in nearly every call (`allocatable lint ...`): then only its parser is built. Anything
     # else (`--help`, options before the command, no command, an unknown one) gets the whole tree, as before.
     listing = argv in ([], ["-h"], ["--help"], ["--version"])  # nothing below the command list is read
-    parser = build_parser(argv[0] if argv else None, listing=listing)
+    parser = build_parser(argv[0] if argv else None, listing=listing, prog=prog)
     args, extras = parser.parse_known_args(argv)
     if extras:  # say which command's --help to read, not the top level's
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extras)}")

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
     from renderer.platforms import Assignment
     from renderer.render.engine import RenderResult
+    from renderer.verify.kubectl import Kubectl
     from renderer.verify.result import VerifyResult
 
 __all__ = [
@@ -223,18 +224,26 @@ def verify(
     base: str | None = None,
     platform: list[Assignment] | None = None,
     max_file_bytes: int | None = None,
+    live: Kubectl | None = None,
 ) -> Verified:
     """The repo's prediction against the nodes of ``nodes`` (a ``kubectl get nodes`` dump, ``-`` for standard
-    input) and the repo's inventory, and with ``pods`` the fit of the pods running there. Raises
-    ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read."""
+    input) — or, with ``live``, of ``kubectl get nodes -o json`` — and the repo's inventory, and with ``pods`` the
+    fit of the pods running there. Raises ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read
+    (or a kubectl that cannot be run)."""
+    from renderer.loading.bounds import DEFAULT_MAX_FILE_BYTES
     from renderer.verify.compare import verify as compare
+    from renderer.verify.kubectl import live_nodes
     from renderer.verify.nodes import read_nodes, read_pods
 
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
         result.finish(result.findings)
         return Verified(result)
-    snapshot = read_nodes(nodes, platform, max_file_bytes) if nodes else []
+    if live is not None:
+        source = live_nodes(live, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
+        snapshot = read_nodes(source, platform, max_file_bytes)
+    else:
+        snapshot = read_nodes(nodes, platform, max_file_bytes) if nodes else []
     pod_records = read_pods(pods, max_file_bytes) if pods is not None else None
     if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
         return Verified(result, no_nodes=True)

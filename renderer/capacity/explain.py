@@ -136,8 +136,25 @@ def table(rows: list[list[str]]) -> list[str]:
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def pool_rows(pc: PoolCapacity) -> list[list[str]]:
+def pool_resources(pc: PoolCapacity, wide: bool = False) -> list[str]:
+    """The columns of a pool's table: cpu, memory and ephemeral-storage; ``wide``: then pods and every other
+    resource the pool has (hugepages-*, extended resources such as nvidia.com/gpu), by name."""
     res = [r for r in _POOL_RESOURCES if r in pc.capacity]
+    if wide:
+        extra = {*pc.capacity, *pc.allocatable} - set(_POOL_RESOURCES)
+        res += sorted(extra, key=resource_key)
+    return res
+
+
+def narrow_leaves_out(pc: PoolCapacity) -> list[str]:
+    """The resources of the pool that only ``-o wide`` shows (pods aside: its maxPods is on its own line)."""
+    return [r for r in pool_resources(pc, wide=True) if r not in _POOL_RESOURCES and r != "pods"]
+
+
+def pool_rows(pc: PoolCapacity, wide: bool = False) -> list[list[str]]:
+    """The rows of a pool's table (``pool_resources`` its columns). A value the model does not derive for a
+    resource (the allocatable of an extended resource) is ``-``."""
+    res = pool_resources(pc, wide)
     rows = [["", *(heading(r) for r in res)]]
     rows.append(["capacity", *(human(pc.capacity.get(r), r) for r in res)])
     rows.append(["systemReserved", *(_reserved(pc.system_reserved, r) for r in res)])
@@ -146,24 +163,30 @@ def pool_rows(pc: PoolCapacity) -> list[list[str]]:
     if not pc.hugepages.is_zero():
         rows.append(["hugepages", *(human(pc.hugepages, r) if r == "memory" else "-" for r in res)])
     rows.append(["allocatable", *(human(pc.allocatable.get(r), r) for r in res)])
-    rows.append(["percent", *(f"{pc.percent[r]}%" for r in res)])
+    rows.append(["percent", *(f"{pc.percent[r]}%" if r in pc.percent else "-" for r in res)])
     rows.append(["committed", *(human(pc.committed.get(r), r) for r in res)])
     n = pc.pool.count
     rows.append([f"cluster (×{n})", *(human(pc.committed[r].scale(n), r) if r in pc.committed else "-" for r in res)])
     return rows
 
 
-def totals_rows(model: CapacityModel, pools: list[PoolCapacity]) -> list[list[str]]:
-    """Cluster totals as table rows, in the pool tables' resource order (pods last)."""
+def totals_rows(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> list[list[str]]:
+    """Cluster totals as table rows, in the pool tables' resource order (pods last); ``wide``: with every other
+    resource of the pools too."""
+    res = totals_resources(model, pools, wide)
     totals = model.total_quantities(pools)
     keys = ("capacity", "allocatable", "committedAllocatable")
-    present = {r for key in keys for r in totals[key]}
-    res = [r for r in sorted(present, key=resource_key)]
     rows = [["", *(heading(r) for r in res)]]
     for key, label in zip(keys, ("capacity", "allocatable", "committed"), strict=True):
         values = totals[key]
         rows.append([label, *(human(values[r], r) if r in values else "-" for r in res)])
     return rows
+
+
+def totals_resources(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> list[str]:
+    totals = model.total_quantities(pools)
+    present = {r for key in ("capacity", "allocatable", "committedAllocatable") for r in totals[key]}
+    return sorted((r for r in present if wide or r in RESOURCES), key=resource_key)
 
 
 def _reorder(value: Any) -> Any:

@@ -14,7 +14,7 @@ import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from renderer.reporters import Report
@@ -168,6 +168,35 @@ def emit_load(result: LoadResult, command: str, fmt: str = "text", out: TextIO |
 
     report = Report(command, result.findings, files=len(result.files), objects=result.policies.object_count())
     emit(report, fmt, out)
+
+
+class FormatChoices(list[str]):
+    """The ``-o`` choices of a report (``renderer.reporters.names``), where ``jsonpath=TEMPLATE`` is the choice
+    ``jsonpath``: argparse lists and completes the names, and accepts a format with its argument."""
+
+    def __contains__(self, spec: object) -> bool:
+        from renderer.reporters import split
+
+        return isinstance(spec, str) and list.__contains__(self, split(spec)[0])
+
+
+def output_choices(report: str) -> dict[str, Any]:
+    """``choices`` and ``type`` of a command's ``-o/--output``: the report's formats, each format's argument
+    checked while the command line is read (``-o jsonpath=`` without a template, or one that does not parse, is a
+    usage error before any work is done)."""
+    from renderer import reporters
+
+    def spec(text: str) -> str:
+        name, _ = reporters.split(text)
+        if name in reporters.names(report):
+            try:
+                reporters.get(report, text)
+            except ValueError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+
+    spec.__name__ = "format"  # argparse names the type in its message: "invalid format value"
+    return {"choices": FormatChoices(reporters.names(report)), "type": spec}
 
 
 def write(report: str, fmt: str, result: object) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import add_paths, error, paths_of, write
+from renderer.commands.common import add_paths, error, output_choices, paths_of, write
 
 NAME = "diff"
 ORDER = 35
@@ -19,12 +19,6 @@ DESCRIPTION = (
 EXIT_CODES = {0: "reported (a diff is a report: changes and new findings do not fail it)"}
 
 
-def _formats() -> list[str]:
-    from renderer import reporters
-
-    return reporters.names("diff")
-
-
 def register(parser: argparse.ArgumentParser) -> None:
     add_paths(parser, many=False)
     parser.add_argument("--base", required=True, metavar="REF", help="git revision to compare against, e.g. main")
@@ -34,9 +28,10 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=_formats(),
+        **output_choices("diff"),
         default="text",
-        help="text (default), markdown (for a PR comment or $GITHUB_STEP_SUMMARY) or json",
+        help="text (default), markdown (for a PR comment or $GITHUB_STEP_SUMMARY), json, yaml or jsonpath=TEMPLATE "
+        "(kubectl's)",
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import add_paths, emit_load, error, paths_of, write
+from renderer.commands.common import add_paths, emit_load, error, output_choices, paths_of, write
 
 NAME = "explain"
 ORDER = 30
@@ -24,16 +24,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=_formats(),
+        **output_choices("explain"),
         default="text",
-        help="text (default), json, markdown (for a PR comment) or html (a self-contained capacity report page)",
+        help="text (default), wide (every resource a pool has), json, yaml, jsonpath=TEMPLATE (kubectl's), markdown "
+        "(for a PR comment) or html (a self-contained capacity report page)",
     )
-
-
-def _formats() -> list[str]:
-    from renderer import reporters
-
-    return reporters.names("explain")
 
 
 def run(args: argparse.Namespace) -> int:

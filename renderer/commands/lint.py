@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import add_paths, emit, paths_of
+from renderer.commands.common import add_paths, emit, output_choices, paths_of
 
 NAME = "lint"
 ORDER = 20
@@ -21,15 +21,15 @@ EXIT_CODES = {
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from renderer import reporters  # light: the format modules import only the standard library
 
     add_paths(parser)
     parser.add_argument(
         "-o",
         "--output",
-        choices=reporters.names("findings"),
+        **output_choices("findings"),
         default="text",
-        help="text (default), json, sarif (SARIF 2.1.0 for code scanning) or github (workflow annotations)",
+        help="text (default), json, yaml, jsonpath=TEMPLATE (kubectl's), sarif (SARIF 2.1.0 for code scanning) or "
+        "github (workflow annotations)",
     )
     parser.add_argument(
         "--base",

@@ -12,9 +12,13 @@ HELP = "write JSON Schemas for every policy kind (for editors and CI)"
 DESCRIPTION = (
     "Write one JSON Schema (draft 2020-12) per policy kind and for .allocatable.yaml, generated from the models, "
     "into DIR; only files whose content changes are rewritten, each named on stderr. --check compares instead and "
-    "names each stale file on stdout."
+    "names each stale file on stdout. --print NAME prints one schema; --path prints the directory where the "
+    "installed package keeps them (<prefix>/share/allocatable/schemas, from the wheel), for an editor to point at."
 )
-EXIT_CODES = {0: "written (or, with --check, DIR is up to date)", 1: "with --check: DIR is out of date"}
+EXIT_CODES = {
+    0: "written (or, with --check, DIR is up to date)",
+    1: "with --check: DIR is out of date; with --path: no installed copy (a checkout or an editable install)",
+}
 
 
 def register(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +30,20 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="directory to write into (default: schemas/)",
     )
-    parser.add_argument("--check", action="store_true", help="only compare; exit 1 when DIR is out of date")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--check", action="store_true", help="only compare; exit 1 when DIR is out of date")
+    which.add_argument(
+        "--print",
+        dest="print_name",
+        metavar="NAME",
+        default=None,
+        help="print one schema to stdout: a kind (NodePool), its file name (nodepool.json) or that name without .json",
+    )
+    which.add_argument(
+        "--path",
+        action="store_true",
+        help="print the directory of the schemas the installed package ships (exit 1 when it has none)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +51,17 @@ def run(args: argparse.Namespace) -> int:
     from renderer.pipeline import schemas as generate
     from renderer.render.output import OutputError, Tree, write_files
 
-    files = {name: text.encode("utf-8") for name, text in generate().items()}
+    if args.path:
+        return _print_path()
+    generated = generate()
+    if args.print_name is not None:
+        name = _schema_named(args.print_name, sorted(generated))
+        if name is None:
+            choices = ", ".join(n.removesuffix(".json") for n in sorted(generated))
+            return error(f"no schema named {args.print_name!r}; choose from: {choices}")
+        sys.stdout.write(generated[name])
+        return 0
+    files = {name: text.encode("utf-8") for name, text in generated.items()}
     out: Path = args.output
     try:  # read and written as render writes: no symlinks followed, all or nothing
         with Tree(out) as tree:
@@ -58,3 +85,41 @@ def run(args: argparse.Namespace) -> int:
     for name in stale:
         sys.stderr.write(f"wrote {(out / name).as_posix()}\n")
     return 0
+
+
+def _schema_named(text: str, names: list[str]) -> str | None:
+    """The file name of the schema ``text`` names (``NodePool``, ``nodepool``, ``nodepool.json``)."""
+    wanted = text.lower().removesuffix(".json") + ".json"
+    return wanted if wanted in names else None
+
+
+def _print_path() -> int:
+    from renderer.commands.common import EXIT_FINDINGS, note
+
+    found = installed_schemas()
+    if found is None:
+        note(
+            "schema --path: this allocatable has no installed schemas (a checkout or an editable install); write "
+            "them where you want with `allocatable schema -o DIR`"
+        )
+        return EXIT_FINDINGS
+    sys.stdout.write(f"{found}\n")
+    return 0
+
+
+def installed_schemas() -> Path | None:
+    """The directory of the JSON Schemas the wheel installed (``<prefix>/share/allocatable/schemas``), found from the
+    installed files' record; None when there is none. Cost: reads the package's RECORD once."""
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("allocatable")
+    except metadata.PackageNotFoundError:
+        return None
+    for entry in dist.files or ():
+        parts = entry.parts
+        if parts[-3:-1] == ("allocatable", "schemas") and entry.name.endswith(".json"):
+            path = Path(str(dist.locate_file(entry))).resolve()
+            if path.is_file():
+                return path.parent
+    return None

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -48,7 +46,15 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eni-max-pods", type=int, default=None, metavar="N", help="EKS: the instance's ENI-limited maxPods"
     )
-    parser.add_argument("-o", "--output", choices=["text", "json"], default="text", help="text (default) or json")
+    from renderer.commands.common import output_choices
+
+    parser.add_argument(
+        "-o",
+        "--output",
+        **output_choices("sizing"),
+        default="text",
+        help="text (default), json, yaml or jsonpath=TEMPLATE (kubectl's)",
+    )
 
 
 INT64_MAX = 2**63 - 1
@@ -182,26 +188,8 @@ def run(args: argparse.Namespace) -> int:
                     "Kubernetes quantity holds (an int64 of bytes, or of millicores for cpu); check --cpus, "
                     "--memory and --max-pods"
                 )
-    if args.output == "json":
-        doc = {
-            "formula": result.formula,
-            "fills": result.fills,
-            "systemReserved": result.system_reserved,
-            "kubeReserved": result.kube_reserved,
-            "evictionHard": result.eviction_hard,
-            "notes": list(result.notes),
-        }
-        json.dump(doc, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-        return 0
-    out = [f"formula {result.formula} (fills {result.fills}) for {cpus} CPUs, {memory} memory"]
-    for label, values in (
-        ("systemReserved", result.system_reserved),
-        ("kubeReserved", result.kube_reserved),
-        ("evictionHard", result.eviction_hard),
-    ):
-        shown = ", ".join(f"{k}={v}" for k, v in values.items()) or "-"
-        out.append(f"  {label + ':':16} {shown}")
-    out.extend(f"  note: {n}" for n in result.notes)
-    sys.stdout.write("\n".join(out) + "\n")
+    from renderer.commands.common import write
+    from renderer.reporters.sizing import Sizing
+
+    write("sizing", args.output, Sizing(result, cpus, memory))
     return 0

@@ -6,9 +6,19 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from renderer.commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, add_paths, emit_load, paths_of, write
+from renderer.commands.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    add_paths,
+    emit_load,
+    output_choices,
+    paths_of,
+    write,
+)
 
 if TYPE_CHECKING:
+    from renderer.verify.kubectl import Kubectl
     from renderer.verify.result import VerifyResult
 
 NAME = "verify"
@@ -21,7 +31,9 @@ DESCRIPTION = (
     "allocatable exactly with status.allocatable (cpu, memory, ephemeral-storage, pods, hugepages-*) and explain "
     "each difference. With --pods (a `kubectl get pods -A -o json` dump), check per node that the requests of "
     "its pods that are not Succeeded/Failed fit the committed allocatable the repo gives it, and their count its "
-    "maxPods; with --base, say which nodes the change pushes over."
+    "maxPods; with --base, say which nodes the change pushes over. With --live (the default of `kubectl allocatable "
+    "verify` when --nodes is not given), read the nodes of the current kubectl context with `kubectl get nodes -o "
+    "json`."
 )
 EXIT_CODES = {
     0: "every node matches its prediction and its pods fit",
@@ -30,11 +42,29 @@ EXIT_CODES = {
 
 
 def register(parser: argparse.ArgumentParser) -> None:
-    from renderer import reporters
-
     add_paths(parser, many=False)
     parser.add_argument(
         "--nodes", metavar="FILE", default=None, help="kubectl get nodes -o json|yaml output; - reads standard input"
+    )
+    parser.add_argument(
+        "--live",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="read the nodes of the current kubectl context (`kubectl get nodes -o json`; kubectl must be on PATH) "
+        "instead of a --nodes dump; the default of `kubectl allocatable verify` without --nodes",
+    )
+    parser.add_argument(
+        "--context", metavar="NAME", default=None, help="with --live: the kubeconfig context (implies --live)"
+    )
+    parser.add_argument(
+        "--kubeconfig", metavar="FILE", default=None, help="with --live: the kubeconfig file (implies --live)"
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=_seconds,
+        default=60,
+        metavar="SECONDS",
+        help="with --live: kubectl's request timeout (default 60); kubectl is stopped at twice this",
     )
     parser.add_argument(
         "--pods", metavar="FILE", default=None, help="kubectl get pods -A -o json|yaml output; - reads standard input"
@@ -60,11 +90,34 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o",
         "--output",
-        choices=reporters.names("verify"),
+        **output_choices("verify"),
         default="text",
-        help="text (default; problems only unless --all), json (every node), markdown (for a PR comment or job "
-        "summary) or github (workflow annotations)",
+        help="text (default; problems only unless --all), json (every node), yaml, jsonpath=TEMPLATE (kubectl's), "
+        "markdown (for a PR comment or job summary) or github (workflow annotations)",
     )
+
+
+def _seconds(text: str) -> int:
+    if text.isascii() and text.isdigit() and 1 <= int(text[:6]) <= 3600 and len(text) <= 6:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"must be a whole number of seconds from 1 to 3600, got {text[:24]!r}")
+
+
+def _live(args: argparse.Namespace) -> Kubectl | str | None:
+    """The kubectl to read nodes with (None: no live read), or a usage error."""
+    from renderer.verify.kubectl import Kubectl
+
+    named = [o for o, v in (("--context", args.context), ("--kubeconfig", args.kubeconfig)) if v is not None]
+    live = args.live
+    if live is None:  # `kubectl allocatable verify`: the cluster kubectl points at, unless a dump is given
+        live = bool(named) or (getattr(args, "_kubectl_plugin", False) and args.nodes is None)
+    if not live:
+        if named and args.live is False:
+            return f"{named[0]} reads a cluster: it cannot go with --no-live"
+        return None
+    if args.nodes is not None:
+        return "--nodes and --live both give the nodes: pass one of them"
+    return Kubectl(context=args.context, kubeconfig=args.kubeconfig, timeout=args.request_timeout)
 
 
 def _fail(message: str) -> int:
@@ -95,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--nodes and --pods cannot both read standard input; write one of them to a file")
     if stdin and any(is_stdin(p) for p in paths_of(args)):
         return _fail(f"the policies and {stdin[0]} cannot both read standard input; write one of them to a file")
+    live = _live(args)
+    if isinstance(live, str):
+        return _fail(live)
     from renderer import platforms
 
     try:
@@ -109,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
             base=args.base,
             platform=assignments,
             max_file_bytes=args.max_file_size,
+            live=live,
         )
     except SnapshotError as exc:
         return _fail(f"{exc}")
@@ -117,8 +174,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if done.no_nodes:
         return _fail(
-            "no nodes to verify: the repo has no Node inventory; pass a dump with --nodes, e.g. "
-            "`kubectl get nodes -o json | allocatable verify --nodes -`"
+            "no nodes to verify: the repo has no Node inventory; read the cluster with --live, or pass a dump with "
+            "--nodes, e.g. `kubectl get nodes -o json | allocatable verify --nodes -`"
         )
     if done.base_invalid:
         return _fail(f"the policy repo at {args.base} is not valid; run `allocatable validate` on that revision")

@@ -12,6 +12,9 @@ others, in a directory this user owns and only they can write (never through a s
 unwritable cache (a read-only root file system) or a broken file, costs speed, never a result: the validators are
 built in memory, or the schema models validate. Nothing read from the repo or the input goes into the cache.
 
+An image whose root file system is read-only at run time fills the cache while it is built, as the user it runs as:
+``python -m renderer.models.validators`` writes the file and exits 1 when it could not (argocd/Dockerfile).
+
 Cost: a cache hit reads ~30 small source files to hash them and one cache file (about 1 ms); a miss builds the
 pydantic models once (about 0.2 s).
 """
@@ -30,7 +33,7 @@ from typing import Any
 from pydantic_core import SchemaSerializer, SchemaValidator
 from pydantic_core import __version__ as _PYDANTIC_CORE
 
-__all__ = ["cache_dir", "dump", "new", "ready", "validator"]
+__all__ = ["cache_dir", "dump", "new", "ready", "validator", "warm"]
 
 _PACKAGE = Path(__file__).resolve().parent
 _PREFIX = "validators-"
@@ -223,3 +226,28 @@ def dump(name: str, record: Any, mode: str = "python") -> Any:
     if hasattr(record, "model_dump"):  # a schema model's own instance
         return record.model_dump(mode=mode)
     return _serializer(name).to_python(record, mode=mode)
+
+
+def warm() -> Path | None:
+    """Build the validators and write them to the cache now; the cache file, once read back as a later run reads
+    it (None when there is no cache directory, or it cannot be written or read). Cost: one build (about 0.2 s)."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    name = f"{_PREFIX}{_key()}{_SUFFIX}"
+    code = _build()
+    if code is None:
+        return None
+    _write(directory, name, code)
+    return directory / name if _read(directory, name) is not None else None
+
+
+if __name__ == "__main__":  # pragma: no cover - run by image builds; tested through tests/delivery
+    written = warm()
+    if written is None:
+        sys.stderr.write(
+            f"allocatable: error: the validators cache could not be written to {cache_dir() or 'no directory'}; "
+            "set ALLOCATABLE_CACHE_DIR to a directory this user owns and only it can write\n"
+        )
+        raise SystemExit(1)
+    sys.stderr.write(f"allocatable: validators cached in {written}\n")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, cast
 from pydantic_core import ValidationError
 
 from renderer.findings import FieldPath, SourceRef
+from renderer.loading.documents import Source
 from renderer.loading.prune import NODE_FIELDS
 from renderer.models.inventory import Pool, pool_from_node, with_platform
 from renderer.models.node import Node
@@ -58,10 +59,12 @@ def _at_field(
     return SnapshotError(error_line(display, line, column, message, hint))
 
 
-def read_nodes(path: str, assignments: list[Assignment] | None = None, max_bytes: int | None = None) -> list[Pool]:
-    """Every Node of a dump (``-``: standard input) as a pool of one; ``assignments`` (``--platform``) give nodes
-    another platform or profile: by label selector, or those whose labels name none. ``max_bytes``: the file-size
-    bound (default: the policy files'). Raises ``SnapshotError``."""
+def read_nodes(
+    path: str | Source, assignments: list[Assignment] | None = None, max_bytes: int | None = None
+) -> list[Pool]:
+    """Every Node of a dump (``-``: standard input; or kubectl's output, ``renderer.verify.kubectl``) as a pool of
+    one; ``assignments`` (``--platform``) give nodes another platform or profile: by label selector, or those whose
+    labels name none. ``max_bytes``: the file-size bound (default: the policy files'). Raises ``SnapshotError``."""
     dump = read_dump(path, NODE_FIELDS, NODE_KIND, max_bytes=max_bytes)
     text, display = dump.text, dump.display
     pools: list[Pool] = []

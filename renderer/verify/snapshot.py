@@ -65,16 +65,19 @@ class Dump:
 
 
 def read_dump(
-    path: str,
+    path: str | Source,
     keep: KeepSpec,
     kind: tuple[str, str] | None = None,
     *,
     positions: bool = True,
     max_bytes: int | None = None,
 ) -> Dump:
-    """Every object of the dump at ``path`` (``-``: standard input), pruned to ``keep`` (see ``read_items``).
-    Raises ``SnapshotError``."""
-    source = Source.standard_input() if is_stdin(path) else Source.file(path, named="the dump")
+    """Every object of the dump at ``path`` (``-``: standard input; or a source already made, such as kubectl's
+    output), pruned to ``keep`` (see ``read_items``). Raises ``SnapshotError``."""
+    if isinstance(path, Source):
+        source = path
+    else:
+        source = Source.standard_input() if is_stdin(path) else Source.file(path, named="the dump")
     bounds = Bounds(max_file_bytes=max_bytes) if max_bytes is not None else Bounds()
     got = read(source, bounds, {kind: keep} if kind is not None else {}, dump=True, positions=positions, keep_text=True)
     items = list(_items(got, keep, kind))

@@ -60,3 +60,6 @@ tasks
 
 # The text-stream interface the checked standard streams stand in for (renderer/stdio.py): print() and libraries call it.
 writelines
+
+# Console scripts of pyproject.toml ([project.scripts]): called by the installed `kubectl-allocatable` launcher.
+kubectl_main

@@ -61,11 +61,14 @@ def test_bash_completes_commands_options_choices_and_paths(tmp_path: Path) -> No
     assert _complete_bash(script, ["allocatable", "li"], tmp_path) == ["lint"]
     assert set(_complete_bash(script, ["allocatable", ""], tmp_path)) >= {"validate", "lint", "render", "completion"}
     assert _complete_bash(script, ["allocatable", "lint", "--st"], tmp_path) == ["--strict"]
-    assert _complete_bash(script, ["allocatable", "explain", "-o", ""], tmp_path) == [  # the registry's files
+    assert _complete_bash(script, ["allocatable", "explain", "-o", ""], tmp_path) == [  # the registry's formats
         "html",
         "json",
+        "jsonpath",
         "markdown",
         "text",
+        "wide",
+        "yaml",
     ]
     assert _complete_bash(script, ["allocatable", "render", "--ignition-version", "3.4"], tmp_path) == ["3.4.0"]
     assert _complete_bash(script, ["allocatable", "completion", "f"], tmp_path) == ["fish"]

@@ -59,7 +59,7 @@ def test_help_states_exit_codes_and_every_option_has_help(parser: argparse.Argum
 def test_usage_errors_have_the_one_prefix_and_name_the_right_help() -> None:
     for argv, help_of in (
         (["render", "--bogus"], "allocatable render"),
-        (["explain", "-o", "yaml"], "allocatable explain"),
+        (["explain", "-o", "toml"], "allocatable explain"),
         (["sizing", "--formula", "eks"], "allocatable sizing"),
         (["nope"], "allocatable"),
         (["hook", "lint", "--bogus"], "allocatable hook lint"),

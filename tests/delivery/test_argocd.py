@@ -206,6 +206,21 @@ def test_ignition_version_parameter(tmp_path: Path) -> None:
     assert unsupported.stdout.strip() == ""
 
 
+def test_helm_values_and_the_argocd_resource_give_the_patchs_sidecar() -> None:
+    patch = yaml.safe_load((REPO_ROOT / "argocd/repo-server-patch.yaml").read_text())["spec"]["template"]["spec"]
+    values = yaml.safe_load((REPO_ROOT / "argocd/helm-values.yaml").read_text())["repoServer"]
+    resource = yaml.safe_load((REPO_ROOT / "argocd/argocd-cr.yaml").read_text())
+    assert (resource["apiVersion"], resource["kind"]) == ("argoproj.io/v1beta1", "ArgoCD")
+    repo = resource["spec"]["repo"]
+    assert values["extraContainers"] == repo["sidecarContainers"] == patch["containers"]
+    assert values["volumes"] == repo["volumes"] == patch["volumes"]
+    # Its own /tmp: an emptyDir of the sidecar's, not the repo server's tmp volume.
+    (sidecar,) = patch["containers"]
+    tmp = next(m["name"] for m in sidecar["volumeMounts"] if m["mountPath"] == "/tmp")
+    assert tmp not in ("tmp", "var-files", "plugins")
+    assert {"name": tmp, "emptyDir": {}} in patch["volumes"]
+
+
 def test_sidecar_wiring_and_docs() -> None:
     patch = yaml.safe_load((REPO_ROOT / "argocd/repo-server-patch.yaml").read_text())
     assert (patch["kind"], patch["metadata"]["name"]) == ("Deployment", "argocd-repo-server")
@@ -234,7 +249,14 @@ def test_sidecar_wiring_and_docs() -> None:
     s = spec()
     assert app["spec"]["source"]["plugin"]["name"] == f"allocatable-{s['version']}"
     docs = (REPO_ROOT / "docs/argocd.md").read_text()
-    for name in ("plugin.yaml", "repo-server-patch.yaml", "application.yaml", "Dockerfile"):
+    for name in (
+        "plugin.yaml",
+        "repo-server-patch.yaml",
+        "application.yaml",
+        "Dockerfile",
+        "helm-values.yaml",
+        "argocd-cr.yaml",
+    ):
         text = (REPO_ROOT / "argocd" / name).read_text()
         flat = "\n".join(line.strip() for line in text.splitlines() if line.strip())
         shown = "\n".join(line.strip() for line in docs.splitlines() if line.strip())

@@ -15,6 +15,7 @@ import json
 import re
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -121,17 +122,26 @@ def test_every_reporter_keeps_one_finding_per_line_and_no_raw_control_characters
     report = Report("lint", sorted(findings, key=Finding.sort_key), files=1, objects=1)
     for name in reporters.names():
         out = io.StringIO()
-        reporters.get("findings", name)(report, out)
+        spec = f'{name}={{range .findings[*]}}{{.path}}: {{.message}}{{"\\n"}}{{end}}' if name == "jsonpath" else name
+        reporters.get("findings", spec)(report, out)
         text = out.getvalue()
         _no_raw_controls(text)
         lines = text.splitlines()
-        if name == "text":
+        if name in ("text", "jsonpath"):
             assert len([ln for ln in lines if ln]) == len(findings)
         elif name == "github":
             assert len(lines) == len(findings)
             assert all(re.match(r"^::(error|warning|notice) file=[^:]*::", ln) for ln in lines), lines
+        elif name == "yaml":  # whatever the strings, the document reads back as the JSON one
+            assert yaml.safe_load(text) == json.loads(_format(report, "json"))
         else:  # json, sarif: whatever the strings, the document parses
             json.loads(text)
+
+
+def _format(report: Report, name: str) -> str:
+    out = io.StringIO()
+    reporters.get("findings", name)(report, out)
+    return out.getvalue()
 
 
 @fast(1500)

@@ -78,19 +78,41 @@ def _diffed(tmp: Path) -> Any:
     )
 
 
+def _sized() -> Any:
+    from decimal import Decimal
+
+    from renderer.capacity.formulas import MachineShape, compute
+    from renderer.quantity import Quantity
+    from renderer.reporters.sizing import Sizing
+
+    result = compute("gke", MachineShape(cpus=Decimal(4), memory_bytes=16 * 2**30, max_pods=None))
+    return Sizing(result, Decimal(4), Quantity.parse("16Gi"))
+
+
 #: What each report type's formats are given. A report type with formats must be here.
 INPUTS: dict[str, Callable[[Path], Any]] = {
     "findings": lambda tmp: _findings(),
     "explain": lambda tmp: _explained(),
     "verify": lambda tmp: _verified(),
     "diff": _diffed,
+    "sizing": lambda tmp: _sized(),
+}
+
+#: The argument of the formats that take one (``-o jsonpath=TEMPLATE``), per report type: a template using
+#: ``range``, quoted text and a filter on that report's JSON.
+ARGUMENTS: dict[tuple[str, str], str] = {
+    ("findings", "jsonpath"): '{range .findings[*]}{.path}:{.line}: {.code}{"\\n"}{end}',
+    ("explain", "jsonpath"): '{range .pools[*]}{.name}{"\\t"}{.committedAllocatable.cpu}{"\\n"}{end}',
+    ("verify", "jsonpath"): '{range .nodes[?(@.match==true)]}{.name}{"\\n"}{end}',
+    ("diff", "jsonpath"): '{range .pools[*]}{.name}{"\\t"}{.status}{"\\n"}{end}',
+    ("sizing", "jsonpath"): '{.kubeReserved.memory}{"\\n"}',
 }
 
 FORMATS = [(report, name) for report in reporters.REPORT_TYPES for name in reporters.names(report)]
 
 
 def test_every_report_type_is_a_package_of_formats() -> None:
-    assert reporters.REPORT_TYPES == ("findings", "explain", "verify", "diff", "impact")
+    assert reporters.REPORT_TYPES == ("findings", "explain", "verify", "diff", "sizing", "impact")
     for report in reporters.REPORT_TYPES:
         assert (REPO_ROOT / "renderer" / "reporters" / report / "__init__.py").is_file()
         assert reporters.names(report) == sorted(reporters.names(report))
@@ -117,7 +139,12 @@ def test_every_format_has_its_golden_output(
     monkeypatch.setenv("NO_COLOR", "1")
     result = INPUTS[report](work)
     out = io.StringIO()
-    reporters.get(report, name)(result, out)
+    if reporters.DERIVED.get(name):
+        assert (report, name) in ARGUMENTS, f"format {report}/{name} takes an argument: add one to ARGUMENTS"
+        name_arg = f"{name}={ARGUMENTS[report, name]}"
+    else:
+        name_arg = name
+    reporters.get(report, name_arg)(result, out)
     text = _stable(report, name, out.getvalue())
     if UPDATE:
         golden.parent.mkdir(parents=True, exist_ok=True)
@@ -140,6 +167,16 @@ def _stable(report: str, name: str, text: str) -> str:
         for result in run["results"]:
             result.pop("ruleIndex", None)
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_kubernetes_formats_come_with_the_json_one() -> None:
+    """yaml and jsonpath are made from the json format's document: every report with one has them, none has them
+    as a file of its own (they could then say something the JSON does not)."""
+    for report in reporters.REPORT_TYPES:
+        formats = reporters.names(report)
+        assert ("json" in formats) == ({"yaml", "jsonpath"} <= set(formats)), report
+        for name in reporters.DERIVED:
+            assert not (REPO_ROOT / "renderer" / "reporters" / report / f"{name}.py").exists()
 
 
 def test_no_golden_without_its_format() -> None:

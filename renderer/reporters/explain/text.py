@@ -8,11 +8,13 @@ from renderer.capacity.explain import (
     Explained,
     committed_resources,
     delivery_text,
+    narrow_leaves_out,
     ordered,
     pool_rows,
     rule_text,
     sources,
     table,
+    totals_resources,
     totals_rows,
     under_commits,
 )
@@ -23,8 +25,10 @@ def write(explained: Explained, out: TextIO) -> None:
     out.write(text(explained.model, explained.pools))
 
 
-def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
-    """Cost: O(pools × resources + runtime classes per pool)."""
+def text(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> str:
+    """Cost: O(pools × resources + runtime classes per pool). ``wide`` (``-o wide``): every resource a pool has
+    in its table and the totals; otherwise cpu, memory and ephemeral-storage (and pods in the totals), with a line
+    naming what is left out."""
     out: list[str] = []
     for pc in pools:
         p = pc.pool
@@ -50,7 +54,10 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         how = delivery_text(pc, model.policies.settings.render.karpenter.expressions)
         if how is not None:
             out.append(f"  delivery:            {how}")
-        out.extend(table(pool_rows(pc)))
+        out.extend(table(pool_rows(pc, wide)))
+        hidden = [] if wide else narrow_leaves_out(pc)
+        if hidden:
+            out.append(f"  more resources: {', '.join(hidden)} (-o wide shows them)")
         rules = committed_resources(pc)
         if rules:
             out.append("  commit rule:")
@@ -76,7 +83,12 @@ def text(model: CapacityModel, pools: list[PoolCapacity]) -> str:
     nodes = sum(pc.pool.count for pc in pools)
     out.append(f"Totals: {count(len(pools), 'pool')}, {count(nodes, 'node')}")
     if pools:
-        out.extend(table(totals_rows(model, pools)))
+        out.extend(table(totals_rows(model, pools, wide)))
+        hidden = (
+            [] if wide else [r for r in totals_resources(model, pools, True) if r not in totals_resources(model, pools)]
+        )
+        if hidden:
+            out.append(f"  more resources: {', '.join(hidden)} (-o wide shows them)")
     if under_commits(pools):
         rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
         out.append(f"  under-commit: reserved slices {rule} (commit.underCommitScalesReserved)")

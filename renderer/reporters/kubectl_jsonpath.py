@@ -1,0 +1,678 @@
+"""kubectl's JSONPath templates (``-o jsonpath='{range .pools[*]}{.name}{"\\n"}{end}'``) on any JSON value.
+
+kubectl's dialect (https://kubernetes.io/docs/reference/kubectl/jsonpath/, implemented by client-go's
+``util/jsonpath``) is a template, not one path: text, and actions in braces holding a path (``.a.b``, ``[0]``,
+``[1:3]``, ``[*]``, ``.*``, ``..name``, ``['a','b']``, ``[?(@.x == "y")]``), quoted text (``{"\\t"}``), numbers and
+booleans, and ``{range PATH}`` … ``{end}`` blocks whose body is evaluated against each value. The data access of
+each step is jsonpath-ng's (``Fields``, ``Slice``); what is kubectl's own is written here, facts taken from
+client-go and checked against kubectl itself (tests/reporters/test_kubectl_jsonpath.py runs kubectl on the same
+JSON):
+
+- a step runs over every current value, and a union evaluates each of its branches over all of them in turn
+  (``['name','n']`` prints every name, then every n); missing keys give nothing (kubectl's
+  ``--allow-missing-template-keys`` default), but an index or slice outside an array is an error, as is indexing
+  something that is not an array; a filter compares one value with one value, of the same basic type;
+- what an action prints: its results separated by one space; a string as is, an integer in decimal, a float as Go
+  formats it, ``true``/``false``, ``null``; a map or list as compact JSON with sorted keys and HTML characters
+  escaped (Go's ``json.Marshal``).
+
+Where kubectl's order is that of a Go map (``.*`` and ``..`` over an object, which differs run to run), the order
+here is the document's. ``{range}`` without ``{end}`` is an error here (kubectl runs the rest of the template
+twice).
+
+Cost: parsing O(template); rendering O(size of the values each step visits) per action and range iteration.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from renderer.escaping import json_raw_escapes, plain
+
+__all__ = ["Template", "TemplateError", "go_json", "go_text"]
+
+
+class TemplateError(ValueError):
+    """A template that does not parse, or fails on the data (an index outside an array, ...)."""
+
+
+# --- the template's parts --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+
+
+@dataclass(frozen=True)
+class Wildcard:
+    pass
+
+
+@dataclass(frozen=True)
+class Recursive:
+    pass
+
+
+@dataclass(frozen=True)
+class Array:
+    """``[start:end:step]``; ``end_derived``: written as one index, ``[i]`` (``end`` is then ``i + 1``)."""
+
+    start: int | None
+    end: int | None
+    step: int | None
+    end_derived: bool = False
+
+
+@dataclass(frozen=True)
+class Union:
+    branches: tuple[tuple[Step, ...], ...]
+
+
+@dataclass(frozen=True)
+class Filter:
+    left: tuple[Step, ...]
+    op: str  # <, >, ==, !=, <=, >=, or "exists"
+    right: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Literal:
+    """Quoted text (one value), or a number or boolean (the same value once per current value), in an action."""
+
+    value: str | int | float | bool
+
+
+@dataclass(frozen=True)
+class Identifier:
+    name: str
+
+
+Step = Field | Wildcard | Recursive | Array | Union | Filter | Literal | Identifier
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
+class Action:
+    steps: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Range:
+    steps: tuple[Step, ...]
+    body: tuple[Node, ...]
+
+
+Node = Text | Action | Range
+
+_SLICE = re.compile(r"^(-?[0-9]*)(:-?[0-9]*)?(:-?[0-9]*)?$")
+_DICT_KEY = re.compile(r"^'([^']*)'$")
+_FILTER = re.compile(r"^([^!<>=]+)([!<>=~]+)(.+?)$", re.DOTALL)
+_OPERATORS = ("<", ">", "==", "!=", "<=", ">=")
+_TERMINATORS = frozenset(" \t\r\n.,[]$@{}")
+#: Go's strconv.UnquoteChar escapes (\a \b \f \n \r \t \v \\ and the quote; \x, \u, \U and octal handled apart).
+_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+
+
+class _Parser:
+    """Scans a template as client-go's parser does (the same tokens and errors, worded here)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def fail(self, message: str) -> TemplateError:
+        return TemplateError(f"{message} (at character {self.pos + 1} of {self.text!r})")
+
+    def template(self) -> list[Text | Action]:
+        out: list[Text | Action] = []
+        start = 0
+        while True:
+            brace = self.text.find("{", self.pos)
+            if brace < 0:
+                if start < len(self.text):
+                    out.append(Text(self.text[start:]))
+                return out
+            if brace > start:
+                out.append(Text(self.text[start:brace]))
+            self.pos = brace + 1
+            out.append(Action(tuple(self.action())))
+            start = self.pos
+
+    def action(self) -> list[Step]:
+        """The steps up to the closing brace (consumed)."""
+        steps: list[Step] = []
+        text = self.text
+        while True:
+            rest = text[self.pos :]
+            if rest.startswith("}"):
+                self.pos += 1
+                return steps
+            if rest.startswith("[?("):
+                steps.append(self.filter())
+                continue
+            if rest.startswith(".."):
+                if steps and isinstance(steps[-1], Recursive):
+                    raise self.fail("invalid multiple recursive descent")
+                self.pos += 2
+                steps.append(Recursive())
+                if self.pos < len(text) and _alnum(text[self.pos]):
+                    steps.append(self.field())
+                continue
+            if not rest or rest[0] in "\r\n":
+                raise self.fail("unclosed action")
+            ch = rest[0]
+            if ch in " @$":
+                self.pos += 1
+            elif ch == "[":
+                steps.extend(self.array())
+            elif ch in "\"'":
+                steps.append(Literal(self.quoted(ch)))
+            elif ch == ".":
+                self.pos += 1
+                steps.append(self.field())
+            elif ch in "+-" or ch.isdigit():
+                steps.append(self.number())
+            elif _alnum(ch):
+                steps.append(self.identifier())
+            else:
+                raise self.fail(f"unrecognized character in action: {ch!r}")
+
+    def field(self) -> Field | Wildcard:
+        start = self.pos
+        text = self.text
+        while self.pos < len(text):
+            ch = text[self.pos]
+            if ch == "\\":
+                self.pos += 2
+                continue
+            if ch in _TERMINATORS:
+                break
+            self.pos += 1
+        self.pos = min(self.pos, len(text))
+        name = text[start : self.pos]
+        return Wildcard() if name == "*" else Field(name.replace("\\", ""))
+
+    def identifier(self) -> Step:
+        start = self.pos
+        while self.pos < len(self.text) and self.text[self.pos] not in _TERMINATORS:
+            self.pos += 1
+        word = self.text[start : self.pos]
+        if word in ("true", "false"):
+            return Literal(word == "true")
+        return Identifier(word)
+
+    def number(self) -> Literal:
+        start = self.pos
+        if self.text[self.pos] in "+-":
+            self.pos += 1
+        while self.pos < len(self.text) and (self.text[self.pos] == "." or self.text[self.pos].isdigit()):
+            self.pos += 1
+        word = self.text[start : self.pos]
+        if re.fullmatch(r"[+-]?[0-9]+", word):
+            return Literal(int(word))
+        try:
+            return Literal(float(word))
+        except ValueError:
+            raise self.fail(f"cannot parse number {word}") from None
+
+    def quoted(self, quote: str) -> str:
+        start = self.pos
+        self.pos += 1
+        text = self.text
+        while True:
+            if self.pos >= len(text) or text[self.pos] == "\n":
+                raise self.fail("unterminated quoted string")
+            if text[self.pos] == quote and text[self.pos - 1] != "\\":
+                self.pos += 1
+                break
+            self.pos += 1
+        try:
+            return _unquote(text[start + 1 : self.pos - 1], quote)
+        except ValueError as exc:
+            raise self.fail(f"cannot unquote {text[start : self.pos]}: {exc}") from None
+
+    def array(self) -> list[Step]:
+        start = self.pos
+        end = self.pos + 1
+        while True:
+            if end >= len(self.text) or self.text[end] == "\n":
+                raise self.fail("unterminated array")
+            if self.text[end] == "]":
+                break
+            end += 1
+        self.pos = end + 1
+        inner = self.text[start + 1 : end]
+        if inner == "*":
+            inner = ":"
+        parts = inner.split(",")
+        if len(parts) > 1:
+            return [Union(tuple(tuple(_action(f"[{p.strip(' ')}]")) for p in parts))]
+        key = _DICT_KEY.match(inner)
+        if key:  # ['a.b'] is the path .a.b, as kubectl reads it
+            return _action("." + key.group(1))
+        m = _SLICE.match(inner)
+        if m is None:
+            raise self.fail(f"invalid array index {inner}")
+        first, second, third = m.group(1), m.group(2), m.group(3)
+        begin = int(first) if first not in ("", "-") else None
+        if first == "-":
+            raise self.fail("array index - is not a number")
+        if second is None:
+            if begin is None:
+                return [Array(None, None, None)]
+            return [Array(begin, begin + 1, None, end_derived=True)]
+        values = []
+        for part in (second, third):
+            text = (part or ":")[1:]
+            if text == "-":
+                raise self.fail("array index - is not a number")
+            values.append(int(text) if text else None)
+        return [Array(begin, values[0], values[1])]
+
+    def filter(self) -> Filter:
+        self.pos += 3
+        start = self.pos
+        text = self.text
+        begin = end = False
+        pair = ""
+        while True:
+            if self.pos >= len(text) or text[self.pos] == "\n":
+                raise self.fail("unterminated filter")
+            ch = text[self.pos]
+            self.pos += 1
+            if ch in "\"'":
+                if not begin:
+                    begin, pair = True, ch
+                elif text[self.pos - 2] != "\\" and ch == pair:
+                    end = True
+            elif ch == ")" and begin == end:
+                break
+        if self.pos >= len(text) or text[self.pos] != "]":
+            raise self.fail("unclosed array, expected ]")
+        self.pos += 1
+        inner = text[start : self.pos - 2]
+        m = _FILTER.match(inner)
+        if m is None:
+            return Filter(tuple(_action(inner)), "exists", ())
+        op = m.group(2)
+        if op not in _OPERATORS:
+            raise self.fail(f"unrecognized filter operator {op}")
+        return Filter(tuple(_action(m.group(1))), op, tuple(_action(m.group(3))))
+
+
+def _alnum(ch: str) -> bool:
+    return ch == "_" or ch.isalpha() or ch.isdigit()
+
+
+def _action(text: str) -> list[Step]:
+    """The steps of ``text`` read as one action (a union branch, a dictionary key, a filter's side)."""
+    parser = _Parser("{" + text + "}")
+    parser.pos = 1
+    steps = parser.action()
+    if parser.pos != len(parser.text):
+        raise TemplateError(f"unexpected {parser.text[parser.pos :]!r} in {text!r}")
+    return steps
+
+
+def _unquote(body: str, quote: str) -> str:
+    """Go's ``strconv.Unquote`` of a double- or single-quoted string's body (client-go's ``UnquoteExtend``)."""
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            if ch == quote:
+                raise ValueError("unescaped quote")
+            out.append(ch)
+            i += 1
+            continue
+        if i + 1 >= len(body):
+            raise ValueError("invalid syntax")
+        esc = body[i + 1]
+        if esc in _ESCAPES:
+            out.append(_ESCAPES[esc])
+            i += 2
+        elif esc == quote:
+            out.append(quote)
+            i += 2
+        elif esc in "xuU":
+            width = {"x": 2, "u": 4, "U": 8}[esc]
+            digits = body[i + 2 : i + 2 + width]
+            if len(digits) != width or not all(c in "0123456789abcdefABCDEF" for c in digits):
+                raise ValueError("invalid syntax")
+            code = int(digits, 16)
+            if esc != "x" and (code > 0x10FFFF or 0xD800 <= code <= 0xDFFF):
+                raise ValueError("invalid syntax")
+            out.append(chr(code))
+            i += 2 + width
+        elif esc in "01234567":
+            digits = body[i + 1 : i + 4]
+            if len(digits) != 3 or not all(c in "01234567" for c in digits) or int(digits, 8) > 255:
+                raise ValueError("invalid syntax")
+            out.append(chr(int(digits, 8)))
+            i += 4
+        else:
+            raise ValueError("invalid syntax")
+    return "".join(out)
+
+
+def _structure(items: list[Text | Action]) -> tuple[Node, ...]:
+    """Nest ``{range}`` … ``{end}`` blocks (an unmatched one is an error)."""
+    stack: list[tuple[tuple[Step, ...], list[Node]]] = []
+    top: list[Node] = []
+    current = top
+    for item in items:
+        if isinstance(item, Action) and any(isinstance(s, Identifier) and s.name == "range" for s in item.steps):
+            steps = tuple(s for s in item.steps if not (isinstance(s, Identifier) and s.name == "range"))
+            stack.append((steps, current))
+            current = []
+            continue
+        if isinstance(item, Action) and any(isinstance(s, Identifier) and s.name == "end" for s in item.steps):
+            if not stack:
+                raise TemplateError("{end} without a {range} before it: not in range, nothing to end")
+            steps, outer = stack.pop()
+            outer.append(Range(steps, tuple(current)))
+            current = outer
+            continue
+        current.append(item)
+    if stack:
+        raise TemplateError("{range} without its {end}")
+    return tuple(top)
+
+
+# --- evaluation ----------------------------------------------------------------------------------------------------
+
+
+def _kind(value: Any) -> str:
+    """The Go type kubectl names in its errors for a JSON value."""
+    if isinstance(value, dict):
+        return "map[string]interface {}"
+    if isinstance(value, list):
+        return "[]interface {}"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    return "<nil>"
+
+
+#: Field names jsonpath-ng's ``Fields`` reads as something else (the wildcard; the empty name).
+_SPECIAL_NAMES = frozenset({"*", ""})
+
+
+def _children(value: Any) -> list[Any]:
+    """Every member of a map (document order), list or string (its bytes, as Go indexes a string)."""
+    if isinstance(value, dict):
+        return list(value.values())
+    if isinstance(value, list):
+        return list(value)
+    if isinstance(value, str):
+        return list(value.encode("utf-8"))
+    return []
+
+
+def _field(values: list[Any], name: str) -> list[Any]:
+    from jsonpath_ng import Fields
+
+    if name in _SPECIAL_NAMES:  # names jsonpath-ng gives a meaning of its own: looked up as they are
+        return [v[name] for v in values if isinstance(v, dict) and name in v]
+    lookup = Fields(name)
+    out: list[Any] = []
+    for value in values:
+        if isinstance(value, dict):
+            out.extend(m.value for m in lookup.find(value))
+    return out
+
+
+def _array(values: list[Any], step: Array) -> list[Any]:
+    from jsonpath_ng import Slice
+
+    out: list[Any] = []
+    for value in values:
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            raise TemplateError(f"{_kind(value)} is not array or slice")
+        length = len(value)
+        start = 0 if step.start is None else step.start
+        if start < 0:
+            start += length
+        end = length if step.end is None else step.end
+        if end < 0 or (end == 0 and step.end_derived):
+            end += length
+        if end == start:
+            return out  # kubectl stops at the first empty selection: the values after it give nothing
+        if start >= length or start < 0:
+            raise TemplateError(f"array index out of bounds: index {start}, length {length}")
+        if end > length or end < 0:
+            raise TemplateError(f"array index out of bounds: index {end - 1}, length {length}")
+        if start > end:
+            raise TemplateError(f"starting index {start} is greater than ending index {end}")
+        if step.step is not None and step.step <= 0:
+            raise TemplateError("step must be > 0")
+        out.extend(m.value for m in Slice(start, end, step.step).find(value))
+    return out
+
+
+def _recursive(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for value in values:
+        if value is None:
+            continue
+        children = _children(value)
+        if children:
+            out.append(value)
+            out.extend(_recursive(children))
+    return out
+
+
+class _Verbatim(str):
+    """Text the template itself holds (``{"\\t"}``): printed as written, never escaped as a value is."""
+
+    __slots__ = ()
+
+
+def _basic(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    return None
+
+
+def _compare(left: Any, op: str, right: Any) -> bool:
+    """Go text/template's comparison (eq, ne, lt, le, gt, ge) of two JSON values, as kubectl's filters use it."""
+    k1, k2 = _basic(left), _basic(right)
+    if k1 is None or k2 is None:
+        raise TemplateError("invalid type for comparison")
+    if k1 != k2:
+        raise TemplateError("incompatible types for comparison")
+    if op in ("==", "!="):
+        return bool(left == right) == (op == "==")
+    if k1 == "bool":
+        raise TemplateError("invalid type for comparison")
+    if op == "<":
+        return bool(left < right)
+    if op == ">":
+        return bool(left > right)
+    if op == "<=":
+        return bool(left < right or left == right)
+    return bool(left > right or left == right)
+
+
+def _filter(values: list[Any], step: Filter) -> list[Any]:
+    out: list[Any] = []
+    for value in values:
+        if not isinstance(value, list):
+            raise TemplateError(f"{_kind(value)} is not array or slice and cannot be filtered")
+        for item in value:
+            if step.op == "exists":
+                try:
+                    if _walk([item], step.left):
+                        out.append(item)
+                except TemplateError:
+                    pass
+                continue
+            lefts = _walk([item], step.left)
+            if not lefts:
+                continue
+            if len(lefts) > 1:
+                raise TemplateError("can only compare one element at a time")
+            rights = _walk([item], step.right)
+            if not rights:
+                continue
+            if len(rights) > 1:
+                raise TemplateError("can only compare one element at a time")
+            if _compare(lefts[0], step.op, rights[0]):
+                out.append(item)
+    return out
+
+
+def _walk(values: list[Any], steps: tuple[Step, ...]) -> list[Any]:
+    for step in steps:
+        if isinstance(step, Field):
+            values = _field(values, step.name)
+        elif isinstance(step, Array):
+            values = _array(values, step)
+        elif isinstance(step, Wildcard):
+            values = [c for v in values if v is not None for c in _children(v)]
+        elif isinstance(step, Recursive):
+            values = _recursive(values)
+        elif isinstance(step, Union):
+            values = [v for branch in step.branches for v in _walk(values, branch)]
+        elif isinstance(step, Filter):
+            values = _filter(values, step)
+        elif isinstance(step, Literal):
+            values = [_Verbatim(step.value)] if isinstance(step.value, str) else [step.value for _ in values]
+        else:
+            raise TemplateError(f"unrecognized identifier {step.name}")
+    return values
+
+
+# --- printing --------------------------------------------------------------------------------------------------
+
+
+def _go_float_text(f: float) -> str:
+    """Go's ``%v`` of a float64: the shortest form, with an exponent below 1e-4 and from 1e21 on."""
+    if f != f or f in (float("inf"), float("-inf")):
+        return {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}[repr(f)]
+    text = repr(f)
+    exponent = abs(f) >= 1e21 or (f != 0 and abs(f) < 1e-4)
+    if exponent:
+        mantissa, _, exp = text.partition("e")
+        if not exp:  # repr printed it positionally: write the exponent form
+            mantissa, _, exp = f"{Decimal(text):e}".partition("e")
+        mantissa = mantissa.rstrip("0").rstrip(".") if "." in mantissa else mantissa
+        sign = "-" if exp.startswith("-") else "+"
+        return f"{mantissa}e{sign}{exp.lstrip('+-').zfill(2)}"
+    return _positional(text)
+
+
+def _positional(text: str) -> str:
+    value = Decimal(text).normalize()
+    out = f"{value:f}"
+    return "0" if out in ("-0", "0") and not text.startswith("-") else out
+
+
+def _go_float_json(f: float) -> str:
+    """Go's ``json.Marshal`` of a float64: positional from 1e-6 up to 1e21, else the exponent form ``1e-7``."""
+    if f != 0 and (abs(f) < 1e-6 or abs(f) >= 1e21):
+        text = _go_float_text(f)
+        mantissa, _, exp = text.partition("e")
+        sign, digits = exp[0], exp[1:].lstrip("0") or "0"
+        return f"{mantissa}e{sign}{digits}"
+    return _positional(repr(f))
+
+
+_HTML = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_HTML_RE = re.compile("[<>&\u2028\u2029]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _go_string(s: str) -> str:
+    if _SURROGATE.search(s):  # Go writes what is not valid UTF-8 as U+FFFD
+        s = s.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    text = json.dumps(s, ensure_ascii=False)
+    # Go's HTML escapes, then what JSON would carry raw but no reader should see raw (DEL, C1, bidi, invisible).
+    return json_raw_escapes(_HTML_RE.sub(lambda m: _HTML[m.group(0)], text))
+
+
+def go_json(value: Any) -> str:
+    """``value`` as Go's ``json.Marshal`` writes it (compact, keys sorted, HTML characters escaped).
+    Cost: O(size of the value)."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_go_string(k)}:{go_json(value[k])}" for k in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(go_json(v) for v in value) + "]"
+    if isinstance(value, str):
+        return _go_string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, float):
+        return _go_float_json(value)
+    return str(int(value))
+
+
+def go_text(value: Any) -> str:
+    """One result as kubectl prints it: maps and lists as ``go_json``, everything else as Go's ``%v`` — except that
+    a string's control, line-breaking, bidi and invisible characters are written as visible escapes
+    (``renderer.escaping.plain``), as in every output of this tool: a value from a policy file cannot start a line
+    or repaint the terminal. (kubectl writes them raw.)"""
+    if isinstance(value, (dict, list)):
+        return go_json(value)
+    if isinstance(value, _Verbatim):
+        return str(value)
+    if isinstance(value, str):
+        return plain(value)
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return _go_float_text(value)
+    return str(int(value))
+
+
+class Template:
+    """A parsed kubectl JSONPath template."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.nodes = _structure(_Parser(text).template())
+
+    def render(self, data: Any) -> str:
+        """The template's output for ``data`` (a JSON value). Raises ``TemplateError``."""
+        out: list[str] = []
+        self._render(self.nodes, data, out)
+        return "".join(out)
+
+    def _render(self, nodes: tuple[Node, ...], data: Any, out: list[str]) -> None:
+        for node in nodes:
+            if isinstance(node, Text):
+                out.append(node.text)
+            elif isinstance(node, Action):
+                out.append(" ".join(go_text(v) for v in _walk([data], node.steps)))
+            else:
+                for value in _walk([data], node.steps):
+                    self._render(node.body, value, out)
