@@ -90,7 +90,7 @@ class Talos(Platform):
         ),
     )
     render_notes = (
-        "Talos: spec.delivery.talos renders a machine-config patch (talos/<pool>.yaml): machine.kubelet.extraConfig "
+        "Talos: spec.delivery.talos renders a machine-config patch (talos/<pool>.patch.yaml): machine.kubelet.extraConfig "
         "(v1alpha1) or a KubeletConfig document (1.14+); a systemReserved there replaces all of Talos's "
         "system-reserved defaults, not only the keys it names",
     )

@@ -163,7 +163,7 @@ TALOS_PROTECTED = {
 def test_talos_v1alpha1_patch_validates_against_the_v1_13_schema() -> None:
     talos = _json("talos-kubelet-schema.json")["v1.13"]
     schema = {"$defs": talos["$defs"], **talos["MachineConfig.properties.kubelet"]}
-    doc = _yaml_doc(CASE / "talos" / "talos-w.yaml")
+    doc = _yaml_doc(CASE / "talos" / "talos-w.patch.yaml")
     assert set(doc) == {"machine"} and set(doc["machine"]) == {"kubelet"}
     jsonschema.Draft202012Validator(schema).validate(doc["machine"]["kubelet"])
     extra = doc["machine"]["kubelet"]["extraConfig"]
@@ -175,7 +175,7 @@ def test_talos_v1alpha1_patch_validates_against_the_v1_13_schema() -> None:
 def test_talos_kubeletconfig_document_validates_against_the_v1_14_schema() -> None:
     talos = _json("talos-kubelet-schema.json")["v1.14"]
     schema = {"$defs": talos["$defs"], "$ref": "#/$defs/k8s.KubeletConfigV1Alpha1"}
-    doc = _yaml_doc(CASE / "talos" / "talos-cp.yaml")
+    doc = _yaml_doc(CASE / "talos" / "talos-cp.patch.yaml")
     jsonschema.Draft202012Validator(schema).validate(doc)
     assert not TALOS_PROTECTED & set(doc["config"])
     without_image = {k: v for k, v in doc.items() if k != "image"}
@@ -234,7 +234,7 @@ def _br_threshold(text: str) -> bool:
 
 
 def test_bottlerocket_toml_parses_back_and_passes_bottlerocket_validation() -> None:
-    text = (CASE / "bottlerocket" / "br.toml").read_text(encoding="utf-8")
+    text = (CASE / "bottlerocket" / "br.settings.toml").read_text(encoding="utf-8")
     data = tomllib.loads(text)
     assert set(data) == {"settings"} and set(data["settings"]) == {"kubernetes"}
     k8s = data["settings"]["kubernetes"]
@@ -270,7 +270,7 @@ def test_bottlerocket_strings_survive_the_round_trip(tmp_path: Path) -> None:
     )
     result = render_dir(tmp_path / "p", ["bottlerocket-settings"])
     assert result.ok, [f.message for f in result.findings]
-    data = tomllib.loads(result.files["bottlerocket/br.toml"].decode("utf-8"))
+    data = tomllib.loads(result.files["bottlerocket/br.settings.toml"].decode("utf-8"))
     assert data["settings"]["kubernetes"]["allowed-unsafe-sysctls"] == [sysctl]
     assert set(data) == {"settings"} and set(data["settings"]) == {"kubernetes"}
 
@@ -307,7 +307,7 @@ def _check_shape(value: Any, name: str, shapes: dict[str, Any], where: str) -> N
 
 def test_cluster_autoscaler_tags_are_a_valid_create_or_update_tags_request_with_the_pools_allocatable() -> None:
     model = _json("autoscaling-2011-01-01-createorupdatetags.json")
-    doc = _yaml_doc(CASE / "cluster-autoscaler" / "kops-nodes.yaml")
+    doc = _yaml_doc(CASE / "cluster-autoscaler" / "kops-nodes.tags.yaml")
     _check_shape(doc, model["operations"]["CreateOrUpdateTags"]["input"]["shape"], model["shapes"], "request")
     groups = ["nodes-us-east-1a.example.k8s.local", "nodes-us-east-1b.example.k8s.local"]
     prefix = "k8s.io/cluster-autoscaler/node-template/resources/"  # aws_manager.go, kubernetes/autoscaler@55c37cd5

@@ -114,10 +114,10 @@ class Delivery(Strict, records.Delivery):
     )
     bottlerocket: bool = Field(
         default=False,
-        description="true: Bottlerocket user data (settings.kubernetes TOML), bottlerocket/<pool>.toml; see "
+        description="true: Bottlerocket user data (settings.kubernetes TOML), bottlerocket/<pool>.settings.toml; see "
         "docs/bottlerocket.md",
     )
-    talos: Annotated[TalosDelivery | None, AfterValidator(check_talos)] = Field(default=None, description="Talos machine-config patch (talos/<pool>.yaml)")
+    talos: Annotated[TalosDelivery | None, AfterValidator(check_talos)] = Field(default=None, description="Talos machine-config patch (talos/<pool>.patch.yaml)")
 
 
 class ClusterAutoscaler(Strict, records.ClusterAutoscaler):
@@ -126,7 +126,7 @@ class ClusterAutoscaler(Strict, records.ClusterAutoscaler):
     autoScalingGroups: list[Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[\x20-\x7e]+$")]] = Field(
         min_length=1,
         description="names of the Auto Scaling groups (or EKS managed node groups' groups) the pool's nodes come from; "
-        "render writes cluster-autoscaler/<pool>.yaml with their k8s.io/cluster-autoscaler/node-template/resources/* "
+        "render writes cluster-autoscaler/<pool>.tags.yaml with their k8s.io/cluster-autoscaler/node-template/resources/* "
         "tags (see docs/cluster-autoscaler.md)",
     )
 

@@ -1,4 +1,4 @@
-"""``cluster-autoscaler/<pool>.yaml``: Cluster Autoscaler node-template tags for the AWS Auto Scaling groups of each
+"""``cluster-autoscaler/<pool>.tags.yaml``: Cluster Autoscaler node-template tags for the AWS Auto Scaling groups of each
 NodePool with ``spec.clusterAutoscaler``, so that scale from zero sees the pool's real allocatable.
 
 Cluster Autoscaler builds a template node for an empty group from the instance type alone: capacity = the type's
@@ -44,7 +44,7 @@ def resource_tags(pc: PoolCapacity) -> dict[str, str]:
 @register
 class ClusterAutoscalerTagsTarget(Target):
     name = "cluster-autoscaler-tags"
-    summary = "Cluster Autoscaler node-template tags for AWS Auto Scaling groups (cluster-autoscaler/<pool>.yaml)"
+    summary = "Cluster Autoscaler node-template tags for AWS Auto Scaling groups (cluster-autoscaler/<pool>.tags.yaml)"
 
     def render(self, ctx: RenderContext) -> list[Output]:
         outputs: list[Output] = []
@@ -71,7 +71,7 @@ class ClusterAutoscalerTagsTarget(Target):
                 sources.append(ctx.source(pc.policy.source, pc.policy.ref))
             outputs.append(
                 Output(
-                    path=f"cluster-autoscaler/{pc.pool.name}.yaml",
+                    path=f"cluster-autoscaler/{pc.pool.name}.tags.yaml",
                     documents=(doc,),
                     sources=tuple(sources),
                     cluster=False,
