@@ -91,7 +91,6 @@ def _round(x: Fraction, r: Rounding) -> Fraction:
     return n * r.step
 
 
-
 def _is_int(x: Fraction) -> bool:
     return x.denominator == 1
 

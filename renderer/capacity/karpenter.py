@@ -46,6 +46,7 @@ class _Delivered(Protocol):
     @property
     def delivery(self) -> Any: ...
 
+
 #: Karpenter rounds cpu results up to this many millicores and memory results up to this many MiB
 #: (``cpuRoundingMilliCores`` and ``memoryRoundingMiB`` in pkg/cel/environment.go).
 CPU_ROUNDING_MILLI = 10

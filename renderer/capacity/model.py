@@ -608,3 +608,25 @@ def build(policies: PolicySet) -> CapacityModel:
     for pc in pools:
         pc._figures = figures
     return CapacityModel(policies, matches, pools, scales)
+
+
+def platform_reservation(
+    pc: PoolCapacity, settings: Settings
+) -> tuple[dict[str, Quantity], dict[str, Quantity], dict[str, str]]:
+    """What the pool's platform reserves by itself (systemReserved, kubeReserved, evictionHard), computed for the
+    pool's size: what its nodes keep where a delivery cannot carry the policy's value. Cost: one formula evaluation."""
+    default = pc.platform_default or platform_default(pc.pool, settings)
+    if default is None:
+        return {}, {}, dict(KUBELET_DEFAULT_EVICTION_HARD)
+    system: dict[str, Quantity] = {}
+    kube: dict[str, Quantity] = {}
+    if default.formula is not None:
+        shape, _ = formula_inputs(pc.pool, default.formula, settings, pc.max_pods)
+        if shape is not None:
+            try:
+                result = _formula(default.formula, shape)
+            except FormulaError:
+                result = None
+            if result is not None:
+                system, kube = _parse_map(result.system_reserved), _parse_map(result.kube_reserved)
+    return system, kube, default.eviction

@@ -43,6 +43,8 @@ def node_computed_formulas() -> tuple[str, ...]:
         for f in platforms.get(name).formulas
         if f.on_node
     )
+
+
 CONTROL_PLANE_POOLS = ("master",)
 DEFAULT_POOLS = ("master", "worker")
 ENV_KEYS = ("cpu", "memory", "ephemeral-storage")

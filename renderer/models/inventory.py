@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from renderer import platforms
 from renderer.findings import SourceRef
 from renderer.models.node import KEPT_ANNOTATIONS, Node
-from renderer.models.nodepool import Delivery, NodePool
+from renderer.models.nodepool import ClusterAutoscaler, Delivery, NodePool
 from renderer.models.record import as_dict
 from renderer.quantity import Quantity
 
@@ -27,6 +27,7 @@ class Pool:
     source: SourceRef
     annotations: dict[str, str] = field(default_factory=dict)
     delivery: Delivery | None = None  # how a NodePool's kubelet settings reach its nodes (None for Nodes)
+    cluster_autoscaler: ClusterAutoscaler | None = None  # NodePool.spec.clusterAutoscaler (ASG tags)
     # NodePool.spec.machineMemory: the advertised memory GKE/AKS formulas are computed from.
     machine_memory: Quantity | None = None
     boot_disk: Quantity | None = None  # NodePool.spec.bootDiskSize (GKE)
@@ -64,6 +65,7 @@ def pool_from_nodepool(obj: NodePool, source: SourceRef) -> Pool:
         machine_memory=spec.machineMemory,
         boot_disk=spec.bootDiskSize,
         delivery=spec.delivery,
+        cluster_autoscaler=spec.clusterAutoscaler,
     )
 
 

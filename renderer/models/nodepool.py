@@ -63,12 +63,35 @@ class ClusterAPIDelivery(Record):
     machineDeployments: list[str]
 
 
+class GKESystemConfigDelivery(Record):
+    """Kubelet settings travel in a GKE node pool's system configuration (NodeKubeletConfig)."""
+
+    format: str  # "gcloud": the --system-config-from-file YAML; "rest": the REST NodeKubeletConfig JSON
+
+
+class AKSKubeletConfigDelivery(Record):
+    """Kubelet settings travel in an AKS agent pool's kubeletConfig (az aks nodepool add --kubelet-config)."""
+
+    apiVersion: str
+
+
+class TalosDelivery(Record):
+    """Kubelet settings travel in a Talos machine-config patch."""
+
+    document: str  # "v1alpha1": machine.kubelet.extraConfig; "KubeletConfig": the v1.14+ KubeletConfig document
+    image: str | None
+
+
 class Delivery(Record):
     """How the pool's kubelet settings reach its nodes (one way per pool)."""
 
     karpenter: KarpenterDelivery | None
     clusterAPI: ClusterAPIDelivery | None
     nodeadm: bool
+    gkeSystemConfig: GKESystemConfigDelivery | None
+    aksKubeletConfig: AKSKubeletConfigDelivery | None
+    bottlerocket: bool
+    talos: TalosDelivery | None
 
     def ways(self) -> list[str]:
         return [
@@ -77,9 +100,19 @@ class Delivery(Record):
                 ("karpenter", self.karpenter is not None),
                 ("clusterAPI", self.clusterAPI is not None),
                 ("nodeadm", self.nodeadm),
+                ("gkeSystemConfig", self.gkeSystemConfig is not None),
+                ("aksKubeletConfig", self.aksKubeletConfig is not None),
+                ("bottlerocket", self.bottlerocket),
+                ("talos", self.talos is not None),
             )
             if on
         ]
+
+
+class ClusterAutoscaler(Record):
+    """Cluster Autoscaler (AWS) scale-from-zero: the Auto Scaling groups of the pool, tagged with its allocatable."""
+
+    autoScalingGroups: list[str]
 
 
 def check_delivery(delivery: Delivery | None, info: ValidationInfo) -> Delivery | None:
@@ -91,7 +124,10 @@ def check_delivery(delivery: Delivery | None, info: ValidationInfo) -> Delivery 
             f"delivery names {' and '.join(ways)}: a pool's nodes get their kubelet settings one way; keep one"
         )
     if not ways:
-        raise ValueError("delivery names no way: set karpenter, clusterAPI or nodeadm: true (or remove delivery)")
+        raise ValueError(
+            "delivery names no way: set karpenter, clusterAPI, nodeadm: true, gkeSystemConfig, aksKubeletConfig, "
+            "bottlerocket: true or talos (or remove delivery)"
+        )
     from renderer import platforms
 
     name = info.data.get("platform") or platforms.fallback().name
@@ -106,11 +142,47 @@ def check_delivery(delivery: Delivery | None, info: ValidationInfo) -> Delivery 
         )
     if ways[0] not in platform.deliveries:
         takers = sorted(p.name for p in platforms.ordered() if ways[0] in p.deliveries)
+        own = sorted(platform.deliveries)
         raise ValueError(
             f"delivery {ways[0]} is for {', '.join(takers)} nodes, but the pool's platform is {name}; set platform: "
-            f"{takers[0]} or use clusterAPI"
+            f"{takers[0]}" + (f" or use {' or '.join(own)}" if own else "")
         )
     return delivery
+
+
+def check_talos(value: TalosDelivery | None) -> TalosDelivery | None:
+    """The KubeletConfig document requires the kubelet image (Talos' schema); machine.kubelet.image is not ours."""
+    if value is None:
+        return value
+    if value.document == "KubeletConfig" and value.image is None:
+        raise ValueError(
+            "a KubeletConfig document needs image (Talos requires it), e.g. image: ghcr.io/siderolabs/kubelet:v1.34.1"
+        )
+    if value.document != "KubeletConfig" and value.image is not None:
+        raise ValueError("image belongs to the KubeletConfig document; remove it or set document: KubeletConfig")
+    return value
+
+
+def check_cluster_autoscaler(value: ClusterAutoscaler | None, info: ValidationInfo) -> ClusterAutoscaler | None:
+    """Node-template tags are an AWS Auto Scaling group feature: only platforms whose nodes run in ASGs take them."""
+    if value is None:
+        return value
+    from renderer import platforms
+
+    name = info.data.get("platform") or platforms.fallback().name
+    try:
+        platform = platforms.get(name)
+    except KeyError:
+        return value
+    if not platform.asg_tags:
+        takers = sorted(p.name for p in platforms.ordered() if p.asg_tags)
+        raise ValueError(
+            f"clusterAutoscaler tags Auto Scaling groups, which {platform.title} node pools are not; it is for "
+            f"{', '.join(takers)} pools"
+        )
+    if len(set(value.autoScalingGroups)) != len(value.autoScalingGroups):
+        raise ValueError("autoScalingGroups lists a group twice")
+    return value
 
 
 class NodePoolSpec(Record):
@@ -123,6 +195,7 @@ class NodePoolSpec(Record):
     machineMemory: Quantity | None
     bootDiskSize: Quantity | None
     delivery: Delivery | None
+    clusterAutoscaler: ClusterAutoscaler | None
 
 
 class NodePool(Record):

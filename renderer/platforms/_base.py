@@ -247,6 +247,12 @@ class Platform:
     machine_config_pools: ClassVar[bool] = False
     #: NodePool.spec.delivery ways this platform's nodes can take
     deliveries: ClassVar[frozenset[str]] = frozenset({"clusterAPI"})
+    #: False: the platform's nodes read no KubeletConfiguration file a user could supply (kubelet/<pool>.yaml would
+    #: be a file nothing reads); render says so for a pool without a delivery (``no_kubelet_file`` says what to do)
+    kubelet_file: ClassVar[bool] = True
+    no_kubelet_file: ClassVar[str] = ""
+    #: the pools run in AWS Auto Scaling groups (NodePool.spec.clusterAutoscaler: node-template tags)
+    asg_tags: ClassVar[bool] = False
     #: the formula lint rule AL207 compares reservations with (None: not checked)
     recommended: ClassVar[str | None] = None
     #: the platform of pools that name none

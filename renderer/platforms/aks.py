@@ -232,8 +232,16 @@ class Aks(Platform):
         ),
     )
     render_notes = (
-        "AKS manages the kubelet of its node pools; kubelet/<pool>.yaml documents what a custom node "
-        "configuration (AKS's kubeletConfig of a node pool) should carry",
+        "AKS manages the kubelet of its node pools: spec.delivery.aksKubeletConfig renders the agent pool's "
+        "kubeletConfig (aks/<pool>.kubelet-config.json for az aks nodepool add|update --kubelet-config); "
+        "kubeReserved (cpuMillicores >= 140, memoryMB >= 750 MiB) and hardEvictionThreshold only in api-version "
+        "2026-08-02-preview, no systemReserved",
+    )
+    deliveries = frozenset({"aksKubeletConfig"})
+    kubelet_file = False
+    no_kubelet_file = (
+        "AKS nodes read no KubeletConfiguration file a user supplies; set spec.delivery.aksKubeletConfig to render the "
+        "agent pool's kubeletConfig"
     )
 
     def recommended_for(self, pool: PoolView, settings: Settings) -> str | None:

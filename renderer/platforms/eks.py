@@ -247,7 +247,8 @@ class Eks(Platform):
     )
     formulas = (EKS,)
     recommended = "eks"
-    deliveries = frozenset({"clusterAPI", "karpenter", "nodeadm"})
+    deliveries = frozenset({"bottlerocket", "clusterAPI", "karpenter", "nodeadm"})
+    asg_tags = True
     memory_source = (
         "not an input of the AMIs' formulas; eksctl 0.17-0.24 read the EC2 type's nominal memory (machineTypes)"
     )

@@ -31,3 +31,7 @@ class Generic(Platform):
         "kubelet/<pool>.yaml is a KubeletConfiguration for the node bootstrap (kubeadm --config, a "
         "/etc/kubernetes/kubelet.conf.d drop-in)",
     )
+    #: self-managed pools: kubeadm through Cluster API, or Bottlerocket's vmware-k8s / metal-k8s variants
+    deliveries = frozenset({"bottlerocket", "clusterAPI"})
+    #: self-managed clusters on AWS (kops, kubeadm) run their nodes in Auto Scaling groups
+    asg_tags = True

@@ -259,6 +259,17 @@ class Gke(Platform):
         ),
     )
     causes = (_boot_disk_cause,)
+    render_notes = (
+        "GKE manages the kubelet of its node pools: spec.delivery.gkeSystemConfig renders the node pool's system "
+        "configuration (gcloud --system-config-from-file YAML, or the REST NodeKubeletConfig); gcloud takes no "
+        "kube-reserved, system-reserved or eviction-hard, REST only one combined reservedResourcesConfig",
+    )
+    deliveries = frozenset({"gkeSystemConfig"})
+    kubelet_file = False
+    no_kubelet_file = (
+        "GKE nodes read no KubeletConfiguration file a user supplies; set spec.delivery.gkeSystemConfig to render the "
+        "node pool's system configuration"
+    )
 
     def default(self, pool: PoolView, settings: Settings) -> Default | None:
         return self.defaults[0].because("GKE node defaults")

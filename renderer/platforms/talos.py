@@ -90,8 +90,15 @@ class Talos(Platform):
         ),
     )
     render_notes = (
-        "Talos: carry the fields in machine.kubelet.extraConfig; a systemReserved there replaces all of Talos's "
+        "Talos: spec.delivery.talos renders a machine-config patch (talos/<pool>.patch.yaml): machine.kubelet.extraConfig "
+        "(v1alpha1) or a KubeletConfig document (1.14+); a systemReserved there replaces all of Talos's "
         "system-reserved defaults, not only the keys it names",
+    )
+    deliveries = frozenset({"talos"})
+    kubelet_file = False
+    no_kubelet_file = (
+        "Talos nodes take kubelet settings from the machine config, not from a file; set spec.delivery.talos to "
+        "render a machine-config patch"
     )
 
     def default(self, pool: PoolView, settings: Settings) -> Default | None:

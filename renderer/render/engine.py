@@ -124,9 +124,27 @@ def build(load: LoadResult, model: CapacityModel, targets: list[str] | None = No
     for out in sorted(ctx.outputs, key=lambda o: o.path):
         if out.path in files:
             raise RuntimeError(f"two render targets produce {out.path}")
-        files[out.path] = w.file(out.documents, out.sources, out.notes)
+        files[out.path] = _serialise(out, w)
     findings = [*ctx.findings, *_name_findings(load, ctx.outputs)]
     return RenderResult(files=files, outputs=ctx.outputs, findings=_unique(findings), targets=names)
+
+
+def _serialise(out: Output, w: Any) -> bytes:
+    """One file's bytes in its format; every writer is deterministic (keys in the order the target built them)."""
+    if out.format == "json":
+        import json
+
+        (doc,) = out.documents
+        return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if out.format == "toml":
+        import tomli_w
+
+        from renderer.render.yamlout import header
+
+        (doc,) = out.documents
+        return (header(out.sources, out.notes) + tomli_w.dumps(doc, multiline_strings=False)).encode("utf-8")
+    data: bytes = w.file(out.documents, out.sources, out.notes)
+    return data
 
 
 def _name_findings(load: LoadResult, outputs: list[Output]) -> list[Finding]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from renderer import platforms
+from renderer.capacity.kubeletfields import kubelet_fields, reserved_map
 from renderer.capacity.openshift_sizing import (
     ENV_KEYS,
     EnvValues,
@@ -22,7 +23,6 @@ from renderer.capacity.openshift_sizing import (
 from renderer.models.record import field_names
 from renderer.models.reservationpolicy import ReservationPolicySpec
 from renderer.render.compare import first_difference
-from renderer.render.kubeletfields import kubelet_fields, reserved_map
 from renderer.render.target import (
     AUTO_SIZING_WITH_SYSTEM_RESERVED,
     NO_MACHINE_CONFIG_POOL,

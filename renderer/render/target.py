@@ -34,6 +34,9 @@ class Output:
     sources: tuple[str, ...] = ()
     cluster: bool = True  # Kubernetes objects for the cluster (kustomization, --stdout); False for node files
     notes: tuple[str, ...] = ()  # extra header comment lines
+    #: how the file is written: "yaml" (one document each, the header as comments), "toml" (one table, the header as
+    #: comments; Bottlerocket user data) or "json" (one value, no header: JSON has no comments)
+    format: str = "yaml"
 
 
 @dataclass
@@ -141,3 +144,5 @@ FORMULA_NOT_DELIVERABLE = "AL808"  # a formula's values differ by node size and 
 FIELD_NOT_DELIVERABLE = "AL809"  # a kubelet setting has no form in the delivery object (left out or refused)
 PLATFORM_DEFAULT_KEPT = "AL810"  # nodeadm/Karpenter keep their own value for a key the policy leaves unset
 ROLLOUT_NOT_TRIGGERED = "AL811"  # a Cluster API template change that no MachineDeployment is re-pointed to
+NO_KUBELET_FILE = "AL812"  # the pool's platform reads no KubeletConfiguration file and the pool names no delivery
+NOTHING_TO_DELIVER = "AL813"  # nothing in the pool's policy has a place in its delivery API: no file rendered

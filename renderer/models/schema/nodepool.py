@@ -11,7 +11,9 @@ from renderer.models import nodepool as records
 from renderer.models.nodepool import (
     check_capacity,
     check_capacity_key,
+    check_cluster_autoscaler,
     check_delivery,
+    check_talos,
     check_template_base,
 )
 from renderer.models.schema.common import DNSLabel, DNSSubdomain, Labels, NonNegativeQuantity, ObjectMeta, Strict
@@ -57,6 +59,45 @@ class ClusterAPIDelivery(Strict, records.ClusterAPIDelivery):
     )
 
 
+class GKESystemConfigDelivery(Strict, records.GKESystemConfigDelivery):
+    """Kubelet settings travel in a GKE node pool's system configuration (NodeKubeletConfig)."""
+
+    format: Literal["gcloud", "rest"] = Field(
+        default="gcloud",
+        description="gcloud: gke/<pool>.system-config.yaml for `gcloud container node-pools create|update "
+        "--system-config-from-file` (no reservations: gcloud takes none); rest: gke/<pool>.node-kubelet-config.json, "
+        "the REST NodeKubeletConfig with reservedResourcesConfig (container v1 discovery revision 20261027); see "
+        "docs/gke.md",
+    )
+
+
+class AKSKubeletConfigDelivery(Strict, records.AKSKubeletConfigDelivery):
+    """Kubelet settings travel in an AKS agent pool's kubeletConfig (az aks nodepool add --kubelet-config)."""
+
+    apiVersion: Literal["2026-08-02-preview", "2026-06-01"] = Field(
+        description="the Microsoft.ContainerService api-version the file is for: 2026-08-02-preview has kubeReserved "
+        "and hardEvictionThreshold, 2026-06-01 (GA) has neither; see docs/aks.md"
+    )
+
+
+class TalosDelivery(Strict, records.TalosDelivery):
+    """Kubelet settings travel in a Talos machine-config patch."""
+
+    document: Literal["v1alpha1", "KubeletConfig"] = Field(
+        default="v1alpha1",
+        description="v1alpha1: a strategic merge patch of machine.kubelet.extraConfig (Talos up to 1.13); "
+        "KubeletConfig: the separate KubeletConfig document of Talos 1.14+ (needs image); see docs/talos.md",
+    )
+    image: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=512,
+        pattern=r"^\S+:[^\s/:@]+(@sha256:[0-9a-f]{64})?$",
+        description="the kubelet image of a KubeletConfig document, with its tag (e.g. "
+        "ghcr.io/siderolabs/kubelet:v1.34.1): Talos requires it there",
+    )
+
+
 class Delivery(Strict, records.Delivery):
     """How the pool's kubelet settings reach its nodes (one way per pool)."""
 
@@ -64,6 +105,29 @@ class Delivery(Strict, records.Delivery):
     clusterAPI: ClusterAPIDelivery | None = Field(default=None, description="Cluster API KubeadmConfigTemplate")
     nodeadm: bool = Field(
         default=False, description="true: a nodeadm NodeConfig (node.eks.aws/v1alpha1) for launch-template user data"
+    )
+    gkeSystemConfig: GKESystemConfigDelivery | None = Field(
+        default=None, description="GKE node pool system configuration (kubeletConfig)"
+    )
+    aksKubeletConfig: AKSKubeletConfigDelivery | None = Field(
+        default=None, description="AKS agent pool kubeletConfig (az aks nodepool add/update --kubelet-config)"
+    )
+    bottlerocket: bool = Field(
+        default=False,
+        description="true: Bottlerocket user data (settings.kubernetes TOML), bottlerocket/<pool>.settings.toml; see "
+        "docs/bottlerocket.md",
+    )
+    talos: Annotated[TalosDelivery | None, AfterValidator(check_talos)] = Field(default=None, description="Talos machine-config patch (talos/<pool>.patch.yaml)")
+
+
+class ClusterAutoscaler(Strict, records.ClusterAutoscaler):
+    """Cluster Autoscaler (AWS) scale-from-zero: the Auto Scaling groups of the pool, tagged with its allocatable."""
+
+    autoScalingGroups: list[Annotated[str, Field(min_length=1, max_length=255, pattern=r"^[\x20-\x7e]+$")]] = Field(
+        min_length=1,
+        description="names of the Auto Scaling groups (or EKS managed node groups' groups) the pool's nodes come from; "
+        "render writes cluster-autoscaler/<pool>.tags.yaml with their k8s.io/cluster-autoscaler/node-template/resources/* "
+        "tags (see docs/cluster-autoscaler.md)",
     )
 
 
@@ -88,8 +152,14 @@ class NodePoolSpec(Strict, records.NodePoolSpec):
     )
     delivery: Annotated[Delivery | None, AfterValidator(check_delivery)] = Field(
         default=None,
-        description="how the pool's kubelet settings reach its nodes: karpenter, clusterAPI or nodeadm "
-        "(OpenShift pools use machineConfigPool instead)",
+        description="how the pool's kubelet settings reach its nodes: karpenter, clusterAPI, nodeadm, "
+        "gkeSystemConfig, aksKubeletConfig, bottlerocket or talos, as the platform allows (OpenShift pools use "
+        "machineConfigPool instead)",
+    )
+    clusterAutoscaler: Annotated[ClusterAutoscaler | None, AfterValidator(check_cluster_autoscaler)] = Field(
+        default=None,
+        description="Cluster Autoscaler on AWS: tag these Auto Scaling groups with the pool's allocatable for scale "
+        "from zero",
     )
 
 

@@ -29,11 +29,11 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from renderer.capacity.kubeletfields import kubelet_fields
 from renderer.models.nodepool import TEMPLATE_HASH_LENGTH
 from renderer.models.record import field_names
 from renderer.models.reservationpolicy import ReservationPolicySpec
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
-from renderer.render.kubeletfields import kubelet_fields
 from renderer.render.target import (
     FIELD_NOT_DELIVERABLE,
     NOT_RENDERABLE,

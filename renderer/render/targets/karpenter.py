@@ -24,8 +24,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from renderer.capacity.karpenter import NotExpressible, cel_form, not_expressible
+from renderer.capacity.kubeletfields import RESERVED_ORDER, eviction_hard, plain
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
-from renderer.render.kubeletfields import RESERVED_ORDER, eviction_hard, plain
 from renderer.render.nodeadm_defaults import report_kept_defaults
 from renderer.render.target import FIELD_NOT_DELIVERABLE, NOT_RENDERABLE, Output, RenderContext, Target, register
 
@@ -76,6 +76,8 @@ _OTHER_SPEC_FIELDS = (
     "cgroupsPerQOS",
     "podPidsLimit",
 )
+
+
 def default_note(formula: str) -> str:
     return (
         f"kubeReserved is left to Karpenter: formula {formula} is Karpenter's own default (cpu 6/1/0.5/0.25 % tiers, "
@@ -114,7 +116,12 @@ class _Pool:
                 if form is not None and key in form.parts.get(part, {}):
                     out[key] = form.parts[part][key]
                     continue
-                if formula.delivery_default == "karpenter" and part == "kubeReserved" and not expressions and not pods_set:
+                if (
+                    formula.delivery_default == "karpenter"
+                    and part == "kubeReserved"
+                    and not expressions
+                    and not pods_set
+                ):
                     self.eks_default = formula.name
                     continue
                 self.sized[f"{part}.{key}"] = formula.name

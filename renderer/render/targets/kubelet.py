@@ -1,9 +1,11 @@
 """``kubelet/<pool>.yaml``: a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) per NodePool.
 
 Rendered for every NodePool that one ReservationPolicy selects, except OpenShift pools (their kubelet is
-configured through the KubeletConfig of their MachineConfigPool, see the openshift-* targets) and pools with a
-``spec.delivery`` (their settings travel in an EC2NodeClass, a KubeadmConfigTemplate or a nodeadm NodeConfig, see
-the karpenter, cluster-api and nodeadm targets). Nodes from the
+configured through the KubeletConfig of their MachineConfigPool, see the openshift-* targets), pools with a
+``spec.delivery`` (their settings travel in an EC2NodeClass, a KubeadmConfigTemplate, a nodeadm NodeConfig or a
+platform's own API, see the targets of those names) and pools of a platform whose nodes read no KubeletConfiguration
+file a user supplies (``kubelet_file = False`` in their platform module): for those the stage says so (AL812)
+instead of writing a file nothing reads. Nodes from the
 inventory (``kubectl get nodes`` output) get no file of their own: they are observations of nodes whose node group
 is described by a NodePool, and a file per node name would change with every node replacement.
 
@@ -15,8 +17,8 @@ the pool's size included, and leaves every other field to the platform.
 from __future__ import annotations
 
 from renderer import platforms
-from renderer.render.kubeletfields import kubelet_fields
-from renderer.render.target import NOT_RENDERABLE, Output, RenderContext, Target, register
+from renderer.capacity.kubeletfields import kubelet_fields
+from renderer.render.target import NO_KUBELET_FILE, NOT_RENDERABLE, Output, RenderContext, Target, register
 
 API_VERSION = "kubelet.config.k8s.io/v1beta1"
 KIND = "KubeletConfiguration"
@@ -34,10 +36,22 @@ class KubeletConfigurationTarget(Target):
             if pc.pool.origin != "NodePool" or platforms.get(pc.pool.platform).machine_config_pools or policy is None:
                 continue
             if pc.pool.delivery is not None:
-                continue  # delivered by the karpenter, cluster-api or nodeadm target instead
+                continue  # delivered by the target of its delivery (karpenter, nodeadm, gke-system-config, ...)
+            platform = platforms.effective(pc.pool, ctx.model.policies.settings)
+            if not platform.kubelet_file:
+                # a file nothing reads would look delivered: say so for the pool instead
+                ctx.report(
+                    NO_KUBELET_FILE,
+                    "warning",
+                    f"{pc.pool.ref}: nothing is rendered for it: {platform.no_kubelet_file}",
+                    pc.pool.source,
+                    pc.pool.ref,
+                    ("spec", "platform"),
+                    hint=f"add spec.delivery ({', '.join(sorted(platform.deliveries))}) to the NodePool",
+                )
+                continue
             problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
             doc = {"apiVersion": API_VERSION, "kind": KIND, **kubelet_fields(pc, policy.model.spec, problem)}
-            platform = platforms.effective(pc.pool, ctx.model.policies.settings)
             outputs.append(
                 Output(
                     path=f"kubelet/{pc.pool.name}.yaml",

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from renderer.capacity.kubeletfields import kubelet_fields
 from renderer.render.delivered import delivered_pools
-from renderer.render.kubeletfields import kubelet_fields
 from renderer.render.nodeadm_defaults import report_kept_defaults
 from renderer.render.target import NOT_RENDERABLE, Output, RenderContext, Target, register
 
