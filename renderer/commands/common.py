@@ -145,12 +145,28 @@ def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
 
 
 def paths_of(args: argparse.Namespace) -> list[Path]:
+    """The PATHs given, as typed; none: the policy repo found at or above the working directory
+    (``renderer.loading.repository.default_policy_dir``), the same from any directory of the repository."""
     paths = args.paths
-    if paths is None:
-        return [Path("policies")]
     if isinstance(paths, Path):
         return [paths]
-    return list(paths) or [Path("policies")]
+    if paths:
+        return list(paths)
+    cached = getattr(args, "_default_paths", None)
+    if cached is None:
+        from renderer.loading.files import UsageError
+        from renderer.loading.repository import DEFAULT_POLICY_DIR, default_policy_dir
+
+        found = default_policy_dir()
+        if found is None:
+            raise UsageError(
+                f"no policy repo here: no .allocatable.yaml and no {DEFAULT_POLICY_DIR}/ directory at or above the "
+                "working directory (up to the repository's top); give the policy directory as PATH, or create one "
+                "with `allocatable init`"
+            )
+        cached = [found]
+        args._default_paths = cached
+    return list(cached)
 
 
 def emit(report: Report, fmt: str, out: TextIO | None = None) -> None:

@@ -87,6 +87,7 @@ class _Refused(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
+    from renderer.loading.repository import shown
     from renderer.pipeline import render
     from renderer.render import engine, output
 
@@ -132,10 +133,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     settings = result.policies.settings.render
-    out_dir: Path = args.output if args.output is not None else Path(settings.outputDir)
+    if args.output is not None:
+        out_dir: Path = args.output
+    else:  # render.outputDir: relative to the repository root, whatever the working directory
+        top = _repository_root(paths_of(args)[0], result.policies.root)
+        out_dir = shown(top / settings.outputDir)
     problem = output.overlap(out_dir, result.policies.root)
     if problem is None and args.output is None:  # from the settings, which travel with the policies
-        problem = output.escapes(out_dir, Path.cwd())
+        problem = output.escapes(out_dir, top)
     if problem is not None:
         return error(problem)
     try:
@@ -155,6 +160,16 @@ def run(args: argparse.Namespace) -> int:
         parts.append(f"{len(report.removed)} stale removed")
     note(f"render: {out_dir.as_posix()}: {_files(len(rendered.files))} ({', '.join(parts)})")
     return 0
+
+
+def _repository_root(first: Path, policy_root: Path) -> Path:
+    """What ``render.outputDir`` is relative to: the repository holding the policy repo (for policies read from
+    standard input, the repository of the working directory)."""
+    from renderer import safepath
+    from renderer.loading.files import is_stdin
+    from renderer.loading.repository import repository_root
+
+    return safepath.repo_top() if is_stdin(first) else repository_root(policy_root)
 
 
 def _files(n: int) -> str:

@@ -47,7 +47,7 @@ _NAME_MAX_BYTES = 255
 
 def check_output_dir(value: str) -> str:
     """A directory path the file system can hold (no NUL or other control character, no over-long name), inside the
-    working directory."""
+    repository (it is relative to the repository root)."""
     bad = next((c for c in value if ord(c) < 0x20 or ord(c) == 0x7F), None)
     if bad is not None:
         name = "a NUL character" if bad == "\0" else f"the control character U+{ord(bad):04X}"
@@ -57,9 +57,9 @@ def check_output_dir(value: str) -> str:
     parts = value.replace("\\", "/").split("/")
     if value.startswith(("/", "\\")) or (len(value) > 1 and value[1] == ":") or ".." in parts:
         raise ValueError(
-            f'"{value}" leaves the working directory; write a relative path without ".." (settings travel with the '
-            "policies, so a pull request could otherwise make render write, or render --check read, anywhere); "
-            "give -o DIR on the command line for another place"
+            f'"{value}" leaves the repository; write a path relative to the repository root without ".." (settings '
+            "travel with the policies, so a pull request could otherwise make render write, or render --check read, "
+            "anywhere); give -o DIR on the command line for another place"
         )
     encoded = value.encode("utf-8", "surrogateescape")
     if len(encoded) > _PATH_MAX_BYTES:

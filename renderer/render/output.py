@@ -774,11 +774,12 @@ def overlap(out_dir: Path, policy_dir: Path) -> str | None:
 
 def escapes(out_dir: Path, top: Path) -> str | None:
     """Why ``out_dir`` (from ``render.outputDir``) may not be used: its real path, symlinks resolved, leaves ``top``
-    (the working directory). Settings travel with the policies; ``-o DIR`` on the command line is not checked."""
+    (the repository root it is relative to). Settings travel with the policies; ``-o DIR`` on the command line is
+    not checked."""
     out_real, top_real = os.path.realpath(out_dir), os.path.realpath(top)
     if out_real == top_real or out_real.startswith(top_real.rstrip(os.sep) + os.sep):
         return None
     return (
-        f"render.outputDir {out_dir.as_posix()} leads outside the working directory (symlinks resolved); give -o DIR "
+        f"render.outputDir {out_dir.as_posix()} leads outside the repository (symlinks resolved); give -o DIR "
         "on the command line to render there"
     )

@@ -6,7 +6,8 @@ read-only root file system but for the cmp-tmp volume, the image's user without 
 capability dropped runs (tests/privileges.py's way), the same owner the cache directory is then made for.
 
 What the sidecar gets comes from Argo CD's documentation of Config Management Plugins (user 999, its own /tmp
-volume; /work/research/distribution/argocd-cmp.md) and argocd/repo-server-patch.yaml (readOnlyRootFilesystem).
+volume; https://argo-cd.readthedocs.io/en/stable/operator-manual/config-management-plugins/) and
+argocd/repo-server-patch.yaml (readOnlyRootFilesystem).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ The rules, from kubernetes-sigs/krew (commit 65de93ccbe5764fed2fbe7c4b61ed33ef2d
 - ``cmd/validate-krew-manifest/main.go`` (what krew-index CI runs on every manifest): the file is ``<name>.yaml``;
   every platform's selector matches a supported os/arch and no two platforms match the same one; installing the
   archive for each gives the bin, and a license file.
-No registry package implements these rules (/work/research/distribution/krew.md); they are applied here as written.
+No registry package implements these rules (krew ships them only as Go code); they are applied here as written.
 """
 
 from __future__ import annotations

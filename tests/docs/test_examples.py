@@ -2,7 +2,7 @@
 
 In a fenced block, a line starting with ``$ `` is a command; the lines after it, up to the next ``$ `` line or the
 closing fence, are its expected output. A line ``...`` alone matches any number of lines (none included). The
-command runs as written (``bash -c``, so pipes and trailing ``# comments`` work) with the installed ``allocatable``
+command runs as written (``bash -c``, so pipes, ``cd DIR && …`` and trailing ``# comments`` work) with the installed ``allocatable``
 first on PATH, from the root of a scratch copy of the repository (``render -o`` may write there), with stdout and
 stderr merged as a terminal shows them. Examples that need another policy repo name a fixture under
 ``docs/examples/<name>/`` in the command itself, so a reader can paste them.
@@ -53,7 +53,7 @@ def collect(path: Path) -> list[Example]:
         nonlocal current
         if current is not None:
             line, command, out = current
-            if re.match(r"^(\S+=\S+\s+)*allocatable(\s|$)", command) or "| allocatable " in command:
+            if re.match(r"^(cd \S+ && )?(\S+=\S+\s+)*allocatable(\s|$)", command) or "| allocatable " in command:
                 examples.append(Example(doc, line, command, tuple(out)))
         current = None
 

@@ -75,9 +75,9 @@ def test_max_file_bytes_setting_out_of_bounds(tmp_path: Path, value: str, messag
         ('"out\\tdir"', "contains the control character U+0009"),
         ('"' + "d" * 256 + '"', "a directory name in the path is 256 bytes long"),
         ('"' + "/".join(["d" * 200] * 21) + '"', "the path is 4220 bytes long"),
-        ('"/etc"', '"/etc" leaves the working directory'),
-        ('"../rendered"', '"../rendered" leaves the working directory'),
-        ('"out/../../x"', "leaves the working directory"),
+        ('"/etc"', '"/etc" leaves the repository'),
+        ('"../rendered"', '"../rendered" leaves the repository'),
+        ('"out/../../x"', "leaves the repository"),
     ],
 )
 def test_output_dir_that_no_file_system_holds(tmp_path: Path, value: str, message: str) -> None:

@@ -213,7 +213,7 @@ def test_output_dir_from_settings_that_leads_out_through_a_symlink(tmp_path: Pat
     (tmp_path / "build").symlink_to(elsewhere)
     for args in (["render", "policies"], ["render", "--check", "policies"]):
         res = cli(*args, cwd=tmp_path)
-        assert res.returncode == 2 and "leads outside the working directory" in res.stderr, shown(res)
+        assert res.returncode == 2 and "leads outside the repository" in res.stderr, shown(res)
     assert list(elsewhere.iterdir()) == []
     assert cli("render", "policies", "-o", "build/out", cwd=tmp_path).returncode == 0  # the user's own choice
 

@@ -98,8 +98,9 @@ class RenderSettings(Strict, records.RenderSettings):
     outputDir: OutputDir = Field(
         default="rendered",
         min_length=1,
-        description="output directory of `allocatable render`, relative to the working directory; must not be "
-        "inside the policy directory",
+        description="output directory of `allocatable render`, relative to the repository root (the nearest "
+        "directory at or above the policy directory that holds .git; outside git, the directory holding the policy "
+        "directory), whatever the working directory; must not be inside the policy directory",
     )
 
 
