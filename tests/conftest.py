@@ -5,6 +5,7 @@ import compileall
 import io
 import os
 import shutil
+import signal
 import tempfile
 import textwrap
 from collections.abc import Iterator
@@ -25,6 +26,12 @@ DEEP = os.environ.get("ALLOCATABLE_FUZZ", "") == "deep"
 def examples(n: int) -> int:
     """Examples for a property whose full (deep) count is ``n``."""
     return n if DEEP else max(10, n // 10)
+
+
+def scaled(n: int, plain: int) -> int:
+    """The size of a deliberately big input: ``n`` in the deep profile (``.ci/run``), ``plain`` in a plain run,
+    which still reads the same shapes through the same code, only fewer of them."""
+    return n if DEEP else plain
 
 
 # CI runs are a gate: the same examples every run (a new counterexample there would be a flaky failure).
@@ -70,13 +77,24 @@ def chdir(path: Path) -> Iterator[None]:
         os.chdir(old)
 
 
+#: The signals ``renderer.cli.main`` takes over (``safepath.install_signal_handlers``): an in-process run gives them
+#: back, so a later signal to the test process (Ctrl-C, pytest-xdist stopping a worker) is not raised as the CLI's
+#: ``Interrupted`` inside whatever runs then.
+_CLI_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> CliResult:
     out, err = io.StringIO(), io.StringIO()
-    with chdir(cwd or Path.cwd()), redirect_stdout(out), redirect_stderr(err):
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse --help/--version/usage errors
-            code = int(exc.code or 0)
+    handlers = {sig: signal.getsignal(sig) for sig in _CLI_SIGNALS}
+    try:
+        with chdir(cwd or Path.cwd()), redirect_stdout(out), redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exc:  # argparse --help/--version/usage errors
+                code = int(exc.code or 0)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
     return CliResult(code, out.getvalue(), err.getvalue())
 
 

@@ -8,6 +8,7 @@ import time
 import pytest
 import yaml
 
+from conftest import scaled
 from renderer.verify.snapshot import MAX_DEPTH, SnapshotError, read_items
 
 KEEP = {"kind": True, "metadata": {"name": True}, "status": {"capacity": True}}
@@ -86,8 +87,9 @@ def test_deep_nesting_is_refused_not_a_crash() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("dump", ["json", "yaml"])
 def test_a_big_dump_is_read_in_linear_time(dump: str) -> None:
-    # Deliberately big (about 2,000 nodes with their image lists): a quadratic step would take minutes.
-    n = 2000
+    # Deliberately big (about 2,000 nodes with their image lists, in the deep profile): a quadratic step would take
+    # minutes.
+    n = scaled(2000, 500)
     data = _list(n)
     text = json.dumps(data) if dump == "json" else yaml.dump(data, Dumper=yaml.CSafeDumper)
     start = time.perf_counter()
