@@ -184,10 +184,19 @@ def _step(ws: Path, tmp: Path, step: str, **env: str) -> tuple[subprocess.Comple
 
 
 def _one_command_per_line(stdout: str) -> None:
-    """Workflow commands can only come from the script itself: every line that starts with :: is one of ours."""
+    """Workflow commands can only come from the script itself: every line that starts with :: is one of ours,
+    except inside a stretch where commands are stopped (``::stop-commands::TOKEN`` … ``::TOKEN::``, GitHub's way
+    to show text that is not to be obeyed)."""
+    stop = ""
     for line in stdout.splitlines():
-        if line.startswith("::"):
-            assert re.match(r"^::(warning|error|notice) (title|file)=", line), line
+        if stop:
+            stop = "" if line == f"::{stop}::" else stop
+        elif line.startswith("::stop-commands::"):
+            stop = line.removeprefix("::stop-commands::")
+            assert re.fullmatch(r"[0-9a-f]{64}", stop), line
+        elif line.startswith("::"):
+            assert re.match(r"^::(warning|error|notice) (title|file)=|^::(group::|endgroup::$)", line), line
+    assert not stop, "a stopped stretch is always closed"
 
 
 @pytest.mark.parametrize(
