@@ -171,7 +171,9 @@ def test_findings_are_shown_once_not_again_by_render_check(
     lint, render = proc.stdout.split("allocatable lint.", 1)[1].split("allocatable render --check.", 1)
     assert "policies/commitclasses/greedy.yaml:13:14: error: memory is over-committed at 130%" in lint
     assert re.search(r"^\.+Failed$", render, re.MULTILINE), render
-    errors = sum(f["severity"] == "error" for f in json.loads(run_cli("lint", "-o", "json", cwd=repo).stdout)["findings"])
+    errors = sum(
+        f["severity"] == "error" for f in json.loads(run_cli("lint", "-o", "json", cwd=repo).stdout)["findings"]
+    )
     assert errors == 2  # the memory over-commit, and two classes on one pool
     assert (
         "render --check: not checked: lint reports 2 errors (see the lint hook or step, or run `allocatable lint "
@@ -183,7 +185,9 @@ def test_findings_are_shown_once_not_again_by_render_check(
     pool.write_text(pool.read_text().replace("count: 3", "count: three"))
     git(repo, "add", "-A")
     proc = _pre_commit(repo, pre_commit_home, "run", "--all-files")
-    assert proc.stdout.count('spec.count: expected an integer, got the string "three"') == 2, proc.stdout  # validate, lint
+    assert proc.stdout.count('spec.count: expected an integer, got the string "three"') == 2, (
+        proc.stdout
+    )  # validate, lint
     assert "render --check: not checked: the policies do not validate (1 error;" in proc.stdout
 
 

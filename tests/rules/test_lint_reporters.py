@@ -47,7 +47,9 @@ handler: kata-qemu
 def project(tmp_path: Path) -> Path:
     """A git repository with the policy repo in a subdirectory, the tool run from another subdirectory."""
     git(tmp_path, "init", "-q", "-b", "main")
-    write_repo(tmp_path / "infra" / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": CLASS, "rc.yaml": RUNTIME})
+    write_repo(
+        tmp_path / "infra" / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": CLASS, "rc.yaml": RUNTIME}
+    )
     (tmp_path / "ci").mkdir()
     return tmp_path
 
@@ -217,7 +219,9 @@ def test_github_annotation_budget_from_the_environment(monkeypatch: pytest.Monke
 
 
 @pytest.mark.parametrize("value", ["51", "-1", "ten", "1e3", "٣"])
-def test_a_bad_annotation_budget_is_one_line_and_exit_2(project: Path, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+def test_a_bad_annotation_budget_is_one_line_and_exit_2(
+    project: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
     monkeypatch.setenv("ALLOCATABLE_GITHUB_ANNOTATIONS", value)
     res = run_cli("lint", "../infra/policies", "-o", "github", cwd=project / "ci")
     assert res.exit_code == 2 and res.stdout == ""

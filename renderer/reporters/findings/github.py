@@ -56,8 +56,7 @@ def budget(environ: dict[str, str] | None = None) -> int:
 
         shown = raw if len(raw) <= 24 else raw[:20] + "…"
         raise UsageError(
-            f"{BUDGET_ENV} must be a whole number from 0 to {PER_JOB} (annotations GitHub shows per job), "
-            f"got {shown!r}"
+            f"{BUDGET_ENV} must be a whole number from 0 to {PER_JOB} (annotations GitHub shows per job), got {shown!r}"
         )
     return int(raw)
 
