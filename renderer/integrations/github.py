@@ -254,63 +254,75 @@ def _stdin() -> str:
     return sys.stdin.buffer.read().decode("utf-8", "replace")
 
 
+def _stdin_json() -> object:
+    try:
+        return json.loads(_stdin())
+    except ValueError:
+        return None
+
+
+def _summary(title: str) -> str:
+    target, text = _env("GITHUB_STEP_SUMMARY"), _stdin()
+    if not target or not text:
+        return ""
+    try:
+        room = SUMMARY_BYTES - os.path.getsize(target)
+    except OSError:
+        room = SUMMARY_BYTES
+    section, cut = summary_section(text, max(room, 0), title)
+    with open(target, "a", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(section)
+    return f"::group::{workflow_data(title)}\n{workflow_verbatim(text)}::endgroup::\n" if cut else ""
+
+
+def _pull_request() -> str:
+    pr = pull_request()
+    return "" if pr is None else f"{pr[0]} {pr[1]}\n"
+
+
+def _comment_body() -> str:
+    diff = ""
+    if _env("DIFF_FILE"):
+        try:
+            with open(_env("DIFF_FILE"), encoding="utf-8", errors="replace") as f:
+                diff = f.read()
+        except OSError:
+            diff = ""
+    return json.dumps({"body": comment_body(diff, _env("CAPACITY_CHANGED") == "true")}) + "\n"
+
+
+def _find_comment() -> str:
+    found = find_comment(_stdin_json(), _env("INPUT_PATH", "policies"))
+    return "" if found is None else f"{found}\n"
+
+
+def _next_page() -> str:
+    url = next_page(_stdin(), _env("GITHUB_API_URL", "https://api.github.com"))
+    return "" if url is None else url + "\n"
+
+
+def _api_message() -> str:
+    answer = _stdin_json()
+    message = answer.get("message") if isinstance(answer, dict) else None
+    return plain(message[:300]) + "\n" if isinstance(message, str) else ""
+
+
+_COMMANDS: dict[str, Callable[[], str]] = {
+    "pull-request": _pull_request,
+    "comment-body": _comment_body,
+    "find-comment": _find_comment,
+    "next-page": _next_page,
+    "api-message": _api_message,
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    command = args[0] if args else ""
-    out = sys.stdout
-    if command == "summary" and len(args) == 2:
-        target = _env("GITHUB_STEP_SUMMARY")
-        text = _stdin()
-        if not target or not text:
-            return 0
-        try:
-            room = SUMMARY_BYTES - os.path.getsize(target)
-        except OSError:
-            room = SUMMARY_BYTES
-        section, cut = summary_section(text, max(room, 0), args[1])
-        with open(target, "a", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(section)
-        if cut:
-            out.write(f"::group::{workflow_data(args[1])}\n{workflow_verbatim(text)}::endgroup::\n")
+    if len(args) == 2 and args[0] == "summary":
+        sys.stdout.write(_summary(args[1]))
         return 0
-    if command == "pull-request" and len(args) == 1:
-        pr = pull_request()
-        if pr is not None:
-            out.write(f"{pr[0]} {pr[1]}\n")
-        return 0
-    if command == "comment-body" and len(args) == 1:
-        diff = ""
-        if _env("DIFF_FILE"):
-            try:
-                with open(_env("DIFF_FILE"), encoding="utf-8", errors="replace") as f:
-                    diff = f.read()
-            except OSError:
-                diff = ""
-        body = comment_body(diff, _env("CAPACITY_CHANGED") == "true")
-        out.write(json.dumps({"body": body}) + "\n")
-        return 0
-    if command == "find-comment" and len(args) == 1:
-        try:
-            page = json.loads(_stdin())
-        except ValueError:
-            return 0
-        found = find_comment(page, _env("INPUT_PATH", "policies"))
-        if found is not None:
-            out.write(f"{found}\n")
-        return 0
-    if command == "next-page" and len(args) == 1:
-        url = next_page(_stdin(), _env("GITHUB_API_URL", "https://api.github.com"))
-        if url is not None:
-            out.write(url + "\n")
-        return 0
-    if command == "api-message" and len(args) == 1:
-        try:
-            answer = json.loads(_stdin())
-        except ValueError:
-            return 0
-        message = answer.get("message") if isinstance(answer, dict) else None
-        if isinstance(message, str):
-            out.write(plain(message[:300]) + "\n")
+    if len(args) == 1 and args[0] in _COMMANDS:
+        sys.stdout.write(_COMMANDS[args[0]]())
         return 0
     sys.stderr.write(__doc__.split("Commands:", 1)[1] if __doc__ else "")
     return 2

@@ -23,6 +23,9 @@ from fake_github import event as fake_event
 import tools
 from conftest import run_cli
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardening"))
+from round2_support import action_step  # the hardening tests' runner of one step
+
 ACTION = REPO_ROOT / "action.yml"
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
 INPUTS = {
@@ -616,27 +619,10 @@ def test_no_comment_outside_a_pull_request_or_without_a_token(tmp_path: Path, ev
 
 
 def _step(ws: Path, tmp: Path, step: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """``run.sh STEP`` alone, as the runner runs it, with the runner's files in ``tmp`` and ``env``."""
+    """``run.sh STEP`` alone, as the runner runs it (the hardening tests' runner), with the runner's files in
+    ``tmp``."""
     tmp.mkdir(parents=True, exist_ok=True)
-    full = {k: v for k, v in clean_env().items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))}
-    full.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        RUNNER_TEMP=str(tmp),
-        GITHUB_OUTPUT=str(tmp / "output"),
-        GITHUB_STEP_SUMMARY=str(tmp / "summary.md"),
-        HOME=str(tmp),
-        GIT_CONFIG_GLOBAL=os.devnull,
-        **env,
-    )
-    return subprocess.run(
-        ["bash", str(REPO_ROOT / ".github/action/run.sh"), step],
-        cwd=ws,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return action_step(ws, tmp, step, **env)[0]
 
 
 def _comment_step(ws: Path, tmp: Path, fake: FakeGitHub, diff: str) -> subprocess.CompletedProcess[str]:
