@@ -10,11 +10,14 @@ itself through one function here:
 - ``workflow_data`` / ``workflow_property``: GitHub workflow commands (``::error file=…::message``). Control
   characters as in ``plain``, except CR and LF, which get GitHub's own escaping with ``%`` (``%0D``, ``%0A``; in
   properties also ``:`` and ``,``; actions/toolkit, packages/core/src/command.ts: escapeData, escapeProperty), so
-  the command is one line whatever the data.
+  the command is one line whatever the data. ``workflow_verbatim``: lines of text in a log where GitHub reads
+  workflow commands, between ``::stop-commands::`` and its end token, so no line of it is obeyed.
 - ``markdown``: text inside a Markdown paragraph or table cell (PR comments, job summaries): ``plain`` first, then
   HTML's ``& < >`` as entities and every character that could start markup inline (emphasis, links and images,
   code spans, table pipes, strikethrough, headings, math) backslash-escaped, and the colon of a URL scheme and the
-  dot of ``www.`` too (GitHub links bare URLs), so it renders as the same text and links nowhere.
+  dot of ``www.`` too (GitHub links bare URLs), so it renders as the same text and links nowhere. An ``@`` before a
+  name and a ``#`` before a number get a zero-width space after them (``&#8203;``), so a name like ``@octocat`` or
+  ``#12`` in a PR comment notifies nobody and references no issue.
 - ``markdown_code``: a value shown as an inline code span, however many backticks it holds.
 
 ``install_output_fallbacks`` makes the standard streams degrade instead of raising ``UnicodeEncodeError`` when they
@@ -38,6 +41,7 @@ __all__ = [
     "uri_path",
     "workflow_data",
     "workflow_property",
+    "workflow_verbatim",
 ]
 
 # C0 controls (tab and line breaks included), DEL, C1 controls, the Unicode line/paragraph separators, the
@@ -92,6 +96,21 @@ def workflow_property(text: str) -> str:
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def workflow_verbatim(text: str) -> str:
+    """``text`` (whole lines) for a log GitHub reads workflow commands from, with command processing stopped around
+    it (``::stop-commands::TOKEN`` … ``::TOKEN::``, GitHub's "Stopping and starting workflow commands"): a line of
+    it that starts with ``::`` — a file or node name can — is shown, never obeyed. The token is the SHA-256 of the
+    text, so the output is byte-stable and the text cannot contain its own end token (it would have to contain its
+    own hash). Control characters are not escaped here: the lines come from a format that escaped them."""
+    if not text:
+        return ""
+    import hashlib
+
+    token = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    body = text if text.endswith("\n") else text + "\n"
+    return f"::stop-commands::{token}\n{body}::{token}::\n"
+
+
 #: What starts markup inline: escapes, code spans, emphasis, links and images, table pipes, strikethrough, headings,
 #: math. (Line-start markers such as "-" or "1." never apply: the text is one line inside our own line.)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|!~#$])")
@@ -101,12 +120,17 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|!~#$])")
 #: (``https://evil.example``) and ``www.``. A backslash before the colon or the dot keeps the text as it is.
 _MD_AUTOLINK = re.compile(r"(?i)(https?|ftp|mailto|xmpp|file)(:)|(www)(\.)")
 
+#: What GitHub turns into a notification or a cross-reference: ``@name`` (a user or team mention) and ``#123`` (an
+#: issue; ``#`` arrives backslash-escaped, which GitHub still links). A zero-width space after the sign breaks both.
+_MD_MENTION = re.compile(r"(@(?=[0-9A-Za-z])|\\#(?=[0-9]))")
+
 
 def markdown(text: str) -> str:
     """``text`` as literal text inside Markdown (GitHub Flavored Markdown, table cells included): no markup, and
     no bare URL becomes a link (a hostile name cannot put a link in a reviewer's PR comment)."""
     escaped = plain(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     escaped = _MD_SPECIAL.sub(r"\\\1", escaped)
+    escaped = _MD_MENTION.sub(r"\1&#8203;", escaped)
     return _MD_AUTOLINK.sub(lambda m: f"{m[1] or m[3]}\\{m[2] or m[4]}", escaped)
 
 

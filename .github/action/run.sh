@@ -4,20 +4,29 @@
 # results go to $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY and workflow commands on stdout.
 #
 #   run.sh base          resolve (and fetch, in shallow clones) the base revision      → outputs: base
-#   run.sh lint          annotations (-o github), counts, SARIF                         → outputs: errors, warnings,
-#                                                                                        notices, lint-exit, sarif-file
-#   run.sh diff          capacity diff against the base, appended to the job summary    → outputs: capacity-changed
-#   run.sh render-check  allocatable render --check                                     → outputs: render-exit
+#   run.sh lint          annotations (-o github), counts, the findings in the summary  → outputs: errors, warnings,
+#                                                                                        notices, lint-exit, annotations
+#   run.sh sarif         SARIF for code scanning                                        → outputs: sarif-file
+#   run.sh diff          capacity diff against the base, appended to the job summary    → outputs: capacity-changed,
+#                                                                                        diff-file
+#   run.sh render-check  allocatable render --check (not checked while lint has errors) → outputs: render-exit
 #   run.sh verify        allocatable verify on the nodes/pods snapshot files, if given  → outputs: verify-exit,
 #                                                                                        nodes-drifted, pods-over
+#   run.sh comment       the sticky pull-request comment (opt-in), created or updated   → outputs: comment-url
 #   run.sh result        fail the job when lint (per fail-on) or render --check failed
 #
 # Every expansion is quoted, every path and ref reaches a command after `--` (or `--end-of-options`), and values
 # echoed into workflow commands are escaped, so no input can become an option, a second command or an annotation.
+#
+# GitHub's limits (docs/github-action.md): at most 10 annotations of each level per step and 50 per job — the
+# `-o github` formats keep to the first themselves, and the lint and verify steps share what the action's own
+# messages leave of the second (ALLOCATABLE_GITHUB_ANNOTATIONS); at most 1 MiB of job summary per step — every
+# section goes through `summarize`, which cuts it with a line saying what was cut; at most 65,536 characters in a
+# comment.
 set -uo pipefail
 set -f # no input is ever glob-expanded
 
-cmd="${1:?usage: run.sh base|lint|diff|render-check|verify|result}"
+cmd="${1:?usage: run.sh base|lint|sarif|diff|render-check|verify|comment|result}"
 path="${INPUT_PATH:-policies}"
 # The policy directory as a command-line PATH: a directory named "-" is that directory, never standard input.
 arg="$path"
@@ -26,17 +35,56 @@ tmp="${RUNNER_TEMP:-${TMPDIR:-/tmp}}"
 out="${GITHUB_OUTPUT:-/dev/null}"
 summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
 
+# Annotations GitHub shows per job, and the most the action writes of its own (one per step at most, outside lint
+# and verify): lint and verify get the rest.
+JOB_ANNOTATIONS=50
+OWN_ANNOTATIONS=8
+
 output() { printf '%s=%s\n' "$1" "$2" >>"$out"; }
 
-# Write standard input to a file of the repository through allocatable's safe-path layer (renderer/safepath.py),
-# run by the Python that runs allocatable: all or nothing, never through a symlink, never into .git/ or .github/.
-safe_put() {
+# The Python that runs allocatable (the action's venv), for its helper modules.
+tool_python() {
   local bin py
   bin="$(dirname -- "$(command -v allocatable)")"
   py="$bin/python3"
   [ -x "$py" ] || py=python3
-  "$py" -m renderer.safepath put "$1"
+  printf '%s' "$py"
 }
+
+# Write standard input to a file of the repository through allocatable's safe-path layer (renderer/safepath.py),
+# run by the Python that runs allocatable: all or nothing, never through a symlink, never into .git/ or .github/.
+safe_put() { "$(tool_python)" -m renderer.safepath put "$1"; }
+
+# The action's text helpers (renderer/integrations/github.py): inputs from the environment and stdin only.
+gh_helper() { "$(tool_python)" -m renderer.integrations.github "$@"; }
+
+# Standard input, a Markdown section, appended to the job summary within what the step has left of GitHub's 1 MiB
+# (cut with a line saying what was cut; then the whole section goes to the log, in a group named $1).
+summarize() {
+  if [ "$summary" = /dev/null ]; then
+    cat >/dev/null
+    return 0
+  fi
+  GITHUB_STEP_SUMMARY="$summary" gh_helper summary "$1"
+}
+
+# The number of annotations (workflow commands ::error/::warning/::notice) in file $1, outside the stretches where
+# commands are stopped (::stop-commands::TOKEN … ::TOKEN::).
+count_annotations() {
+  awk 'stop != "" { if ($0 == "::" stop "::") stop = ""; next }
+       /^::stop-commands::/ { stop = substr($0, 18); next }
+       /^::(error|warning|notice)[ :]/ { n++ }
+       END { print n + 0 }' "$1"
+}
+
+# A whole number from a step output, else $2.
+number_or() {
+  case "$1" in
+  '' | *[!0-9]* | ??????????*) printf '%s' "$2" ;;
+  *) printf '%s' "$((10#$1))" ;;
+  esac
+}
+
 have_commit() { git rev-parse --verify --quiet --end-of-options "$1^{commit}" >/dev/null 2>&1; }
 
 # Workflow-command data escaping (GitHub's own rules): % first, then CR and LF.
@@ -117,19 +165,26 @@ lint)
   *)
     echo "::error title=allocatable::fail-on must be error or warning, got \"$(escape_data "${INPUT_FAIL_ON}")\""
     output lint-exit 2
+    output annotations 1
     exit 0
     ;;
   esac
   if ! check_path; then
     output lint-exit 2
+    output annotations 1
     exit 0
   fi
   base=()
   [ -n "${BASE:-}" ] && base=("--base=$BASE")
-  # 1. annotations on the changed lines (workflow commands on stdout); the exit status decides the result.
-  allocatable lint -o github "${strict[@]}" "${base[@]}" -- "$arg"
+  # 1. annotations on the changed lines (workflow commands on stdout), within GitHub's limits: the github format
+  # writes at most 10 of each level, errors first, and says what it left out; the exit status decides the result.
+  annotated="$tmp/allocatable-lint.github"
+  ALLOCATABLE_GITHUB_ANNOTATIONS="$((JOB_ANNOTATIONS - OWN_ANNOTATIONS))" \
+    allocatable lint -o github "${strict[@]}" "${base[@]}" -- "$arg" >"$annotated"
   code=$?
+  cat -- "$annotated"
   output lint-exit "$code"
+  output annotations "$(count_annotations "$annotated")"
   # 2. counts, from the JSON report.
   json="$tmp/allocatable-lint.json"
   allocatable lint -o json "${base[@]}" -- "$arg" >"$json" 2>/dev/null
@@ -148,31 +203,42 @@ PY
   output errors "${errors:-0}"
   output warnings "${warnings:-0}"
   output notices "${notices:-0}"
-  # 3. SARIF for code scanning (github/codeql-action/upload-sarif): written by the tool's safe-path layer, never
-  # through a symlink (file or directory) the pull request committed, never into .git/ or .github/.
-  if [ -n "${INPUT_SARIF_FILE:-}" ]; then
-    sarif_tmp="$tmp/allocatable-lint.sarif"
-    allocatable lint -o sarif "${base[@]}" -- "$arg" >"$sarif_tmp" 2>/dev/null
-    if refused="$(safe_put "$INPUT_SARIF_FILE" <"$sarif_tmp" 2>&1)"; then
-      output sarif-file "$INPUT_SARIF_FILE"
-    else
-      echo "::error title=allocatable::$(escape_data "${refused#allocatable: error: }")"
-      output sarif-file ""
-    fi
-  else
-    output sarif-file ""
-  fi
   case "$code" in
   0) verdict="passed" ;;
   1) verdict="failed" ;;
   *) verdict="could not run (invalid input or usage error, exit $code)" ;;
   esac
+  # 3. the job summary: the verdict and every finding (what the annotations left out is here).
   {
     echo "### allocatable lint: $verdict"
     echo
     echo "$(md_code "$path"): ${errors:-0} errors, ${warnings:-0} warnings, ${notices:-0} notices (fail-on: $(md_code "${INPUT_FAIL_ON:-error}"))"
     echo
-  } >>"$summary"
+    if [ "$((${errors:-0} + ${warnings:-0} + ${notices:-0}))" -gt 0 ]; then
+      allocatable lint -o markdown "${base[@]}" -- "$arg" 2>/dev/null
+      echo
+    fi
+  } | summarize "allocatable lint: every finding"
+  ;;
+
+sarif)
+  # SARIF for code scanning (github/codeql-action/upload-sarif): written by the tool's safe-path layer, never
+  # through a symlink (file or directory) the pull request committed, never into .git/ or .github/. A step of its
+  # own, so its one error cannot push one of lint's ten out of what GitHub shows.
+  if [ -z "${INPUT_SARIF_FILE:-}" ] || ! check_path >/dev/null; then
+    output sarif-file "" # a path that does not exist: the lint step said so
+    exit 0
+  fi
+  base=()
+  [ -n "${BASE:-}" ] && base=("--base=$BASE")
+  sarif_tmp="$tmp/allocatable-lint.sarif"
+  allocatable lint -o sarif "${base[@]}" -- "$arg" >"$sarif_tmp" 2>/dev/null
+  if refused="$(safe_put "$INPUT_SARIF_FILE" <"$sarif_tmp" 2>&1)"; then
+    output sarif-file "$INPUT_SARIF_FILE"
+  else
+    echo "::error title=allocatable::$(escape_data "${refused#allocatable: error: }")"
+    output sarif-file ""
+  fi
   ;;
 
 diff)
@@ -186,7 +252,7 @@ diff)
   fi
   md="$tmp/allocatable-diff.md"
   if allocatable diff "--base=$BASE" -o markdown -- "$arg" >"$md"; then
-    cat -- "$md" >>"$summary"
+    summarize "allocatable diff: the whole report" <"$md"
     changed="$(allocatable diff "--base=$BASE" -o json -- "$arg" |
       python3 -c 'import json,sys; print(str(json.load(sys.stdin)["summary"]["capacityChanged"]).lower())')"
     output capacity-changed "$changed"
@@ -202,17 +268,41 @@ render-check)
     output render-exit 2
     exit 0
   fi
-  allocatable render --check -- "$arg"
+  verdict_file="$tmp/allocatable-render-check.log"
+  allocatable render --check -- "$arg" 2>"$verdict_file"
   code=$?
+  cat -- "$verdict_file" >&2
+  lint_errors="$(number_or "${LINT_ERRORS:-}" 0)"
+  if [ "$code" -ne 0 ] && { [ "$lint_errors" -gt 0 ] || [ "${LINT_EXIT:-}" = 2 ]; }; then
+    # render refuses while lint reports errors: nothing was compared, and the lint step shows the findings, so
+    # this step neither repeats them nor claims the output is stale (render --check says so in one line).
+    output render-exit ""
+    if [ "${LINT_EXIT:-}" = 2 ]; then
+      why="the policies do not validate"
+    else
+      why="lint reports $lint_errors error$([ "$lint_errors" -ne 1 ] && echo s)"
+    fi
+    echo "allocatable render --check: not checked: $why, see the lint step"
+    {
+      echo "### allocatable render --check: not checked"
+      echo
+      echo "Not checked: $why (see the lint step). \`allocatable render\` refuses while they are there, so the rendered output was not compared."
+      echo
+    } | summarize "allocatable render --check"
+    exit 0
+  fi
   output render-exit "$code"
   if [ "$code" -ne 0 ]; then
-    echo "::error title=allocatable render --check::the rendered output is not current: run $(escape_data "allocatable render $path") and commit the result"
+    # render's own last line says what failed (the files that differ and the command to run, or why it could not
+    # render): never a reason the action guesses.
+    said="$(tail -n 1 -- "$verdict_file")"
+    echo "::error title=allocatable render --check::$(escape_data "${said:-render --check failed (exit $code)}")"
     {
       echo "### allocatable render --check: failed"
       echo
-      echo "Run $(md_code "allocatable render $path") and commit the result."
-      echo
-    } >>"$summary"
+      md_code "${said:-exit $code}"
+      printf '\n\n'
+    } | summarize "allocatable render --check"
   fi
   ;;
 
@@ -229,7 +319,10 @@ verify)
     exit 0
   fi
   [ -n "${INPUT_PODS_FILE:-}" ] && [ -n "${BASE:-}" ] && args+=("--base=$BASE")
-  allocatable verify -o github "${args[@]}" -- "$arg"
+  # What is left of the job's 50 annotations after lint's and the action's own.
+  left=$((JOB_ANNOTATIONS - OWN_ANNOTATIONS - $(number_or "${LINT_ANNOTATIONS:-}" 0)))
+  [ "$left" -lt 0 ] && left=0
+  ALLOCATABLE_GITHUB_ANNOTATIONS="$left" allocatable verify -o github "${args[@]}" -- "$arg"
   code=$?
   output verify-exit "$code"
   json="$tmp/allocatable-verify.json"
@@ -246,7 +339,104 @@ PY
   )"
   output nodes-drifted "${drifted:-}"
   output pods-over "$([ -n "${INPUT_PODS_FILE:-}" ] && echo "${over:-}")"
-  allocatable verify -o markdown "${args[@]}" -- "$arg" >>"$summary" 2>/dev/null
+  allocatable verify -o markdown "${args[@]}" -- "$arg" 2>/dev/null | summarize "allocatable verify: the whole report"
+  ;;
+
+comment)
+  # The sticky pull-request comment (docs/github-action.md): one per pull request and policy path, found by its
+  # hidden first line, created once when the change moves capacity and then updated in place. Never fails the job:
+  # a token that may not write (a fork's pull request) gets a notice, any other failure a warning.
+  case "${INPUT_COMMENT:-false}" in
+  true) ;;
+  false | "") exit 0 ;;
+  *)
+    echo "::warning title=allocatable::comment must be true or false, got \"$(escape_data "${INPUT_COMMENT}")\"; no comment"
+    exit 0
+    ;;
+  esac
+  read -r repo number <<<"$(gh_helper pull-request)"
+  if [ -z "${number:-}" ]; then
+    echo "allocatable: not a pull request event: no comment"
+    exit 0
+  fi
+  if [ -z "${BASE:-}" ] || [ -z "${CAPACITY_CHANGED:-}" ] || [ -z "${DIFF_FILE:-}" ]; then
+    echo "allocatable: no capacity diff (no base revision, or the diff failed): no comment"
+    exit 0
+  fi
+  token="${INPUT_GITHUB_TOKEN:-}"
+  if [ -z "$token" ]; then
+    echo "::notice title=allocatable::no github-token: the pull request comment is skipped (the job summary has the report)"
+    exit 0
+  fi
+  api="${GITHUB_API_URL:-https://api.github.com}"
+  api="${api%/}"
+  response="$tmp/allocatable-comment.response"
+  headers="$tmp/allocatable-comment.headers"
+  payload="$tmp/allocatable-comment.json"
+  # One request: METHOD URL [BODY-FILE]; prints the HTTP status (000 when there was no answer). The token goes
+  # to curl on standard input (a config line), never on its command line; the URL comes after `--`; no redirect is
+  # followed (a token is never sent to another host).
+  request() {
+    local data=() retry=()
+    [ -n "${3:-}" ] && data=(--header "Content-Type: application/json" --data-binary "@$3")
+    [ "$1" = GET ] && retry=(--retry 2) # never a second POST after an answer that was lost
+    printf 'header = "Authorization: Bearer %s"\n' "$token" |
+      curl --config - --silent --show-error --proto =https,http --max-time 30 "${retry[@]}" \
+        --request "$1" --header "Accept: application/vnd.github+json" --header "X-GitHub-Api-Version: 2022-11-28" \
+        --user-agent allocatable-action --dump-header "$headers" --output "$response" --write-out '%{http_code}' \
+        "${data[@]}" -- "$2" 2>/dev/null || true
+  }
+  # A failed request: a notice when the token may not write (403: a fork's pull request, or no
+  # `pull-requests: write`), else a warning; never a failure of the job.
+  give_up() {
+    local said
+    said="$(gh_helper api-message <"$response" 2>/dev/null)"
+    if [ "$1" = 403 ]; then
+      echo "::notice title=allocatable::the pull request comment was not written: the token may not write to pull requests (a pull request from a fork gets a read-only token; otherwise grant pull-requests: write). The capacity diff is in the job summary.$([ -n "$said" ] && printf ' GitHub said: %s' "$(escape_data "$said")")"
+    else
+      echo "::warning title=allocatable::the pull request comment could not be $2 (HTTP $1$([ -n "$said" ] && printf ': %s' "$(escape_data "$said")")); the capacity diff is in the job summary"
+    fi
+    exit 0
+  }
+  case "$token" in
+  *[!A-Za-z0-9_.-]*)
+    echo "::warning title=allocatable::github-token has characters no GitHub token has; no comment"
+    exit 0
+    ;;
+  esac
+  # 1. Our comment, if there is one: every page of the listing (100 a page, at most 100 pages).
+  url="$api/repos/$repo/issues/$number/comments?per_page=100"
+  existing=""
+  pages=0
+  while [ -n "$url" ] && [ "$pages" -lt 100 ]; do
+    status="$(request GET "$url")"
+    [ "$status" = 200 ] || give_up "$status" read
+    existing="$(gh_helper find-comment <"$response")"
+    [ -n "$existing" ] && break
+    url="$(GITHUB_API_URL="$api" gh_helper next-page <"$headers")"
+    pages=$((pages + 1))
+  done
+  # 2. The body: the diff (or "no change"), the lint summary, within 65,536 characters.
+  gh_helper comment-body >"$payload"
+  if [ -z "$existing" ]; then
+    if [ "$CAPACITY_CHANGED" != true ]; then
+      echo "allocatable: the change does not move capacity: no comment"
+      exit 0
+    fi
+    status="$(request POST "$api/repos/$repo/issues/$number/comments" "$payload")"
+    [ "$status" = 201 ] || give_up "$status" created
+    echo "allocatable: pull request comment created"
+  else
+    status="$(request PATCH "$api/repos/$repo/issues/comments/$existing" "$payload")"
+    [ "$status" = 200 ] || give_up "$status" updated
+    echo "allocatable: pull request comment updated in place"
+  fi
+  output comment-url "$(python3 -c 'import json,sys
+try:
+    u = json.load(open(sys.argv[1], encoding="utf-8")).get("html_url", "")
+except (OSError, ValueError, AttributeError):
+    u = ""
+print(u if isinstance(u, str) and u.isprintable() and u.startswith("http") else "")' "$response")"
   ;;
 
 result)

@@ -28,8 +28,9 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--output",
         **output_choices("findings"),
         default="text",
-        help="text (default), json, yaml, jsonpath=TEMPLATE (kubectl's), sarif (SARIF 2.1.0 for code scanning) or "
-        "github (workflow annotations)",
+        help="text (default), json, yaml, jsonpath=TEMPLATE (kubectl's), sarif (SARIF 2.1.0 for code scanning), "
+        "github (workflow annotations, within GitHub's limits: ALLOCATABLE_GITHUB_ANNOTATIONS) or markdown (a table "
+        "for a job summary)",
     )
     parser.add_argument(
         "--base",

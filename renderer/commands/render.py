@@ -20,8 +20,9 @@ DESCRIPTION = (
     "Render the policies into files for the cluster and the nodes. Refuses to render while validation or lint "
     "reports errors (the findings go to stdout, or to stderr with --stdout). Writes into DIR (default: "
     "render.outputDir in .allocatable.yaml, else rendered/), owning only the files it generated, and prints a "
-    "summary on stderr; --check compares instead of writing and prints a diff on stdout; --stdout prints every "
-    "cluster object as one YAML stream."
+    "summary on stderr; --check compares instead of writing and prints a diff on stdout (when validation or "
+    "lint reports errors, one line says it compared nothing, leaving the findings to validate and lint); --stdout "
+    "prints every cluster object as one YAML stream."
 )
 EXIT_CODES = {
     0: "rendered (or, with --check, DIR is up to date)",
@@ -112,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     except (engine.UnknownTargetError, _Refused) as exc:
         return error(str(exc))
     result = done.load
+    if args.check and done.stage in ("load", "lint"):
+        return _not_checked(done.stage, done.findings, args)
     if done.stage == "load":
         _report(result, done.findings, to_stderr=args.stdout)
         return 2
@@ -124,7 +127,11 @@ def run(args: argparse.Namespace) -> int:
     if done.findings:
         _report(result, done.findings, to_stderr=args.stdout)
     if not rendered.ok:
-        note("render: nothing was written")
+        note(
+            "render --check: not checked: the render failed (see above)"
+            if args.check
+            else "render: nothing was written"
+        )
         return 1
 
     if args.stdout:
@@ -170,6 +177,27 @@ def _repository_root(first: Path, policy_root: Path) -> Path:
     from renderer.loading.repository import repository_root
 
     return safepath.repo_top() if is_stdin(first) else repository_root(policy_root)
+
+
+def _not_checked(stage: str, findings: list[Finding], args: argparse.Namespace) -> int:
+    """``--check`` runs beside validate and lint (pre-commit's hooks, the Action's steps), which report the
+    findings: one line says why nothing was compared, instead of the same findings a second time. Exit 2 for
+    policies that do not validate, 1 for lint errors, as without ``--check``."""
+    import shlex
+
+    errors = f"{sum(1 for f in findings if f.severity == 'error')} error"
+    errors += "" if errors.startswith("1 ") else "s"
+    paths = [p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p]
+    shown = " ".join(shlex.quote(p) for p in paths)
+    if any(p.startswith("-") for p in paths):
+        shown = "-- " + shown
+    if stage == "load":
+        why = f"the policies do not validate ({errors}; see the validate or lint hook or step, or run "
+        why += f"`allocatable validate{(' ' + shown) if shown else ''}`)"
+    else:
+        why = f"lint reports {errors} (see the lint hook or step, or run `allocatable lint{(' ' + shown) if shown else ''}`)"
+    note(f"render --check: not checked: {why}; nothing was compared")
+    return 2 if stage == "load" else 1
 
 
 def _files(n: int) -> str:

@@ -16,9 +16,15 @@ from typing import Any
 import pytest
 import yaml
 from delivery_support import REPO_ROOT, clean_env, commit_all, git, greedy_class, init_repo, write
+from fake_github import TOKEN as FAKE_TOKEN
+from fake_github import FakeGitHub, serve
+from fake_github import event as fake_event
 
 import tools
 from conftest import run_cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardening"))
+from round2_support import action_step  # the hardening tests' runner of one step
 
 ACTION = REPO_ROOT / "action.yml"
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
@@ -31,6 +37,8 @@ INPUTS = {
     "nodes-file",
     "pods-file",
     "capacity-report",
+    "comment",
+    "github-token",
     "python-version",
 }
 OUTPUTS = {
@@ -42,6 +50,7 @@ OUTPUTS = {
     "nodes-drifted",
     "pods-over",
     "capacity-report",
+    "comment-url",
 }
 
 GREEDY = greedy_class(tier="batch", percent=130)
@@ -94,6 +103,8 @@ def test_action_metadata() -> None:
     assert action["inputs"]["path"]["default"] == "policies"
     assert action["inputs"]["base-ref"]["default"] == "${{ github.base_ref }}"
     assert action["inputs"]["fail-on"]["default"] == "error"
+    assert action["inputs"]["comment"]["default"] == "false"  # opt-in
+    assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
     assert set(action["outputs"]) == OUTPUTS
     runs = action["runs"]
     assert runs["using"] == "composite"
@@ -118,9 +129,11 @@ def test_policy_check_workflow_uses_the_local_action_with_sarif_upload() -> None
     wf = yaml.safe_load((REPO_ROOT / ".github/workflows/policy-check.yml").read_text())
     assert "pull_request" in wf[True]  # YAML 1.1 reads the key `on` as True
     job = wf["jobs"]["policies"]
-    assert job["permissions"] == {"contents": "read", "security-events": "write"}
+    assert job["permissions"] == {"contents": "read", "security-events": "write", "pull-requests": "write"}
     uses = [s.get("uses", "") for s in job["steps"]]
     assert "./" in uses and "github/codeql-action/upload-sarif@v3" in uses
+    (own,) = [s for s in job["steps"] if s.get("uses") == "./"]
+    assert own["with"]["comment"] is True  # this repo's own pull requests get the capacity comment
     ci = yaml.safe_load((REPO_ROOT / ".github/workflows/ci.yml").read_text())
     assert ci["jobs"]["tests"]["strategy"]["matrix"]["python-version"] == ["3.10", "3.11", "3.12", "3.13"]
     assert (
@@ -165,10 +178,13 @@ def _parse_outputs(text: str) -> dict[str, str]:
     return out
 
 
-def run_action(workspace: Path, tmp: Path, inputs: dict[str, str], github: dict[str, str]) -> ActionRun:
+def run_action(
+    workspace: Path, tmp: Path, inputs: dict[str, str], github: dict[str, str], runner: dict[str, str] | None = None
+) -> ActionRun:
     """Run action.yml's steps with bash as the runner does: inputs and contexts substituted into `env` and `if`,
     $GITHUB_OUTPUT per step, one $GITHUB_STEP_SUMMARY, `uses:` steps and the pip install left out (the dev
-    venv's `allocatable` is on PATH instead)."""
+    venv's `allocatable` is on PATH instead). ``runner``: more of the runner's environment (GITHUB_EVENT_PATH,
+    GITHUB_API_URL, ...); none is inherited from the environment the tests run in."""
     action = yaml.safe_load(ACTION.read_text())
     ctx: dict[str, Any] = {"github": {"action_path": str(REPO_ROOT), "workspace": str(workspace), **github}}
     steps_ctx: dict[str, dict[str, str]] = {}
@@ -203,7 +219,8 @@ def run_action(workspace: Path, tmp: Path, inputs: dict[str, str], github: dict[
     summary.write_text("")
     (tmp / "runner").mkdir()
     venv_bin = str(Path(sys.executable).parent)
-    base_env = clean_env(
+    base_env = {k: v for k, v in clean_env().items() if not k.startswith(("GITHUB_", "INPUT_", "RUNNER_"))}
+    base_env.update(
         PATH=f"{venv_bin}{os.pathsep}{os.environ.get('PATH', '')}",
         RUNNER_TEMP=str(tmp / "runner"),
         GITHUB_WORKSPACE=str(workspace),
@@ -211,6 +228,7 @@ def run_action(workspace: Path, tmp: Path, inputs: dict[str, str], github: dict[
         GITHUB_ACTIONS="true",
         HOME=str(tmp),
         GIT_CONFIG_GLOBAL=os.devnull,
+        **(runner or {}),
     )
     run = ActionRun({}, steps_ctx, {}, [], False, "", workspace)
     for i, step in enumerate(action["runs"]["steps"]):
@@ -266,7 +284,7 @@ def upstream_and_pr(tmp_path: Path, change: dict[str, str], *, rerender: bool) -
     return ws
 
 
-def test_pull_request_with_findings_capacity_change_and_stale_rendering(tmp_path: Path) -> None:
+def test_pull_request_with_findings_and_a_capacity_change(tmp_path: Path) -> None:
     pool = (REPO_ROOT / "renderer/scaffold/nodepool.yaml").read_text().replace("count: 3", "count: 5")
     pool = pool.replace("@@REPO@@", "o/r").replace("@@VERSION@@", "0")
     pool += "---\n" + pool.replace("name: general", "name: batch").replace("tier: general", "tier: batch")
@@ -281,7 +299,7 @@ def test_pull_request_with_findings_capacity_change_and_stale_rendering(tmp_path
         {"sarif-file": "out/allocatable.sarif", "render-check": "true"},
         {"base_ref": "main", "event_name": "pull_request"},
     )
-    assert run.skipped == ["Set up Python", "install", "Attach the capacity report"]
+    assert run.skipped == ["Set up Python", "install", "comment", "Attach the capacity report"]
     # the capacity report: written for the artifact step, whatever lint found
     report = Path(run.outputs["capacity-report"])
     assert report.name == "capacity.html" and report.is_relative_to(tmp_path / "runner")
@@ -297,23 +315,43 @@ def test_pull_request_with_findings_capacity_change_and_stale_rendering(tmp_path
     assert run.outputs["warnings"] == str(expected["warning"])
     assert run.outputs["notices"] == str(expected["info"])
     assert "::error file=policies/commitclasses/greedy.yaml,line=13,col=14,title=AL201::" in run.logs["lint"]
+    assert run.step_outputs["lint"]["annotations"] == str(sum(expected.values()))  # fewer than GitHub's limits
     sarif = json.loads((ws / "out/allocatable.sarif").read_text())
     assert sarif["version"] == "2.1.0"
     assert any(r["ruleId"] == "AL201" for r in sarif["runs"][0]["results"])
     assert run.outputs["sarif-file"] == "out/allocatable.sarif"
-    # diff: the markdown report in the job summary
-    assert run.outputs["capacity-changed"] == "true"
+    # the job summary: the lint verdict with every finding, then the diff
     assert "### allocatable lint: failed" in run.summary
+    assert "| ❌ error | `AL201` | `policies/commitclasses/greedy.yaml:13:14` | CommitClass/greedy |" in run.summary
+    assert run.outputs["capacity-changed"] == "true"
     assert "<!-- allocatable-diff -->\n### Capacity diff: `origin/main (" in run.summary
     assert "| `general` | 3 → 5 |" in run.summary and "| `batch` *(added)* |" in run.summary
     assert "`AL201` `policies/commitclasses/greedy.yaml:13` (CommitClass/greedy)" in run.summary
-    # render --check: stale, reported in the log and the summary
-    assert run.step_outputs["render"]["render-exit"] == "1"
-    assert "### allocatable render --check: failed" in run.summary
-    # result: the job fails, saying why
+    # render --check: not checked while lint reports errors (render would refuse); one line, the findings are
+    # lint's to show, and nothing claims the output is stale (issue 18, friction 3)
+    assert run.step_outputs["render"]["render-exit"] == ""
+    assert "render --check: not checked: lint reports" in run.logs["render"]
+    assert "AL201" not in run.logs["render"] and "::error" not in run.logs["render"]
+    assert "not current" not in "\n".join(run.logs.values())
+    assert "### allocatable render --check: not checked" in run.summary
+    # result: the job fails, saying why — lint, not render
     assert run.status["Result"] == "failure"
     assert "lint failed (exit 1; fail-on: error)" in run.logs["Result"]
-    assert "render --check failed" in run.logs["Result"]
+    assert "render --check failed" not in run.logs["Result"]
+
+
+def test_stale_rendering_is_reported_with_renders_own_words(tmp_path: Path) -> None:
+    policy = (REPO_ROOT / "renderer/scaffold/reservationpolicy.yaml").read_text()
+    policy = policy.replace("@@REPO@@", "o/r").replace("@@VERSION@@", "0").replace("maxPods: 110", "maxPods: 100")
+    ws = upstream_and_pr(tmp_path, {"policies/reservations/general.yaml": policy}, rerender=False)
+    run = run_action(ws, tmp_path, {"render-check": "true"}, {"base_ref": "main"})
+    assert run.outputs["errors"] == "0"
+    assert run.step_outputs["render"]["render-exit"] == "1", run.logs["render"]
+    (error,) = [ln for ln in run.logs["render"].splitlines() if ln.startswith("::error")]
+    assert error.startswith("::error title=allocatable render --check::render --check: ")
+    assert "differs from rendered; run `allocatable render policies -o rendered`" in error
+    assert "### allocatable render --check: failed" in run.summary
+    assert run.status["Result"] == "failure" and "render --check failed (exit 1)" in run.logs["Result"]
 
 
 def test_clean_pull_request_passes(tmp_path: Path) -> None:
@@ -440,3 +478,333 @@ def test_verify_snapshots(tmp_path: Path) -> None:
     assert "does not fit (cpu)" in over.summary
     skipped = run_action(ws, tmp_path / "none", {}, {"base_ref": "main"})
     assert skipped.outputs["nodes-drifted"] == "" and skipped.status["Result"] == "success"
+
+
+# ----------------------------------------------------------------------------- the sticky pull-request comment
+
+
+def _curl() -> None:
+    tools.find("curl", how="apt-get install curl; GitHub's runners have it")
+
+
+def _comment_run(
+    ws: Path, tmp: Path, fake: FakeGitHub, inputs: dict[str, str] | None = None, *, head: str = "a" * 40
+) -> ActionRun:
+    """The whole action on a pull_request event, with the comment on and the fake API as GITHUB_API_URL."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    payload = tmp / "event.json"
+    payload.write_text(json.dumps(fake_event(fake, head_sha=head)))
+    runner = {
+        "GITHUB_EVENT_PATH": str(payload),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_API_URL": fake.api,
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": fake.repo,
+        "GITHUB_RUN_ID": "4242",
+    }
+    return run_action(
+        ws,
+        tmp / "run",
+        {"comment": "true", **(inputs or {})},
+        {"base_ref": "main", "event_name": "pull_request", "token": FAKE_TOKEN},
+        runner,
+    )
+
+
+def _ours(fake: FakeGitHub, path: str = "policies") -> list[dict[str, Any]]:
+    return [c for c in fake.comments if c["body"].split("\n", 1)[0] == f"<!-- allocatable-comment path={path} -->"]
+
+
+@pytest.mark.external
+def test_comment_is_created_once_then_updated_in_place_past_the_first_pages(tmp_path: Path) -> None:
+    _curl()
+    ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(175)}, rerender=False)
+    fake = FakeGitHub()
+    # 230 comments before ours (GitHub lists 30 a page by default, 100 at most): one quotes our marker in a reply,
+    # one is another policy path's comment; neither is ours.
+    for i in range(230):
+        fake.add(f"comment {i}")
+    fake.comments[5]["body"] = "> <!-- allocatable-comment path=policies -->\n> quoted by a reviewer"
+    other = fake.add("<!-- allocatable-comment path=team-b -->\nteam b's capacity")
+    with serve(fake):
+        first = _comment_run(ws, tmp_path / "first", fake)
+        assert first.status["comment"] == "success" and not first.failed, first.logs
+        (mine,) = _ours(fake)
+        assert first.outputs["comment-url"] == mine["html_url"]
+        assert "pull request comment created" in first.logs["comment"]
+        gets = [r[1] for r in fake.requests if r[0] == "GET"]
+        assert gets == [  # every page, 100 at a time, following the Link header
+            f"/api/v3/repos/octo/capacity/issues/7/comments?per_page=100{page}" for page in ("", "&page=2", "&page=3")
+        ]
+        body = mine["body"]
+        assert "### Capacity diff: `origin/main (" in body and "11.7 → 13.65 (+16.7%)" in body  # 7.8 cores × 1.5→1.75
+        assert "**allocatable lint passed** on `policies`: ❌ 0 errors" in body
+        assert "[workflow run](https://github.example/octo/capacity/actions/runs/4242)" in body
+        assert "for `aaaaaaaaaaaa`" in body
+        assert FAKE_TOKEN not in "\n".join(first.logs.values())
+
+        # A new commit of the pull request: the same comment, edited (PATCH), found on the third page.
+        write(ws, {"policies/commitclasses/general-burst.yaml": _burst(200)})
+        fake.requests.clear()
+        second = _comment_run(ws, tmp_path / "second", fake, head="b" * 40)
+        assert [(m, p) for m, p, _ in fake.writes()] == [
+            ("PATCH", f"/api/v3/repos/octo/capacity/issues/comments/{mine['id']}")
+        ]
+        assert "updated in place" in second.logs["comment"]
+        assert len(fake.comments) == 232 and _ours(fake) == [mine]
+        assert "11.7 → 15.6 (+33.3%)" in mine["body"] and "for `bbbbbbbbbbbb`" in mine["body"]
+
+        # The pull request stops moving capacity: the comment says so (decided in docs/github-action.md: kept and
+        # rewritten, not deleted, so the thread that discussed the numbers keeps its context).
+        write(ws, {"policies/commitclasses/general-burst.yaml": _burst(150)})
+        third = _comment_run(ws, tmp_path / "third", fake)
+        assert third.outputs["capacity-changed"] == "false"
+        assert _ours(fake) == [mine] and "### Capacity diff: no change" in mine["body"]
+        assert "11.7 →" not in mine["body"] and "**allocatable lint passed**" in mine["body"]
+        assert other["body"] == "<!-- allocatable-comment path=team-b -->\nteam b's capacity"  # another path's
+        assert fake.comments[5]["body"].startswith("> <!--")
+
+
+@pytest.mark.external
+def test_no_comment_for_a_change_that_moves_no_capacity(tmp_path: Path) -> None:
+    _curl()
+    ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(150)}, rerender=False)
+    fake = FakeGitHub()
+    with serve(fake):
+        run = _comment_run(ws, tmp_path, fake)
+    assert run.outputs["capacity-changed"] == "false" and not run.failed, run.logs
+    assert fake.comments == [] and fake.writes() == []
+    assert "does not move capacity: no comment" in run.logs["comment"]
+
+
+@pytest.mark.external
+def test_a_forks_read_only_token_gets_a_notice_not_a_failure(tmp_path: Path) -> None:
+    _curl()
+    ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(175)}, rerender=True)
+    fake = FakeGitHub(read_only=True)
+    with serve(fake):
+        run = _comment_run(ws, tmp_path, fake, {"render-check": "true"})
+    assert fake.comments == [] and [r[0] for r in fake.requests] == ["GET", "POST"]
+    assert run.status["comment"] == "success" and run.status["Result"] == "success" and not run.failed
+    (notice,) = [ln for ln in run.logs["comment"].splitlines() if ln.startswith("::")]
+    assert notice.startswith("::notice title=allocatable::the pull request comment was not written: the token may")
+    assert "GitHub said: Resource not accessible by integration" in notice
+    assert run.outputs["comment-url"] == ""
+    assert "11.7 → 13.65" in run.summary  # the report is still in the job summary
+
+
+@pytest.mark.external
+@pytest.mark.parametrize("event", ["push", "no-token", "bad-input"])
+def test_no_comment_outside_a_pull_request_or_without_a_token(tmp_path: Path, event: str) -> None:
+    _curl()
+    ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(175)}, rerender=False)
+    fake = FakeGitHub()
+    with serve(fake):
+        inputs = {"github-token": ""} if event == "no-token" else {"comment": "yes"} if event == "bad-input" else {}
+        if event == "push":
+            payload = tmp_path / "push.json"
+            payload.write_text(json.dumps({"ref": "refs/heads/main", "repository": {"full_name": fake.repo}}))
+            run = run_action(
+                ws, tmp_path / "run", {"comment": "true"}, {"base_ref": "main"}, {"GITHUB_EVENT_PATH": str(payload)}
+            )
+        else:
+            run = _comment_run(ws, tmp_path, fake, inputs)
+    assert fake.requests == [] and not run.failed, run.logs
+    expected = {
+        "push": "not a pull request event: no comment",
+        "no-token": "::notice title=allocatable::no github-token",
+        "bad-input": '::warning title=allocatable::comment must be true or false, got "yes"',
+    }[event]
+    assert expected in run.logs["comment"]
+
+
+def _step(ws: Path, tmp: Path, step: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``run.sh STEP`` alone, as the runner runs it (the hardening tests' runner), with the runner's files in
+    ``tmp``."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    return action_step(ws, tmp, step, **env)[0]
+
+
+def _comment_step(ws: Path, tmp: Path, fake: FakeGitHub, diff: str) -> subprocess.CompletedProcess[str]:
+    """``run.sh comment`` on a diff report written to DIFF_FILE."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    (tmp / "diff.md").write_text(diff, encoding="utf-8")
+    (tmp / "event.json").write_text(json.dumps(fake_event(fake)))
+    return _step(
+        ws,
+        tmp,
+        "comment",
+        GITHUB_EVENT_PATH=str(tmp / "event.json"),
+        GITHUB_API_URL=fake.api,
+        GITHUB_REPOSITORY=fake.repo,
+        GITHUB_RUN_ID="9",
+        INPUT_PATH="policies",
+        INPUT_COMMENT="true",
+        INPUT_GITHUB_TOKEN=FAKE_TOKEN,
+        BASE="origin/main",
+        DIFF_FILE=str(tmp / "diff.md"),
+        CAPACITY_CHANGED="true",
+        LINT_EXIT="0",
+        LINT_ERRORS="0",
+    )
+
+
+@pytest.mark.external
+def test_a_comment_over_githubs_limit_is_cut_with_a_line_saying_where_the_rest_is(tmp_path: Path) -> None:
+    _curl()
+    # A diff report of 200,000 characters: rows inside a <details> block that the cut must close again.
+    rows = [f"| `pool-{i:05}` | 3 → 4 | 8 → 9 (+12.5%) | {'x' * 40} |" for i in range(3000)]
+    diff = "<!-- allocatable-diff -->\n### Capacity diff\n\n<details>\n<summary>pools</summary>\n\n" + "\n".join(rows)
+    diff += "\n\n</details>\n\ntail\n"
+    assert len(diff) > 200_000
+    fake = FakeGitHub()  # answers 422 "body is too long" over 65,536 characters, as GitHub does
+    with serve(fake):
+        proc = _comment_step(tmp_path, tmp_path / "step", fake, diff)
+    assert proc.returncode == 0 and "comment created" in proc.stdout, proc.stdout + proc.stderr
+    (mine,) = _ours(fake)
+    body = mine["body"]
+    assert 60_000 < len(body) <= 65_536
+    kept = sum(1 for r in rows if r in body)
+    assert 0 < kept < 3000 and all(r in body for r in rows[:kept])  # the first rows, whole, in order
+    assert body.count("<details>") == body.count("</details>") == 1
+    left = 3000 - kept + 4  # the rows left out, the blank line, </details>, the blank line and "tail"
+    assert f"*… {left:,} lines (" in body
+    assert "GitHub takes at most 65,536 characters in a comment. The full report is in the job summary" in body
+    assert body.rstrip().endswith("</sub>") and "**allocatable lint passed**" in body
+
+
+@pytest.mark.external
+def test_hostile_names_in_the_comment_neither_break_out_nor_ping(tmp_path: Path) -> None:
+    """A file name with a mention, a link, a pipe and an HTML tag reaches the comment through the diff report
+    (renderer.escaping): it stays inside its code span, and the lint line around it stays intact."""
+    _curl()
+    hostile = "policies/commitclasses/@octocat [x](javascript:evil) <b>|.yaml"
+    ws = upstream_and_pr(tmp_path, {hostile: greedy_class(tier="general", percent=130)}, rerender=False)
+    fake = FakeGitHub()
+    with serve(fake):
+        run = _comment_run(ws, tmp_path, fake)
+    (mine,) = _ours(fake)
+    body = mine["body"]
+    assert "`policies/commitclasses/@octocat [x](javascript:evil) <b>\\|.yaml:13`" in body  # one code span
+    outside_code = re.sub(r"`[^`]*`", "", body)
+    assert "@octocat" not in outside_code and "](javascript" not in outside_code and "<b>" not in outside_code
+    assert "**allocatable lint failed** on `policies`: ❌ " in body
+    assert run.status["Result"] == "failure"  # lint failed; the comment step did not
+
+
+# --------------------------------------------------------------------------------------------- GitHub's limits
+
+
+def _obeyed(log: str) -> list[str]:
+    """The workflow commands GitHub obeys in a step's log: none between ``::stop-commands::T`` and ``::T::``."""
+    obeyed, stop = [], ""
+    for line in log.splitlines():
+        if stop:
+            stop = "" if line == f"::{stop}::" else stop
+        elif line.startswith("::stop-commands::"):
+            stop = line.removeprefix("::stop-commands::")
+        elif re.match(r"::(error|warning|notice)[ :]", line):
+            obeyed.append(line)
+    return obeyed
+
+
+def _drifting_nodes(n: int) -> str:
+    """``n`` copies of the published OpenShift node below, each reporting 500m less cpu than its release gives."""
+    items = []
+    for i in range(n):
+        node = json.loads(json.dumps(_OCP_NODE))
+        node["metadata"]["name"] = f"worker-{i:02}"
+        node["status"]["allocatable"]["cpu"] = "3"
+        items.append(node)
+    return json.dumps({"apiVersion": "v1", "kind": "List", "items": items})
+
+
+def _greedy_classes(n: int) -> dict[str, str]:
+    """``n`` classes over-committing memory on tiers no pool has: an error (AL201) and two warnings (AL104, no
+    pool selected; AL214, reaches no node) each."""
+    return {
+        f"policies/commitclasses/greedy-{i:02}.yaml": greedy_class(tier=f"t{i}", percent=130).replace(
+            "name: greedy", f"name: greedy-{i:02}"
+        )
+        for i in range(n)
+    }
+
+
+def test_the_action_keeps_to_githubs_annotation_limits(tmp_path: Path) -> None:
+    """GitHub shows 10 annotations of each level per step and 50 per job (actions/toolkit docs/problem-matchers.md,
+    "Limitations"): 25 errors and 50 warnings from lint, 15 drifting nodes from verify."""
+    ws = upstream_and_pr(tmp_path, _greedy_classes(25), rerender=False)
+    write(ws, {"snapshots/nodes.json": _drifting_nodes(15)})
+    run = run_action(ws, tmp_path, {"nodes-file": "snapshots/nodes.json", "render-check": "true"}, {"base_ref": "main"})
+    assert (run.outputs["errors"], run.outputs["warnings"]) == ("25", "50")
+    lint = _obeyed(run.logs["lint"])
+    assert [ln.split(" ", 1)[0] for ln in lint] == ["::error"] * 10 + ["::warning"] * 10 + ["::notice"]
+    assert lint[-1].startswith(
+        "::notice title=allocatable::55 of 75 findings are not annotated (15 errors, 40 warnings)"
+    )
+    assert run.step_outputs["lint"]["annotations"] == "21"
+    assert run.logs["lint"].count("greedy-") >= 75  # the rest are in the log, where no command is obeyed
+    # verify: what the job has left after lint's 21 and the action's own 8 is 21: its 10 warnings and the summary
+    verify = _obeyed(run.logs["verify"])
+    assert [ln.split(" ", 1)[0] for ln in verify] == ["::warning"] * 10 + ["::notice"]
+    assert "::notice title=allocatable::5 of 15 verify findings are not annotated (5 warnings)" in verify[-1]
+    total = sum(len(_obeyed(log)) for log in run.logs.values())
+    assert total <= 50, total
+    # every finding is in the job summary, where the notice sends the reader
+    assert sum(1 for ln in run.summary.splitlines() if ln.startswith("| ❌ error | `AL201` |")) == 25
+    assert sum(1 for ln in run.summary.splitlines() if ln.startswith("| ⚠️ warning |")) == 50
+
+
+def test_verify_gets_what_lint_left_of_the_jobs_annotations(tmp_path: Path) -> None:
+    ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(150)}, rerender=False)
+    write(ws, {"snapshots/nodes.json": _drifting_nodes(15)})
+    proc = _step(
+        ws,
+        tmp_path / "verify",
+        "verify",
+        INPUT_PATH="policies",
+        INPUT_NODES_FILE="snapshots/nodes.json",
+        LINT_ANNOTATIONS="38",
+    )
+    verify = _obeyed(proc.stdout)  # 50 - 8 (the action's own) - 38 (lint's) = 4: three warnings and the summary
+    assert [ln.split(" ", 1)[0] for ln in verify] == ["::warning"] * 3 + ["::notice"], proc.stdout
+    assert "12 of 15 verify findings are not annotated (12 warnings)" in verify[-1]
+    assert proc.stdout.count("worker-") >= 15  # the report below lists every node
+    proc = _step(
+        ws,
+        tmp_path / "none",
+        "verify",
+        INPUT_PATH="policies",
+        INPUT_NODES_FILE="snapshots/nodes.json",
+        LINT_ANNOTATIONS="50",
+    )
+    assert _obeyed(proc.stdout) == [] and "15 of 15 verify findings are not annotated" in proc.stdout
+
+
+def test_job_summary_sections_are_cut_at_githubs_1_mib_with_a_line_saying_so(tmp_path: Path) -> None:
+    """GitHub keeps at most 1 MiB of job summary per step (docs.github.com, Workflow commands, "Step isolation
+    and limits"); the action's `summarize` cuts a section to what the step has left, says so, and puts the whole
+    section in the step's log."""
+    rows = [f"| row {i:06} | {'y' * 90} |" for i in range(30_000)]  # about 3 MiB
+    section = "### big\n\n<details>\n\n| a | b |\n|---|---|\n" + "\n".join(rows) + "\n\n</details>\n"
+    summary = tmp_path / "summary.md"
+    summary.write_text("x" * 1000)  # what an earlier part of the step wrote
+    env = {k: v for k, v in clean_env().items() if not k.startswith("GITHUB_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "renderer.integrations.github", "summary", "allocatable verify: the whole report"],
+        input=section,
+        env={**env, "GITHUB_STEP_SUMMARY": str(summary)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    written = summary.read_bytes()
+    assert 1024 * 1024 - 200 < len(written) <= 1024 * 1024
+    text = written.decode()
+    assert text.count("<details>") == text.count("</details>") == 1
+    kept = sum(1 for r in rows if r in text)
+    left = len(rows) - kept + 2  # the rows, then the blank line and </details>
+    assert f"*… {left:,} lines (" in text
+    assert "GitHub keeps at most 1 MiB of job summary per step. The whole section is in this step's log, group " in text
+    assert proc.stdout.startswith("::group::allocatable verify: the whole report\n::stop-commands::")
+    assert rows[-1] in proc.stdout and proc.stdout.endswith("::endgroup::\n")

@@ -9,6 +9,7 @@ PRE_COMMIT_HOME shared by the session: the environment is installed once. These 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -154,6 +155,40 @@ def test_render_check_hook_fails_on_drift(tmp_path: Path, hook_repo: Path, pre_c
     git(repo, "add", "-A")
     proc = run_hook(repo, pre_commit_home, "allocatable-render-check", rendered.relative_to(repo).as_posix())
     assert proc.returncode == 1, proc.stdout
+
+
+def test_findings_are_shown_once_not_again_by_render_check(
+    tmp_path: Path, hook_repo: Path, pre_commit_home: Path
+) -> None:
+    """Issue 18, friction 3: with lint errors, render --check would only refuse; the lint hook shows the findings
+    and the render-check hook says in one line that it compared nothing (never "run allocatable render")."""
+    repo = new_policy_repo(tmp_path / "bad", hook_repo)
+    write(repo, {"policies/commitclasses/greedy.yaml": MEMORY_OVER_COMMIT})
+    git(repo, "add", "-A")
+    proc = _pre_commit(repo, pre_commit_home, "run", "--all-files")
+    assert proc.returncode == 1, proc.stdout
+    assert proc.stdout.count("[AL201] (CommitClass/greedy)") == 1, proc.stdout
+    lint, render = proc.stdout.split("allocatable lint.", 1)[1].split("allocatable render --check.", 1)
+    assert "policies/commitclasses/greedy.yaml:13:14: error: memory is over-committed at 130%" in lint
+    assert re.search(r"^\.+Failed$", render, re.MULTILINE), render
+    errors = sum(
+        f["severity"] == "error" for f in json.loads(run_cli("lint", "-o", "json", cwd=repo).stdout)["findings"]
+    )
+    assert errors == 2  # the memory over-commit, and two classes on one pool
+    assert (
+        "render --check: not checked: lint reports 2 errors (see the lint hook or step, or run `allocatable lint "
+        "policies`); nothing was compared" in render
+    )
+    assert "AL201" not in render and "run `allocatable render" not in render
+    # Invalid policies: the validate and lint hooks report the finding, render-check again one line.
+    pool = repo / "policies/pools/general.yaml"
+    pool.write_text(pool.read_text().replace("count: 3", "count: three"))
+    git(repo, "add", "-A")
+    proc = _pre_commit(repo, pre_commit_home, "run", "--all-files")
+    assert proc.stdout.count('spec.count: expected an integer, got the string "three"') == 2, (
+        proc.stdout
+    )  # validate, lint
+    assert "render --check: not checked: the policies do not validate (1 error;" in proc.stdout
 
 
 def test_roots_of_files(tmp_path: Path) -> None:

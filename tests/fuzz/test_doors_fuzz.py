@@ -200,7 +200,7 @@ def test_the_actions_sarif_destination_in_a_hostile_tree(parts: list[str]) -> No
         before = tree_listing(outside)
         dest = "/".join(parts)
         path_refused = _refused(ws, parts)
-        proc, outputs = action_step(ws, top, "lint", INPUT_PATH="policies", INPUT_SARIF_FILE=dest)
+        proc, outputs = action_step(ws, top, "sarif", INPUT_PATH="policies", INPUT_SARIF_FILE=dest)
         assert "Traceback" not in proc.stdout + proc.stderr
         assert tree_listing(outside) == before and (outside / "keep.txt").read_text() == "precious\n"
         assert tree_listing(ws / ".git") == git_before

@@ -132,6 +132,9 @@ def test_every_reporter_keeps_one_finding_per_line_and_no_raw_control_characters
         elif name == "github":
             assert len(lines) == len(findings)
             assert all(re.match(r"^::(error|warning|notice) file=[^:]*::", ln) for ln in lines), lines
+        elif name == "markdown":  # a header, then one table row per finding
+            assert len(lines) == len(findings) + 2 and lines[1] == "|---|---|---|---|---|"
+            assert all(ln.startswith("| ") and ln.endswith(" |") for ln in lines[2:]), lines
         elif name == "yaml":  # whatever the strings, the document reads back as the JSON one
             assert yaml.safe_load(text) == json.loads(_format(report, "json"))
         else:  # json, sarif: whatever the strings, the document parses

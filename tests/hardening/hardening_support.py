@@ -167,6 +167,17 @@ def assert_one_finding(
     return line
 
 
+def assert_not_checked(res: subprocess.CompletedProcess[str], exit_code: int = 2) -> str:
+    """``render --check`` on policies that do not validate (exit 2) or lint with errors (1): no finding of its own
+    (validate and lint report them), one line saying nothing was compared."""
+    assert_no_crash(res)
+    assert res.returncode == exit_code, shown(res)
+    assert not findings(res.stdout) and not findings(res.stderr), shown(res)
+    (line,) = [ln for ln in res.stderr.splitlines() if ln.startswith("render --check: not checked: ")] or [""]
+    assert line.endswith("; nothing was compared"), shown(res)
+    return line
+
+
 def snapshot(root: Path) -> dict[str, tuple[str, ...]]:
     """Everything under ``root`` without following symlinks: type, and content hash and mode of files."""
     out: dict[str, tuple[str, ...]] = {}

@@ -93,7 +93,7 @@ def test_the_action_never_writes_its_sarif_through_the_pull_requests_tree(tmp_pa
     sarif = _sarif_cases(ws, outside)[case]
     before_outside = tree_listing(outside)
     before_git = snapshot(ws / ".git")
-    proc, outputs = action_step(ws, tmp_path, "lint", INPUT_PATH="policies", INPUT_SARIF_FILE=sarif)
+    proc, outputs = action_step(ws, tmp_path, "sarif", INPUT_PATH="policies", INPUT_SARIF_FILE=sarif)
     assert outputs["sarif-file"] == "", proc.stdout + proc.stderr
     assert "::error title=allocatable::refusing to write" in proc.stdout, proc.stdout + proc.stderr
     assert tree_listing(outside) == before_outside
@@ -105,7 +105,7 @@ def test_the_action_never_writes_its_sarif_through_the_pull_requests_tree(tmp_pa
 def test_the_action_writes_its_sarif_into_a_new_directory(tmp_path: Path) -> None:
     ws = action_workspace(tmp_path)
     proc, outputs = action_step(
-        ws, tmp_path, "lint", INPUT_PATH="policies", INPUT_SARIF_FILE="reports/lint/allocatable.sarif"
+        ws, tmp_path, "sarif", INPUT_PATH="policies", INPUT_SARIF_FILE="reports/lint/allocatable.sarif"
     )
     assert outputs["sarif-file"] == "reports/lint/allocatable.sarif", proc.stdout + proc.stderr
     doc = json.loads((ws / "reports/lint/allocatable.sarif").read_text())

@@ -248,3 +248,23 @@ def test_the_markdown_escape_breaks_every_autolink(text: str) -> None:
     from renderer.escaping import markdown
 
     assert not AUTOLINKS.search(markdown(text)), markdown(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "neutral"),
+    [
+        ("@octocat", "@&#8203;octocat"),
+        ("@org/team", "@&#8203;org/team"),
+        ("see #12", "see \\#&#8203;12"),
+        ("a@b.example", "a@&#8203;b.example"),
+        ("@ alone", "@ alone"),
+        ("#tag", "\\#tag"),
+    ],
+)
+def test_markdown_escaping_neutralises_mentions_and_issue_references(text: str, neutral: str) -> None:
+    """GitHub notifies ``@name`` and cross-references ``#123`` wherever they appear in rendered text; a zero-width
+    space after the sign keeps the text and drops both (the same neutralisation Renovate applies to the release
+    notes it quotes)."""
+    from renderer.escaping import markdown
+
+    assert markdown(text) == neutral

@@ -12,6 +12,7 @@ import pytest
 from hardening_support import (
     SETTINGS,
     assert_no_crash,
+    assert_not_checked,
     assert_one_finding,
     cli,
     good_repo,
@@ -85,10 +86,11 @@ def test_output_dir_that_no_file_system_holds(tmp_path: Path, value: str, messag
     good_repo(tmp_path / "repo")
     (tmp_path / "repo" / ".allocatable.yaml").write_text(settings)
     before = snapshot(tmp_path)
-    for command in (["validate"], ["render"], ["render", "--check"]):
+    for command in (["validate"], ["render"]):
         res = cli(*command, "repo", cwd=tmp_path, timeout=60)
         line, col = position_of(settings, value)
         assert_one_finding(res, f"repo/.allocatable.yaml:{line}:{col}", "AL004", "render.outputDir: ", message)
+    assert_not_checked(cli("render", "--check", "repo", cwd=tmp_path, timeout=60))  # validate reports it
     assert snapshot(tmp_path) == before
 
 

@@ -47,7 +47,9 @@ handler: kata-qemu
 def project(tmp_path: Path) -> Path:
     """A git repository with the policy repo in a subdirectory, the tool run from another subdirectory."""
     git(tmp_path, "init", "-q", "-b", "main")
-    write_repo(tmp_path / "infra" / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": CLASS, "rc.yaml": RUNTIME})
+    write_repo(
+        tmp_path / "infra" / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": CLASS, "rc.yaml": RUNTIME}
+    )
     (tmp_path / "ci").mkdir()
     return tmp_path
 
@@ -130,14 +132,111 @@ def test_github_escaping() -> None:
 def test_github_paths_are_relative_to_the_repository_root(project: Path) -> None:
     res = run_cli("lint", "../infra/policies", "-o", "github", cwd=project / "ci")
     assert res.exit_code == 1
-    lines = res.stdout.splitlines()
-    assert lines[0].startswith("::warning file=infra/policies/cc.yaml,line=11,col=14,title=AL203::cpu is committed")
-    assert lines[1].startswith("::error file=infra/policies/cc.yaml,line=13,col=14,title=AL201::")
+    lines = res.stdout.splitlines()  # the most severe first, then in file order
+    assert lines[0].startswith("::error file=infra/policies/cc.yaml,line=13,col=14,title=AL201::")
+    assert lines[1].startswith("::warning file=infra/policies/cc.yaml,line=11,col=14,title=AL203::cpu is committed")
     assert lines[2].startswith("::warning file=infra/policies/rc.yaml,line=5,col=10,title=AL211::")
     assert len(lines) == 3 and res.stderr.startswith("lint: 3 objects in 3 files")
     out = io.StringIO()
     write_github(Report("lint", [], files=0, objects=0), out)
     assert out.getvalue() == ""
+
+
+# GitHub shows at most 10 annotations of each level per step and 50 per job (actions/toolkit,
+# docs/problem-matchers.md, "Limitations"); the expected counts below follow from those two numbers by hand.
+
+
+def _many(errors: int, warnings: int, infos: int) -> Report:
+    found = [Finding("AL201", "error", f"e{i}", f"p/e{i:02}.yaml", 1, 1) for i in range(errors)]
+    found += [Finding("AL203", "warning", f"w{i}", f"p/w{i:02}.yaml", 1, 1) for i in range(warnings)]
+    found += [Finding("AL204", "info", f"i{i}", f"p/i{i:02}.yaml", 1, 1) for i in range(infos)]
+    return Report("lint", sorted(found, key=Finding.sort_key), files=len(found), objects=len(found))
+
+
+def _github(report: Report, monkeypatch: pytest.MonkeyPatch, budget: str | None = None) -> list[str]:
+    if budget is None:
+        monkeypatch.delenv("ALLOCATABLE_GITHUB_ANNOTATIONS", raising=False)
+    else:
+        monkeypatch.setenv("ALLOCATABLE_GITHUB_ANNOTATIONS", budget)
+    out = io.StringIO()
+    write_github(report, out)
+    return out.getvalue().splitlines()
+
+
+def _commands(lines: list[str]) -> list[str]:
+    """The workflow commands GitHub obeys: those outside ``::stop-commands::TOKEN`` … ``::TOKEN::``."""
+    obeyed, stop = [], ""
+    for line in lines:
+        if stop:
+            stop = "" if line == f"::{stop}::" else stop
+        elif line.startswith("::stop-commands::"):
+            stop = line.removeprefix("::stop-commands::")
+        elif line.startswith("::"):
+            obeyed.append(line)
+    return obeyed
+
+
+def test_github_annotations_stay_within_githubs_limits_most_severe_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _github(_many(25, 12, 4), monkeypatch)
+    obeyed = _commands(lines)
+    levels = [ln.split(" ", 1)[0] for ln in obeyed]
+    # 10 of 25 errors, 10 of 12 warnings, the 4 notices, then the summary notice: 25 annotations
+    assert levels == ["::error"] * 10 + ["::warning"] * 10 + ["::notice"] * 5
+    assert [ln.rsplit("::", 1)[1] for ln in obeyed[:10]] == [f"e{i}" for i in range(10)]  # file order in a level
+    assert obeyed[-1] == (
+        "::notice title=allocatable::17 of 41 findings are not annotated (15 errors, 2 warnings): GitHub shows 10 "
+        "annotations of each level per step and 50 per job; they follow in this log; `-o sarif` gives every "
+        "finding to code scanning, and the allocatable action lists them all in the job summary"
+    )
+    # the 17 left out are in the log, as -o text writes them, where GitHub reads no command
+    rest = lines[len(obeyed) :]
+    assert rest[0].startswith("::stop-commands::") and rest[-1] == f"::{rest[0].removeprefix('::stop-commands::')}::"
+    assert rest[1:-1] == [f"p/e{i:02}.yaml:1:1: error: e{i} [AL201]" for i in range(10, 25)] + [
+        f"p/w{i:02}.yaml:1:1: warning: w{i} [AL203]" for i in (10, 11)
+    ]
+
+
+def test_github_keeps_a_notice_free_for_its_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    obeyed = _commands(_github(_many(0, 0, 12), monkeypatch))
+    assert len(obeyed) == 10  # 9 of 12 findings and the summary: GitHub shows 10 notices per step
+    assert obeyed[-1].startswith("::notice title=allocatable::3 of 12 findings are not annotated (3 notices)")
+    obeyed = _commands(_github(_many(3, 0, 11), monkeypatch))  # one notice too many costs two: 9 and the summary
+    assert len(obeyed) == 3 + 10
+    assert obeyed[-1].startswith("::notice title=allocatable::2 of 14 findings are not annotated (2 notices)")
+    # nothing left out: no summary, no stopped stretch
+    assert _github(_many(10, 10, 10), monkeypatch) == _commands(_github(_many(10, 10, 10), monkeypatch))
+    assert len(_github(_many(10, 10, 10), monkeypatch)) == 30
+
+
+def test_github_annotation_budget_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    obeyed = _commands(_github(_many(8, 3, 0), monkeypatch, budget="5"))
+    assert [ln.split(" ", 1)[0] for ln in obeyed] == ["::error"] * 4 + ["::notice"]
+    assert "7 of 11 findings are not annotated (4 errors, 3 warnings)" in obeyed[-1]
+    lines = _github(_many(2, 0, 0), monkeypatch, budget="0")
+    assert _commands(lines) == []
+    assert lines[1].startswith("2 of 2 findings are not annotated (2 errors)") and len(lines) == 5
+    assert len(_github(_many(2, 0, 0), monkeypatch, budget="1")) == 1 + 4  # the summary, then the stopped stretch
+
+
+@pytest.mark.parametrize("value", ["51", "-1", "ten", "1e3", "٣"])
+def test_a_bad_annotation_budget_is_one_line_and_exit_2(
+    project: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv("ALLOCATABLE_GITHUB_ANNOTATIONS", value)
+    res = run_cli("lint", "../infra/policies", "-o", "github", cwd=project / "ci")
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.splitlines()[-1].startswith("allocatable: error: ALLOCATABLE_GITHUB_ANNOTATIONS must be")
+    monkeypatch.setenv("ALLOCATABLE_GITHUB_ANNOTATIONS", "7")
+    assert run_cli("lint", "../infra/policies", "-o", "text", cwd=project / "ci").exit_code == 1  # other formats
+
+
+def test_github_left_out_lines_cannot_be_commands(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = [Finding("AL201", "error", "m", f"::error file=x::pwned{i}.yaml", 1, 1) for i in range(12)]
+    lines = _github(Report("lint", found, files=12, objects=12), monkeypatch)
+    obeyed = _commands(lines)
+    assert len(obeyed) == 11 and obeyed[-1].startswith("::notice title=allocatable::2 of 12 findings")
+    assert all(ln.startswith("::error file=%3A%3Aerror file=x%3A%3Apwned") for ln in obeyed[:10])
+    assert "::error file=x::pwned11.yaml:1:1: error: m [AL201]" in lines  # shown, inside the stopped stretch
 
 
 def _sarif(project: Path, *args: str) -> dict[str, Any]:

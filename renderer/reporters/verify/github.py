@@ -1,11 +1,19 @@
 """``-o github``: workflow-command annotations (``::warning``) per differing node and ``::error`` per node whose
-pods do not fit, located at the inventory file when the node comes from the repo; then the text report."""
+pods do not fit, located at the inventory file when the node comes from the repo; then the text report.
+
+Within GitHub's limits, as ``-o github`` of lint (``renderer.reporters.findings.github``): at most 10 of each level
+(and ``ALLOCATABLE_GITHUB_ANNOTATIONS`` in all), errors first, one notice saying what was left out; the text report
+that follows lists every node, with workflow commands stopped around it (a node or file name cannot start one).
+Cost: O(n log n) in the nodes shown.
+"""
 
 from __future__ import annotations
 
+import io
 from typing import TextIO
 
-from renderer.reporters.findings.github import escape_data, escape_property
+from renderer.escaping import workflow_verbatim
+from renderer.reporters.findings.github import budget, escape_data, escape_property, left_out, notice, select
 from renderer.reporters.verify._common import clean
 from renderer.reporters.verify.text import pod_line
 from renderer.reporters.verify.text import write as write_text
@@ -22,16 +30,34 @@ def _props(n: NodeCheck, title: str) -> str:
     return ",".join(props)
 
 
-def write(result: VerifyResult, out: TextIO) -> None:
+def _annotations(result: VerifyResult) -> list[tuple[str, str]]:
+    """(level, workflow command) per differing node and per node whose pods do not fit."""
     by_name = {n.name: n for n in result.nodes}
+    out = []
     for n in result.drift:
         checks = [n.check.differences, n.raw.differences if n.raw is not None else []]
         text = "; ".join(f"{d.resource}: {d.explanation}" for ds in checks for d in ds)
         message = clean(f"Node/{n.name} differs: {text}")
-        out.write(f"::warning {_props(n, 'allocatable verify')}::{escape_data(message)}\n")
+        out.append(("warning", f"::warning {_props(n, 'allocatable verify')}::{escape_data(message)}"))
     for p in result.not_fitting:
         node = by_name.get(p.node)
         title = "allocatable verify: pods"
         props = _props(node, title) if node else f"title={escape_property(title)}"
-        out.write(f"::error {props}::{escape_data(pod_line(p))}\n")
-    write_text(result, out)
+        out.append(("error", f"::error {props}::{escape_data(pod_line(p))}"))
+    return out
+
+
+def write(result: VerifyResult, out: TextIO) -> None:
+    total = budget()
+    items = _annotations(result)
+    shown, left = select(items, lambda it: it[0], total)
+    lines = [command for _, command in shown]
+    report = io.StringIO()
+    if left:
+        message = left_out(left, lambda it: it[0], len(items), "verify findings", "the report below lists every node")
+        if total > len(shown):
+            lines.append(notice(message))
+        else:
+            report.write(message + "\n")
+    write_text(result, report)
+    out.write("".join(line + "\n" for line in lines) + workflow_verbatim(report.getvalue()))
