@@ -38,6 +38,8 @@ def annotation(f: Finding, file: str) -> str:
 
 
 def write(report: Report, out: TextIO) -> None:
+    if report.base is not None:
+        out.write(f"::notice title=allocatable --base::{escape_data('compared with ' + report.base.describe())}\n")
     root = repo_root([f.path for f in report.findings])
     for f in report.findings:
         out.write(annotation(f, relative_to_root(f.path, root)) + "\n")
