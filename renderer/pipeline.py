@@ -333,7 +333,7 @@ def diff(
         else load(paths, max_file_bytes=max_file_bytes)
     )
     base_model, base_findings = _model_and_findings(base_load)
-    head_model, head_findings = _model_and_findings(head_load, base_model)
+    head_model, head_findings = _model_and_findings(head_load, base_model, base)
     base_rev = base_load.revision
     head_rev = head_load.revision
     assert base_rev is not None
