@@ -91,7 +91,7 @@ class SelectorMatchesNoPool(Rule):
                     source=loaded.source,
                     obj=loaded.ref,
                     field_path=("spec", "selector", *path),
-                    hint=f"{owner} has it; a selector one typo away from the inventory is an error, not a plan",
+                    hint=f"{owner} has {guesses[0][0]}",
                     severity="error",
                 )
                 continue

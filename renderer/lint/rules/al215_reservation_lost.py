@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from renderer.capacity.explain import human
 from renderer.capacity.model import RESOURCES, PoolCapacity
 from renderer.findings import FieldPath, Finding, SourceRef
 from renderer.lint.helpers import NAME_PATH, describe_pools
@@ -17,7 +18,7 @@ class ReservationLost(Rule):
     Only with a base revision (`allocatable lint --base GIT_REF`, and `allocatable diff`, whose new findings it
     joins): reports every pool that the base revision gave a ReservationPolicy and that this change leaves without
     it — no policy selects it any more, two do (none applies then, AL102), or another one with less reservation
-    does. It names the pool, the reservation per node before → after (systemReserved + kubeReserved + hard
+    does. It names the pool, the reservation per node before and after (systemReserved + kubeReserved + hard
     eviction, cpu, memory and ephemeral-storage, as `allocatable explain` adds them) and the cause: the policy was
     deleted, its selector changed, the pool's labels changed, or which other policy selects it now.
 
@@ -116,8 +117,8 @@ class ReservationLost(Rule):
 
 
 def _figures(old: PoolCapacity, new: PoolCapacity) -> tuple[str, bool]:
-    """``cpu 200m → 0, memory 700Mi → 100Mi`` (every resource whose reservation changes, before → after) and
-    whether any goes down."""
+    """``cpu 0.2 → 0, memory 700Mi (0.68Gi) → 100Mi (0.10Gi)`` (every resource whose reservation changes, before →
+    after, as ``explain`` writes amounts) and whether any goes down."""
     parts: list[str] = []
     lower = False
     for resource in RESOURCES:
@@ -127,7 +128,7 @@ def _figures(old: PoolCapacity, new: PoolCapacity) -> tuple[str, bool]:
         if before == after:
             continue
         lower = lower or after < before
-        parts.append(f"{resource} {before} → {after}")
+        parts.append(f"{resource} {human(before, resource)} → {human(after, resource)}")
     return (", ".join(parts) if parts else "unchanged"), lower
 
 
