@@ -193,11 +193,15 @@ def render(
     targets: list[str] | None = None,
     ignition_version: str | None = None,
     check_targets: Callable[[LoadResult, list[str]], None] | None = None,
+    output_dir: Callable[[LoadResult], Path | None] | None = None,
 ) -> Rendered:
     """load → validate → capacity model → lint → render, in memory. Lint errors stop before any target runs.
 
     ``targets``: the targets asked for (default: the settings'); ``engine.UnknownTargetError`` for a name that is
-    none. ``check_targets(load, selected)`` may refuse the selection (raise) before anything is built."""
+    none. ``check_targets(load, selected)`` may refuse the selection (raise) before anything is built.
+    ``output_dir(load)``: the directory the files will be written to (or compared with), whose last render tells
+    which pools' delivered files this render would remove — each one a finding (``renderer.render.removals``:
+    an error, stopping the render, for a pool that would be left with none)."""
     from renderer.render import engine
 
     result = load(paths, max_file_bytes=max_file_bytes)
@@ -213,6 +217,16 @@ def render(
     if any(f.severity == "error" for f in lint_findings):
         return Rendered(result, "lint", result.finish([*result.findings, *lint_findings]))
     rendered = engine.build(result, model, selected)
+    where = output_dir(result) if output_dir is not None else None
+    if where is not None:
+        from renderer.render.output import OutputError, stale_deliveries
+        from renderer.render.removals import removal_findings
+
+        try:
+            stale = stale_deliveries(where, rendered.files)
+        except OutputError:
+            stale = []  # what is wrong with the directory is the writer's error to report
+        rendered.findings.extend(removal_findings(where, stale, rendered, model))
     findings = result.finish(list(rendered.findings)) if rendered.findings else []
     return Rendered(result, "done" if rendered.ok else "targets", findings, rendered)
 
