@@ -74,13 +74,18 @@ def test_unrelated_histories_fail_the_step(tmp_path: Path) -> None:
     git(upstream, "branch", "-q", "-D", "feature")
     git(upstream, "branch", "-q", "-m", "feature")
     ws = _pull_request(tmp_path, upstream)
-    run = run_action(ws, tmp_path / "run", {}, {"base_ref": "main", "event_name": "pull_request"})
-    assert run.status["base"] == "failure"
-    assert (
-        "::error title=allocatable::no merge-base of origin/main and HEAD: the two histories are unrelated; check out "
-        "with actions/checkout fetch-depth: 0, or give a base-ref on this branch's history"
-    ) in run.logs["base"]
-    assert run.status["Result"] == "failure"
+    _fails(
+        ws,
+        tmp_path / "run",
+        "the two histories are unrelated; check out with actions/checkout fetch-depth: 0, or give a base-ref on this branch's history",
+    )
+
+
+def _fails(ws: Path, tmp: Path, why: str) -> None:
+    """The base step fails with one error line saying why, and the job with it."""
+    run = run_action(ws, tmp, {}, {"base_ref": "main", "event_name": "pull_request"})
+    assert run.status["base"] == "failure" and run.status["Result"] == "failure"
+    assert f"::error title=allocatable::no merge-base of origin/main and HEAD: {why}" in run.logs["base"]
 
 
 def test_the_deepening_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -89,12 +94,7 @@ def test_the_deepening_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     upstream, _ = _upstream(tmp_path, main_commits=6, feature_commits=4)
     ws = _pull_request(tmp_path, upstream)
     monkeypatch.setenv("ALLOCATABLE_DEEPEN_STEPS", "1 1")
-    run = run_action(ws, tmp_path / "run", {}, {"base_ref": "main", "event_name": "pull_request"})
-    assert run.status["base"] == "failure"
-    assert (
-        "::error title=allocatable::no merge-base of origin/main and HEAD: not within 2 more commits of history on each "
-        "side (git fetch --deepen); check out with actions/checkout fetch-depth: 0"
-    ) in run.logs["base"]
+    _fails(ws, tmp_path / "run", "not within 2 more commits of history on each side (git fetch --deepen); check out")
     # With the default steps the same clone finds it.
     monkeypatch.delenv("ALLOCATABLE_DEEPEN_STEPS")
     again = run_action(ws, tmp_path / "again", {}, {"base_ref": "main", "event_name": "pull_request"})

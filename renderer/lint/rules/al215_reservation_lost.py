@@ -59,9 +59,7 @@ class ReservationLost(Rule):
     name = "reservation-lost"
     severity = "error"
     summary = "with --base: a pool loses the ReservationPolicy (and the reservation) it had at the base revision"
-
-    def applicable(self, ctx: LintContext) -> bool:
-        return ctx.base_model is not None
+    needs_base = True
 
     # Complexity: O(pools + ReservationPolicies of both revisions): pools and policies of the base are looked up by name;
     # each pool's reserved figures are the model's (computed once per pool); pools losing the same thing the same
