@@ -218,8 +218,8 @@ def within_one_edit(a: str, b: str) -> bool:
     )
 
 
-def _deletions(word: str) -> set[str]:
-    return {word, *(word[:i] + word[i + 1 :] for i in range(len(word)))}
+def _deletions(word: str) -> list[str]:
+    return [word, *[word[:i] + word[i + 1 :] for i in range(len(word))]]
 
 
 class OneEdit:
@@ -227,22 +227,50 @@ class OneEdit:
     query with every word: each word is indexed under itself and under every string one deletion makes of it
     (the symmetric-deletion idea of SymSpell); two words one edit apart always share one of those strings (an
     insertion or deletion: the shorter word itself; a replacement or a swap: the deletion at that position), so a
-    query looks up its own deletions and checks only the few words found there.
+    query looks up its own deletions and checks only the few words found there. The index keeps the strings'
+    hashes, not the strings (a collision only adds a candidate, which the check drops), and is built per word
+    length on first use: a query of length L needs the words of lengths L-1, L and L+1 only.
 
-    Cost: building, O(Σ len(word)²) characters for len(word) + 1 strings per word; a query, O(len(query)²) for its
+    Cost: O(words) to sort them by length; building a length's index, O(Σ len(word)²) characters hashed for
+    len(word) + 1 strings per word of that length, O(Σ len(word)) entries held; a query, O(len(query)²) for its
     deletions plus O(len) per candidate found."""
 
     def __init__(self, words: Iterable[str]) -> None:
-        self._index: dict[str, set[str]] = {}
+        self._by_length: dict[int, list[str]] = {}
         for word in set(words):
+            self._by_length.setdefault(len(word), []).append(word)
+        self._index: dict[int, str | list[str]] = {}
+        self._indexed: set[int] = set()
+
+    def _add_length(self, length: int) -> None:
+        self._indexed.add(length)
+        index = self._index
+        for word in self._by_length.get(length, ()):
             for variant in _deletions(word):
-                self._index.setdefault(variant, set()).add(word)
+                key = hash(variant)
+                got = index.get(key)
+                if got is None:
+                    index[key] = word
+                elif isinstance(got, list):
+                    if got[-1] != word:  # a doubled letter gives the same deletion twice
+                        got.append(word)
+                elif got != word:
+                    index[key] = [got, word]
 
     def near(self, word: str) -> list[str]:
         """The words one edit away from ``word``, sorted (never ``word`` itself)."""
+        for length in (len(word) - 1, len(word), len(word) + 1):
+            if length not in self._indexed:
+                self._add_length(length)
         found: set[str] = set()
         for variant in _deletions(word):
-            found.update(self._index.get(variant, ()))
+            got = self._index.get(hash(variant))
+            if got is None:
+                continue
+            if isinstance(got, list):
+                found.update(got)
+            else:
+                found.add(got)
         return sorted(w for w in found if within_one_edit(word, w))
 
 
