@@ -238,18 +238,15 @@ def resolve_revision(path: Path, ref: str) -> Revision:
     return Revision(ref=ref, commit=rev.stdout.decode().strip(), top=top)
 
 
-def _shallow(top: Path) -> bool:
-    return _git(top, "rev-parse", "--is-shallow-repository").stdout.strip() == b"true"
-
-
-def _shallow_commits(top: Path) -> set[str]:
-    """The commits whose parents a shallow clone does not have (git's own list, ``$GIT_DIR/shallow``)."""
-    where = _git(top, "rev-parse", "--git-path", "shallow")
-    name = where.stdout.decode("utf-8", "surrogateescape").strip()
-    if where.returncode != 0 or not name:
-        return set()
+def _shallow_commits(top: Path) -> set[str] | None:
+    """The commits whose parents this clone does not have (git's own list, ``$GIT_DIR/shallow``), or None when the
+    clone is not shallow. One ``git rev-parse``."""
+    proc = _git(top, "rev-parse", "--is-shallow-repository", "--git-path", "shallow")
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) != 2 or lines[0].strip() != "true":
+        return None
     try:
-        text = (top / name).read_text(encoding="ascii", errors="replace")
+        text = (top / lines[1].strip()).read_text(encoding="ascii", errors="replace")
     except OSError:
         return set()
     return {line.strip() for line in text.splitlines() if line.strip()}
@@ -293,7 +290,8 @@ def resolve_base(path: Path, spec: BaseSpec) -> Revision:
     # Both are commit ids now: nothing below can be read as an option.
     found = _git(top, "merge-base", tip.commit, head_commit)
     base = found.stdout.decode().strip()
-    shallow = _shallow(top)
+    cut = _shallow_commits(top)
+    shallow = cut is not None
     pair = f"{plain(spec.ref)} ({tip.short}) and {plain(against)} ({head_commit[:12]})"
     if found.returncode != 0 or not base:
         if found.returncode not in (0, 1):
@@ -307,16 +305,14 @@ def resolve_base(path: Path, spec: BaseSpec) -> Revision:
             f"{pair} have no common history (no merge-base): they are unrelated; compare with the tip with "
             f"--base-tip (or {plain(spec.ref)}..)"
         )
-    if shallow:
+    if cut:
         # A merge-base found in a cut history is exact only when no commit above it had its parents cut.
-        cut = _shallow_commits(top)
-        if cut:
-            above = _git(top, "rev-list", tip.commit, head_commit, f"^{base}")
-            if above.returncode != 0 or cut & set(above.stdout.decode().split()):
-                raise UsageError(
-                    f"the merge-base of {pair} cannot be told in this shallow clone: the history above "
-                    f"{base[:12]} is cut; " + _fetch_more(spec.ref, head_commit)
-                )
+        above = _git(top, "rev-list", tip.commit, head_commit, f"^{base}")
+        if above.returncode != 0 or cut & set(above.stdout.decode().split()):
+            raise UsageError(
+                f"the merge-base of {pair} cannot be told in this shallow clone: the history above {base[:12]} is "
+                "cut; " + _fetch_more(spec.ref, head_commit)
+            )
     return Revision(spec.ref, base, top, tip=tip.commit, merge_base_with=against)
 
 
