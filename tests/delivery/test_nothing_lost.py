@@ -104,3 +104,15 @@ def test_the_pull_request_fails_with_fail_on_error(tmp_path: Path) -> None:
     assert "lint failed (exit 1; fail-on: error)" in run.logs["Result"]
     assert "title=AL104::" in run.logs["lint"] and "title=AL215::" in run.logs["lint"]
     assert int(run.outputs["errors"]) == 2
+
+
+def test_diff_when_the_policy_no_longer_validates(tmp_path: Path) -> None:
+    """diff still compares a side with validation errors (it says what it left out); a policy missing there may be
+    one that no longer validates, and AL215 says so instead of "deleted"."""
+    repo = _repo(tmp_path)
+    path = repo / RP
+    path.write_text(path.read_text().replace("  maxPods: 110", "  maxPods: 110\n  maxPodz: 110"))
+    diff = json.loads(run_cli("diff", "--base", "main", "-o", "json", cwd=repo).stdout)
+    assert diff["summary"]["validationErrors"] == {"before": 0, "after": 1}
+    (al215,) = [f for f in diff["findings"]["new"] if f["code"] == "AL215"]
+    assert "ReservationPolicy general is gone (deleted, or left out: a file does not validate)" in al215["message"]

@@ -71,6 +71,9 @@ class ReservationLost(Rule):
         where = ctx.base_ref or "the base revision"
         old_pools = {pc.pool.ref: pc for pc in base.pools}
         now_policies = {p.name: p for p in ctx.load.policies.reservation_policies}
+        # diff runs the rules on a side with validation errors too (lint stops before): a policy missing then may
+        # be one that no longer validates
+        invalid = any(f.severity == "error" for f in ctx.load.findings)
         Key = tuple[str, FieldPath, str, str]
         groups: dict[Key, tuple[SourceRef, list[PoolCapacity], list[str]]] = {}
         for pc in ctx.model.pools:
@@ -84,7 +87,7 @@ class ReservationLost(Rule):
             figures = _figures(old, pc)
             if now is not None and not figures[1]:
                 continue  # another policy took over, reserving at least as much of everything
-            source, obj, path, cause, related = _cause(pc, old, was, now_policies.get(was.name), where)
+            source, obj, path, cause, related = _cause(pc, old, was, now_policies.get(was.name), where, invalid)
             text = figures[0]
             if now is None:
                 consequence = (
@@ -142,11 +145,13 @@ def _cause(
     was: Loaded[ReservationPolicy],
     was_now: Loaded[ReservationPolicy] | None,
     where: str,
+    invalid: bool,
 ) -> tuple[SourceRef, str, FieldPath, str, list[str]]:
     """Where to point, which object, the field, the cause in words, the objects that cause it."""
     pool = pc.pool
     if was_now is None:
-        return pool.source, pool.ref, NAME_PATH, f"ReservationPolicy {was.name} was deleted", []
+        gone = "is gone (deleted, or left out: a file does not validate)" if invalid else "was deleted"
+        return pool.source, pool.ref, NAME_PATH, f"ReservationPolicy {was.name} {gone}", []
     if any(p is was_now for p in pc.reservation_policies):
         others = [p for p in pc.reservation_policies if p is not was_now]
         names = ", ".join(p.name for p in others)
