@@ -6,9 +6,9 @@ the policies in ``delivery_support``: a pool of 8 cores whose ReservationPolicy 
 100m (kubeReserved) of cpu, so 8 − 0.1 − 0.1 = 7.8 allocatable cores per node (hard eviction takes no cpu); its
 CommitClass at 150% gives 7.8 × 1.5 = 11.7 committed cores per node, at 200% 7.8 × 2 = 15.6, at 300% 23.4.
 
-Which commit each spelling reads follows git's own ``git diff`` (git-diff(1), "git diff A..B" is "git diff A B";
-"git diff A...B" is the change on B since the merge-base of A and B): ``REF`` and ``REF...`` the merge-base,
-``REF..`` and ``--base-tip`` the tip.
+Which commit each spelling reads follows git's own ``git diff`` (git-diff(1): ``git diff <commit>..<commit>`` "is
+synonymous to" ``git diff <commit> <commit>``; "git diff A...B is equivalent to git diff $(git merge-base A B) B"):
+``REF`` and ``REF...`` the merge-base, ``REF..`` and ``--base-tip`` the tip.
 """
 
 from __future__ import annotations
