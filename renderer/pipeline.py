@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.explain import Explained
     from renderer.capacity.model import CapacityModel
+    from renderer.loading.git import Revision
     from renderer.platforms import Assignment
     from renderer.render.engine import RenderResult
     from renderer.verify.kubectl import Kubectl
@@ -102,6 +103,8 @@ class LintResult:
     findings: list[Finding]
     #: The capacity model (None when validation failed: no rule ran then).
     model: CapacityModel | None = None
+    #: With ``base``: the commit compared with (its merge-base with HEAD, or the tip asked for).
+    base: Revision | None = None
 
     @property
     def valid(self) -> bool:
@@ -110,23 +113,33 @@ class LintResult:
 
 
 @_stage
-def lint(paths: list[Path], *, max_file_bytes: int | None = None, base: str | None = None) -> LintResult:
-    """Validate, build the capacity model and apply the lint rules; ``base``: also compare with that git revision.
+def lint(
+    paths: list[Path], *, max_file_bytes: int | None = None, base: str | None = None, base_tip: bool = False
+) -> LintResult:
+    """Validate, build the capacity model and apply the lint rules; ``base``: also compare with that git revision
+    (its merge-base with HEAD, or its tip with ``base_tip`` or ``REF..``: ``renderer.loading.git.parse_base``).
 
-    Validation errors stop here (their findings are returned, no rule runs). A ``base`` git cannot resolve raises
-    ``UsageError``."""
+    Validation errors stop here (their findings are returned, no rule runs). A ``base`` git cannot resolve, or
+    without a merge-base, raises ``UsageError``."""
     from renderer.capacity.model import build
 
+    spec = None
+    if base is not None:
+        from renderer.loading.git import parse_base
+
+        spec = parse_base(base, tip=base_tip, allow_head=False)
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
         return LintResult(result, result.finish(result.findings))
     base_model = None
-    if base is not None:
+    base_rev = None
+    if spec is not None:
         from renderer.validation.revision import load_revision
 
-        base_model = build(load_revision(paths or [Path("policies")], base, max_file_bytes=max_file_bytes).policies)
-    model, findings = _model_and_findings(result, base_model, base)
-    return LintResult(result, result.finish([*result.findings, *findings]), model)
+        base_load = load_revision(paths or [Path("policies")], spec, max_file_bytes=max_file_bytes)
+        base_model, base_rev = build(base_load.policies), base_load.revision
+    model, findings = _model_and_findings(result, base_model, spec.ref if spec is not None else None)
+    return LintResult(result, result.finish([*result.findings, *findings]), model, base_rev)
 
 
 @dataclass
@@ -180,11 +193,15 @@ def render(
     targets: list[str] | None = None,
     ignition_version: str | None = None,
     check_targets: Callable[[LoadResult, list[str]], None] | None = None,
+    output_dir: Callable[[LoadResult], Path | None] | None = None,
 ) -> Rendered:
     """load → validate → capacity model → lint → render, in memory. Lint errors stop before any target runs.
 
     ``targets``: the targets asked for (default: the settings'); ``engine.UnknownTargetError`` for a name that is
-    none. ``check_targets(load, selected)`` may refuse the selection (raise) before anything is built."""
+    none. ``check_targets(load, selected)`` may refuse the selection (raise) before anything is built.
+    ``output_dir(load)``: the directory the files will be written to (or compared with), whose last render tells
+    which pools' delivered files this render would remove — each one a finding (``renderer.render.removals``:
+    an error, stopping the render, for a pool that would be left with none)."""
     from renderer.render import engine
 
     result = load(paths, max_file_bytes=max_file_bytes)
@@ -200,6 +217,16 @@ def render(
     if any(f.severity == "error" for f in lint_findings):
         return Rendered(result, "lint", result.finish([*result.findings, *lint_findings]))
     rendered = engine.build(result, model, selected)
+    where = output_dir(result) if output_dir is not None else None
+    if where is not None:
+        from renderer.render.output import OutputError, stale_deliveries
+        from renderer.render.removals import removal_findings
+
+        try:
+            stale = stale_deliveries(where, rendered.files)
+        except OutputError:
+            stale = []  # what is wrong with the directory is the writer's error to report
+        rendered.findings.extend(removal_findings(where, stale, rendered, model))
     findings = result.finish(list(rendered.findings)) if rendered.findings else []
     return Rendered(result, "done" if rendered.ok else "targets", findings, rendered)
 
@@ -213,6 +240,8 @@ class Verified:
     result: VerifyResult | None = None
     base_invalid: bool = False
     no_nodes: bool = False
+    #: With ``base``: the commit compared with (as for ``lint``).
+    base: Revision | None = None
 
 
 @_stage
@@ -222,6 +251,7 @@ def verify(
     nodes: str | None = None,
     pods: str | None = None,
     base: str | None = None,
+    base_tip: bool = False,
     platform: list[Assignment] | None = None,
     max_file_bytes: int | None = None,
     live: Kubectl | None = None,
@@ -235,6 +265,11 @@ def verify(
     from renderer.verify.kubectl import live_nodes
     from renderer.verify.nodes import read_nodes, read_pods
 
+    base_rev = None
+    if base is not None:  # resolved before any snapshot is read: a base that cannot be found fails at once
+        from renderer.loading.git import parse_base, resolve_base
+
+        base_rev = resolve_base(paths[0], parse_base(base, tip=base_tip, allow_head=False))
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
         result.finish(result.findings)
@@ -248,16 +283,17 @@ def verify(
     if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
         return Verified(result, no_nodes=True)
     base_policies = None
-    if base is not None:
+    if base_rev is not None:
         from renderer.validation.revision import load_revision
 
-        base_load = load_revision(paths, base, max_file_bytes=max_file_bytes)
+        base_load = load_revision(paths, base_rev, max_file_bytes=max_file_bytes)
         if not base_load.ok:
-            return Verified(result, base_invalid=True)
+            return Verified(result, base_invalid=True, base=base_rev)
         base_policies = base_load.policies
-    verified = compare(result.policies, snapshot, pod_records, base_policies, base)
+    verified = compare(result.policies, snapshot, pod_records, base_policies, base_rev.ref if base_rev else None)
+    verified.base = base_rev
     _locate_nodes(result, verified)
-    return Verified(result, verified)
+    return Verified(result, verified, base=base_rev)
 
 
 def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
@@ -286,20 +322,32 @@ class Diffed:
 
 
 @_stage
-def diff(paths: list[Path], *, base: str, head: str | None = None, max_file_bytes: int | None = None) -> Diffed:
+def diff(
+    paths: list[Path],
+    *,
+    base: str,
+    head: str | None = None,
+    max_file_bytes: int | None = None,
+    base_tip: bool = False,
+) -> Diffed:
     """The policy repo at ``base`` against the work tree (or ``head``): committed allocatable per pool before →
-    after, and the lint findings that are new or fixed. Raises ``UsageError`` for a revision git cannot resolve."""
+    after, and the lint findings that are new or fixed. ``base`` is read at its merge-base with the head unless
+    the tip is asked for (``base_tip``, ``REF..``); ``REF...H`` / ``REF..H`` name the head too. Raises
+    ``UsageError`` for a revision git cannot resolve, or a merge-base that cannot be found."""
     from renderer.capacity.diff import compare
+    from renderer.loading.git import parse_base
     from renderer.validation.revision import load_revision
 
-    base_load = load_revision(paths, base, max_file_bytes=max_file_bytes)
+    spec = parse_base(base, tip=base_tip, head=head)
+    base, head = spec.ref, spec.head
+    base_load = load_revision(paths, spec, max_file_bytes=max_file_bytes)
     head_load = (
         load_revision(paths, head, max_file_bytes=max_file_bytes)
         if head
         else load(paths, max_file_bytes=max_file_bytes)
     )
     base_model, base_findings = _model_and_findings(base_load)
-    head_model, head_findings = _model_and_findings(head_load, base_model)
+    head_model, head_findings = _model_and_findings(head_load, base_model, base)
     base_rev = base_load.revision
     head_rev = head_load.revision
     assert base_rev is not None
@@ -308,18 +356,21 @@ def diff(paths: list[Path], *, base: str, head: str | None = None, max_file_byte
         head_model,
         base_load.finish([*base_load.findings, *base_findings]),
         head_load.finish([*head_load.findings, *head_findings]),
-        base_label=_label(base, base_rev.short),
+        base_label=_label(base, base_rev.short, merge_base=base_rev.is_merge_base),
         head_label="working tree" if head_rev is None or head is None else _label(head, head_rev.short),
         base_ref=base,
         base_commit=base_rev.commit,
         head_ref=head,
         head_commit=head_rev.commit if head_rev is not None else None,
     )
+    result.base_revision = base_rev
     result.invalid = (_errors(base_load), _errors(head_load))
     return Diffed(base_load, head_load, result)
 
 
-def _label(ref: str, short: str) -> str:
+def _label(ref: str, short: str, *, merge_base: bool = False) -> str:
+    if merge_base:
+        return f"{ref} (merge-base {short})"
     return f"{ref} ({short})" if short != ref[:12] else short
 
 

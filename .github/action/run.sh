@@ -3,7 +3,8 @@
 # tested outside GitHub. Inputs arrive as INPUT_* environment variables (never spliced into the script text);
 # results go to $GITHUB_OUTPUT, $GITHUB_STEP_SUMMARY and workflow commands on stdout.
 #
-#   run.sh base          resolve (and fetch, in shallow clones) the base revision      → outputs: base
+#   run.sh base          resolve the base revision, fetching it and (in shallow clones)  → outputs: base
+#                        the history down to its merge-base with HEAD
 #   run.sh lint          annotations (-o github), counts, the findings in the summary  → outputs: errors, warnings,
 #                                                                                        notices, lint-exit, annotations
 #   run.sh sarif         SARIF for code scanning                                        → outputs: sarif-file
@@ -87,6 +88,19 @@ number_or() {
 
 have_commit() { git rev-parse --verify --quiet --end-of-options "$1^{commit}" >/dev/null 2>&1; }
 
+# The merge-base of two commit ids, printed, when this clone can tell it: git finds one, and no commit above it on
+# either side had its parents cut by a shallow fetch (else an older common ancestor could pose as the merge-base).
+exact_merge_base() {
+  local mb shallow
+  mb="$(git merge-base "$1" "$2" 2>/dev/null)" || return 1
+  [ -n "$mb" ] || return 1
+  shallow="$(git rev-parse --git-path shallow)"
+  if [ -s "$shallow" ] && git rev-list "$1" "$2" "^$mb" | grep -qxF -f "$shallow"; then
+    return 1
+  fi
+  printf '%s' "$mb"
+}
+
 # Workflow-command data escaping (GitHub's own rules): % first, then CR and LF.
 escape_data() {
   local s="${1//%/%25}"
@@ -153,7 +167,43 @@ base)
     output base ""
     exit 0
   fi
-  echo "allocatable: comparing with $resolved ($(git rev-parse --short=12 --verify --end-of-options "$resolved"))"
+  # allocatable compares with the merge-base of the base and HEAD (as git diff BASE...HEAD does), so that the pull
+  # request is not blamed for what the base branch did since. A shallow checkout holds neither side's history:
+  # deepen both, step by step (bounded), until the merge-base is there and provably the one.
+  tip="$(git rev-parse --verify --end-of-options "$resolved^{commit}")"
+  head="$(git rev-parse --verify --quiet HEAD)"
+  if [ -z "$head" ]; then
+    echo "::error title=allocatable::HEAD is no commit: nothing to compare the base with"
+    output base ""
+    exit 1
+  fi
+  want="$tip"
+  [ "$resolved" = "origin/$ref" ] && want="+refs/heads/$ref:refs/remotes/origin/$ref"
+  fetched=0
+  mb="$(exact_merge_base "$tip" "$head")"
+  # ALLOCATABLE_DEEPEN_STEPS: the steps (commits per fetch), for tests; 6,260 commits per side in all by default.
+  for step in ${ALLOCATABLE_DEEPEN_STEPS:-10 50 200 1000 5000}; do
+    [[ "$step" =~ ^[1-9][0-9]{0,5}$ ]] || continue
+    [ -n "$mb" ] && break
+    [ "$(git rev-parse --is-shallow-repository)" = true ] || break
+    if ! git fetch --quiet --no-tags --deepen="$step" origin -- "$want" "$head" 2>/dev/null; then
+      break
+    fi
+    fetched=$((fetched + step))
+    tip="$(git rev-parse --verify --end-of-options "$resolved^{commit}")"
+    mb="$(exact_merge_base "$tip" "$head")"
+  done
+  if [ -z "$mb" ]; then
+    if [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+      why="not within $fetched more commits of history on each side (git fetch --deepen)"
+    else
+      why="the two histories are unrelated"
+    fi
+    echo "::error title=allocatable::no merge-base of $(escape_data "$resolved") and HEAD: $why; check out with actions/checkout fetch-depth: 0, or give a base-ref on this branch's history"
+    output base ""
+    exit 1
+  fi
+  echo "allocatable: comparing with $resolved at its merge-base with HEAD, ${mb:0:12} ($resolved is at ${tip:0:12})"
   output base "$resolved"
   ;;
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
 from renderer.findings import Finding
+from renderer.loading.git import Revision
 from renderer.models import validators
 from renderer.quantity import Quantity
 
@@ -141,6 +142,8 @@ class DiffResult:
     unchanged_findings: int
     head_findings: list[Finding]
     invalid: tuple[int, int] = (0, 0)  # validation errors (base, head): what they define is left out of the figures
+    #: the base commit read: the merge-base of the base ref and the head, or the tip asked for
+    base_revision: Revision | None = None
 
     @property
     def changed_pools(self) -> list[PoolDiff]:

@@ -175,6 +175,8 @@ def emit(report: Report, fmt: str, out: TextIO | None = None) -> None:
     from renderer.reporters.findings.text import summary
 
     reporters.get("findings", fmt)(report, out or sys.stdout)
+    if report.base is not None:
+        note(f"{report.command}: compared with {report.base.describe()}")
     note(summary(report))
 
 

@@ -12,7 +12,9 @@ ORDER = 35
 HELP = "compare committed allocatable and lint findings against a git revision (for PR comments)"
 DESCRIPTION = (
     "Load the policy repo at --base (a branch, tag or commit; read from git objects, the work tree is not touched) "
-    "and as it is now (the work tree, or --head), and report per pool the committed allocatable per node and per "
+    "— at its merge-base with the head, so that only the change under review shows, unless --base-tip or REF.. "
+    "asks for its tip — and as it is now (the work tree, or --head), and report per pool the committed "
+    "allocatable per node and per "
     "cluster before → after, with the lint findings that are new or fixed. -o markdown is made for a pull request "
     "comment or a GitHub job summary."
 )
@@ -21,7 +23,16 @@ EXIT_CODES = {0: "reported (a diff is a report: changes and new findings do not 
 
 def register(parser: argparse.ArgumentParser) -> None:
     add_paths(parser, many=False)
-    parser.add_argument("--base", required=True, metavar="REF", help="git revision to compare against, e.g. main")
+    parser.add_argument(
+        "--base",
+        required=True,
+        metavar="REF",
+        help="git revision to compare against, e.g. main: read at its merge-base with HEAD (or --head), as git diff "
+        "REF...HEAD compares; REF.. (or --base-tip) reads its tip; REF...H and REF..H name the head too",
+    )
+    parser.add_argument(
+        "--base-tip", action="store_true", help="compare with the tip of REF, not its merge-base with the head"
+    )
     parser.add_argument(
         "--head", default=None, metavar="REF", help="compare with this revision instead of the work tree"
     )
@@ -42,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     paths = paths_of(args)
     if any(is_stdin(p) for p in paths):
         return error("diff reads the policy repo from git revisions; stdin (-) has none, give the policy directory")
-    done = diff(paths, base=args.base, head=args.head, max_file_bytes=args.max_file_size)
+    done = diff(paths, base=args.base, head=args.head, max_file_bytes=args.max_file_size, base_tip=args.base_tip)
     write("diff", args.output, done.result)
     return 0

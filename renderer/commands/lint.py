@@ -36,22 +36,30 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--base",
         metavar="GIT_REF",
         default=None,
-        help="also compare with the policy repo at this git revision (enables AL210: commit levels going down)",
+        help="also compare with the policy repo at this git revision — its merge-base with HEAD, as git diff "
+        "GIT_REF...HEAD compares; GIT_REF.. (or --base-tip) for its tip — enabling the rules that compare with it "
+        "(AL210: commit levels going down; AL215: reservation a pool loses)",
+    )
+    parser.add_argument(
+        "--base-tip", action="store_true", help="with --base: compare with the tip of GIT_REF, not its merge-base"
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
 
 
 def run(args: argparse.Namespace) -> int:
+    from renderer.commands.common import error
     from renderer.loading.files import is_stdin
     from renderer.pipeline import lint
     from renderer.reporters import Report
 
+    if args.base_tip and args.base is None:
+        return error("--base-tip goes with --base GIT_REF: it says to compare with the tip of GIT_REF")
     if args.base is not None and any(is_stdin(p) for p in paths_of(args)):
-        from renderer.commands.common import error
-
         return error("--base reads the policy repo from a git revision; stdin (-) has none, give the policy directory")
-    done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base)
-    report = Report("lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count())
+    done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base, base_tip=args.base_tip)
+    report = Report(
+        "lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count(), base=done.base
+    )
     emit(report, args.output)
     if not done.valid:
         return 2

@@ -11,6 +11,7 @@ from renderer.commands.common import add_paths, emit, error, note, paths_of
 
 if TYPE_CHECKING:
     from renderer.findings import Finding
+    from renderer.render.target import Delivered
     from renderer.validation.load import LoadResult
 
 NAME = "render"
@@ -88,7 +89,6 @@ class _Refused(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    from renderer.loading.repository import shown
     from renderer.pipeline import render
     from renderer.render import engine, output
 
@@ -102,6 +102,13 @@ def run(args: argparse.Namespace) -> int:
                 "set it to true, or drop --target koordinator"
             )
 
+    def destination(result: LoadResult) -> Path | None:
+        """Where the files go (None with --stdout, or where the checks below refuse to write)."""
+        if args.stdout:
+            return None
+        out_dir, problem = _destination(args, result)
+        return None if problem is not None else out_dir
+
     try:
         done = render(
             paths_of(args),
@@ -109,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
             targets=args.target or None,
             ignition_version=args.ignition_version,
             check_targets=koordinator_on,
+            output_dir=destination,
         )
     except (engine.UnknownTargetError, _Refused) as exc:
         return error(str(exc))
@@ -127,11 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if done.findings:
         _report(result, done.findings, to_stderr=args.stdout)
     if not rendered.ok:
-        note(
-            "render --check: not checked: the render failed (see above)"
-            if args.check
-            else "render: nothing was written"
-        )
+        note("render --check: not checked: a render would stop here (see above)" if args.check else "render: nothing was written")
         return 1
 
     if args.stdout:
@@ -139,21 +143,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
 
-    settings = result.policies.settings.render
-    if args.output is not None:
-        out_dir: Path = args.output
-    else:  # render.outputDir: relative to the repository root, whatever the working directory
-        top = _repository_root(paths_of(args)[0], result.policies.root)
-        out_dir = shown(top / settings.outputDir)
-    problem = output.overlap(out_dir, result.policies.root)
-    if problem is None and args.output is None:  # from the settings, which travel with the policies
-        problem = output.escapes(out_dir, top)
+    out_dir, problem = _destination(args, result)
     if problem is not None:
         return error(problem)
     try:
         if args.check:
-            return _check(out_dir, rendered.files, args)
-        report = output.write(out_dir, rendered.files)
+            return _check(out_dir, rendered.files, args, rendered.delivered)
+        report = output.write(out_dir, rendered.files, rendered.delivered)
     except output.OutputError as exc:
         return error(str(exc))
     except OSError as exc:  # pragma: no cover - the writer turns every OSError into an OutputError naming its path
@@ -167,6 +163,20 @@ def run(args: argparse.Namespace) -> int:
         parts.append(f"{len(report.removed)} stale removed")
     note(f"render: {out_dir.as_posix()}: {_files(len(rendered.files))} ({', '.join(parts)})")
     return 0
+
+
+def _destination(args: argparse.Namespace, result: LoadResult) -> tuple[Path, str | None]:
+    """The output directory (-o as typed, else render.outputDir relative to the repository root, whatever the
+    working directory) and why it may not be used, if it may not."""
+    from renderer.loading.repository import shown
+    from renderer.render import output
+
+    if args.output is not None:
+        return args.output, output.overlap(args.output, result.policies.root)
+    top = _repository_root(paths_of(args)[0], result.policies.root)
+    out_dir = shown(top / result.policies.settings.render.outputDir)
+    # From the settings, which travel with the policies: it may not lead out of the repository.
+    return out_dir, output.overlap(out_dir, result.policies.root) or output.escapes(out_dir, top)
 
 
 def _repository_root(first: Path, policy_root: Path) -> Path:
@@ -204,10 +214,10 @@ def _files(n: int) -> str:
     return f"{n} file{'s' if n != 1 else ''}"
 
 
-def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace) -> int:
+def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace, delivered: dict[str, Delivered]) -> int:
     from renderer.render import output
 
-    differences = output.check(out_dir, files)
+    differences = output.check(out_dir, files, delivered)
     if not differences:
         note(f"render --check: {out_dir.as_posix()} is up to date ({_files(len(files))})")
         return 0

@@ -70,7 +70,14 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--pods", metavar="FILE", default=None, help="kubectl get pods -A -o json|yaml output; - reads standard input"
     )
     parser.add_argument(
-        "--base", metavar="REF", default=None, help="git revision to compare pod fit with (read from git objects)"
+        "--base",
+        metavar="REF",
+        default=None,
+        help="git revision to compare pod fit with (read from git objects): its merge-base with HEAD, as git diff "
+        "REF...HEAD compares; REF.. (or --base-tip) for the tip of REF",
+    )
+    parser.add_argument(
+        "--base-tip", action="store_true", help="with --base: compare with the tip of REF, not its merge-base with HEAD"
     )
     parser.add_argument(
         "--platform",
@@ -133,7 +140,9 @@ def _summary(verified: VerifyResult) -> str:
         bad = len(verified.not_fitting)
         pushed = sum(1 for p in verified.pods if p.pushed_over)
         text += f"; pods: {bad} node{'s' if bad != 1 else ''} over"
-        if verified.base_ref is not None:
+        if verified.base is not None:
+            text += f" ({pushed} pushed over by the change against {verified.base.describe()})"
+        elif verified.base_ref is not None:
             text += f" ({pushed} pushed over by the change against {verified.base_ref})"
     return text
 
@@ -148,6 +157,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--nodes and --pods cannot both read standard input; write one of them to a file")
     if stdin and any(is_stdin(p) for p in paths_of(args)):
         return _fail(f"the policies and {stdin[0]} cannot both read standard input; write one of them to a file")
+    if args.base_tip and args.base is None:
+        return _fail("--base-tip goes with --base REF: it says to compare with the tip of REF")
     live = _live(args)
     if isinstance(live, str):
         return _fail(live)
@@ -163,6 +174,7 @@ def run(args: argparse.Namespace) -> int:
             nodes=args.nodes,
             pods=args.pods,
             base=args.base,
+            base_tip=args.base_tip,
             platform=assignments,
             max_file_bytes=args.max_file_size,
             live=live,
@@ -178,7 +190,10 @@ def run(args: argparse.Namespace) -> int:
             "--nodes, e.g. `kubectl get nodes -o json | allocatable verify --nodes -`"
         )
     if done.base_invalid:
-        return _fail(f"the policy repo at {args.base} is not valid; run `allocatable validate` on that revision")
+        from renderer.escaping import plain
+
+        at = done.base.describe() if done.base is not None else plain(args.base)
+        return _fail(f"the policy repo at {at} is not valid; run `allocatable validate` on that revision")
     verified = done.result
     assert verified is not None
     verified.show_all = args.all

@@ -193,10 +193,85 @@ def parse_go_duration(text: str) -> tuple[Decimal | None, str | None]:
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:
+    """The nearest of a small, fixed vocabulary (difflib's ratio: eviction signals, rule codes); for words of the
+    user's own inventory, where "near" must mean one typo, see :class:`OneEdit`."""
     import difflib
 
     got = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return got[0] if got else None
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by exactly one edit: one character inserted, deleted or replaced, or two
+    adjacent characters swapped (Damerau–Levenshtein distance 1, the optimal-string-alignment form). O(len)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    if len(a) < len(b):
+        return a[i:] == b[i + 1 :]  # b has one character more, at i
+    return a[i + 1 :] == b[i + 1 :] or (
+        i + 1 < len(a) and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2 :] == b[i + 2 :]
+    )
+
+
+def _deletions(word: str) -> list[str]:
+    return [word, *[word[:i] + word[i + 1 :] for i in range(len(word))]]
+
+
+class OneEdit:
+    """The words of a vocabulary within one edit of a query (:func:`within_one_edit`), without comparing the
+    query with every word: each word is indexed under itself and under every string one deletion makes of it
+    (the symmetric-deletion idea of SymSpell); two words one edit apart always share one of those strings (an
+    insertion or deletion: the shorter word itself; a replacement or a swap: the deletion at that position), so a
+    query looks up its own deletions and checks only the few words found there. The index keeps the strings'
+    hashes, not the strings (a collision only adds a candidate, which the check drops), and is built per word
+    length on first use: a query of length L needs the words of lengths L-1, L and L+1 only.
+
+    Cost: O(words) to sort them by length; building a length's index, O(Σ len(word)²) characters hashed for
+    len(word) + 1 strings per word of that length, O(Σ len(word)) entries held; a query, O(len(query)²) for its
+    deletions plus O(len) per candidate found."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        self._by_length: dict[int, list[str]] = {}
+        for word in set(words):
+            self._by_length.setdefault(len(word), []).append(word)
+        self._index: dict[int, str | list[str]] = {}
+        self._indexed: set[int] = set()
+
+    def _add_length(self, length: int) -> None:
+        self._indexed.add(length)
+        index = self._index
+        for word in self._by_length.get(length, ()):
+            for variant in _deletions(word):
+                key = hash(variant)
+                got = index.get(key)
+                if got is None:
+                    index[key] = word
+                elif isinstance(got, list):
+                    if got[-1] != word:  # a doubled letter gives the same deletion twice
+                        got.append(word)
+                elif got != word:
+                    index[key] = [got, word]
+
+    def near(self, word: str) -> list[str]:
+        """The words one edit away from ``word``, sorted (never ``word`` itself)."""
+        for length in (len(word) - 1, len(word), len(word) + 1):
+            if length not in self._indexed:
+                self._add_length(length)
+        found: set[str] = set()
+        for variant in _deletions(word):
+            got = self._index.get(hash(variant))
+            if got is None:
+                continue
+            if isinstance(got, list):
+                found.update(got)
+            else:
+                found.add(got)
+        return sorted(w for w in found if within_one_edit(word, w))
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -59,12 +59,14 @@ class Rule:
     severity: ClassVar[Severity]
     summary: ClassVar[str]  # one line, shown in `allocatable rules` and SARIF shortDescription
     phase: ClassVar[Phase] = "model"
+    #: compares with the policy repo at a base revision (``ctx.base_model``): runs only with one (lint --base, diff)
+    needs_base: ClassVar[bool] = False
 
     def applicable(self, ctx: LintContext) -> bool:
         """False when the rule cannot run in this invocation (e.g. AL210 without --base).
 
         The engine skips it then, and does not report its suppressions as unused."""
-        return True
+        return not self.needs_base or ctx.base_model is not None
 
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         raise NotImplementedError

@@ -12,6 +12,16 @@ resolver) does and is removed afterwards.
 A path that does not exist at ``ref`` loads as an empty policy set (everything in the work tree is then "added").
 A ref git cannot resolve, a path outside any git repository, or a missing ``git`` is a ``UsageError``.
 
+**Which commit ``--base REF`` reads** is decided here, once, for every command (``parse_base``, ``resolve_base``):
+the merge-base of ``REF`` and the head (``HEAD``, or ``diff --head H``), as ``git diff REF...HEAD`` compares — so a
+pull request is not blamed for what its base branch did after the branch point. ``--base-tip`` reads the tip of
+``REF`` instead, and git's own spellings mean what they mean to ``git diff``: ``REF..`` (``REF..H``) is the tip of
+``REF``, ``REF...`` (``REF...H``) the merge-base. No merge-base (unrelated histories), or one a shallow clone cannot
+prove (the history that joins the two was not fetched, or is cut above the merge-base), is a one-line
+``UsageError`` saying what to fetch — never a silently wrong comparison. git runs without a shell; every ref reaches
+it after ``--end-of-options`` (merge-base and rev-list get resolved commit ids only), and a ref that starts with
+``-`` or holds a control character is refused before git sees it.
+
 The tree at ``ref`` is the pull request's, so it is materialised without following anything
 (``renderer.safepath.Beneath``): every directory is opened from its parent's descriptor with ``O_NOFOLLOW``, every
 file and symlink created exclusively, symlinks recreated as symlinks and never written through, so a tree entry can
@@ -22,7 +32,8 @@ naming ``REF:path``. The mirror is a ``safepath.PrivateDirectory``: removed when
 and on SIGTERM, SIGHUP and SIGINT (which unwind to an orderly exit); ``git cat-file`` is killed on the way.
 
 Cost: one ``git ls-tree`` and one ``git cat-file --batch`` per path; O(entries) checks; blobs streamed in 1 MiB
-chunks.
+chunks. Resolving a base: two ``rev-parse``, one ``merge-base``; in a shallow clone also one ``rev-list`` of the
+commits since the merge-base and one read of git's shallow list (O(commits on the two sides + shallow commits)).
 """
 
 from __future__ import annotations
@@ -40,20 +51,128 @@ from typing import IO
 from renderer import safepath
 from renderer.loading.files import POLICY_SUFFIXES, SETTINGS_FILE, UsageError, policy_root
 
-__all__ = ["MirroredRevision", "Revision", "mirror_revision", "resolve_revision"]
+__all__ = [
+    "BaseSpec",
+    "MirroredRevision",
+    "Revision",
+    "mirror_revision",
+    "parse_base",
+    "resolve_base",
+    "resolve_revision",
+]
 
 
 @dataclass(frozen=True)
 class Revision:
-    """A resolved revision: what the user typed, the commit it names, and the repository's top directory."""
+    """A resolved revision: what the user typed, the commit read, and the repository's top directory.
+
+    For a ``--base``: ``tip`` is the commit ``ref`` names and ``merge_base_with`` the revision the merge-base was
+    taken with (``HEAD``, or ``diff --head``'s) — then ``commit`` is that merge-base; ``merge_base_with`` is None
+    when the tip itself is read (``--base-tip``, ``REF..``), and ``tip`` None for a revision that is no base."""
 
     ref: str
     commit: str
     top: Path
+    tip: str | None = None
+    merge_base_with: str | None = None
+    spelled: str | None = None  # how it was asked for, when that says more than ``ref`` ("main..", "--base-tip")
 
     @property
     def short(self) -> str:
         return self.commit[:12]
+
+    @property
+    def is_merge_base(self) -> bool:
+        return self.merge_base_with is not None
+
+    def describe(self) -> str:
+        """What was compared with, in words: ``main at its merge-base with HEAD, 1a2b3c4d5e6f (main is at
+        9f8e7d6c5b4a)``, or ``the tip of main, 9f8e7d6c5b4a (--base-tip)``."""
+        from renderer.escaping import plain
+
+        ref = plain(self.ref)
+        if self.merge_base_with is not None:
+            where = (
+                "the tip of it"
+                if self.tip == self.commit
+                else f"{ref} is at {self.tip[:12] if self.tip else 'an unknown commit'}"
+            )
+            return f"{ref} at its merge-base with {plain(self.merge_base_with)}, {self.short} ({where})"
+        how = f" ({plain(self.spelled)})" if self.spelled else ""
+        return f"the tip of {ref}, {self.short}{how}"
+
+    def as_dict(self) -> dict[str, str | bool | None]:
+        """The JSON form every report uses: ``ref``, ``commit`` (the one read), ``tip``, ``mergeBase`` (whether
+        ``commit`` is the merge-base) and ``mergeBaseWith``."""
+        return {
+            "ref": self.ref,
+            "commit": self.commit,
+            "tip": self.tip if self.tip is not None else self.commit,
+            "mergeBase": self.is_merge_base,
+            "mergeBaseWith": self.merge_base_with,
+        }
+
+
+@dataclass(frozen=True)
+class BaseSpec:
+    """What ``--base`` asks for: ``ref``, read at its merge-base with the head unless ``tip``; ``head``: the right
+    side of ``REF..H`` / ``REF...H`` when one was written; ``spelled``: how the tip was asked for."""
+
+    ref: str
+    tip: bool = False
+    head: str | None = None
+    spelled: str | None = None
+
+
+def check_ref(ref: str, what: str = "git revision") -> str:
+    """``ref`` when it can be handed to git as a revision, else a UsageError: empty, starting with ``-`` (it would
+    be read as an option), or holding a control character (it would forge lines of git's output or of ours)."""
+    from renderer.escaping import plain
+
+    if not ref or ref.startswith("-") or any(ord(c) < 0x20 or ord(c) == 0x7F for c in ref) or len(ref) > 4096:
+        shown = plain(ref[:80]) + ("…" if len(ref) > 80 else "")
+        raise UsageError(f'"{shown}" is not a {what}: a branch, tag or commit (it may not start with "-")')
+    return ref
+
+
+def parse_base(text: str, *, tip: bool = False, head: str | None = None, allow_head: bool = True) -> BaseSpec:
+    """``--base TEXT`` (and ``--base-tip``, ``--head``) as git would read ``git diff TEXT``: ``REF`` and ``REF...``
+    are the merge-base of REF and the head, ``REF..`` the tip of REF; a right side (``REF...H``) names the head,
+    which only ``diff`` takes (``allow_head``) and which must agree with ``head`` when both are given."""
+    check_ref(text)
+    if "..." in text:
+        left, _, right = text.partition("...")
+        dots = "..."
+    elif ".." in text:
+        left, _, right = text.partition("..")
+        dots = ".."
+    else:
+        left, right, dots = text, "", ""
+    if dots:
+        if not left or ".." in right:
+            raise UsageError(
+                f'"{text}" is not a base: write REF, REF... (its merge-base with the head) or REF.. (its tip), the '
+                "base before the dots"
+            )
+        check_ref(left)
+        if dots == "..." and tip:
+            raise UsageError(
+                f"--base-tip and {text} ask for different commits: REF... is the merge-base (as in git diff REF...); "
+                f"write {left}.. or drop --base-tip"
+            )
+    if right:
+        check_ref(right)
+        if not allow_head:
+            raise UsageError(
+                f"{text}: this command compares the work tree with the base; write {left}{dots} without a second "
+                "revision"
+            )
+        if head is not None and head != right:
+            raise UsageError(f"{text} and --head {head} name two different heads; give one of them")
+        head = right
+    as_tip = tip or dots == ".."
+    spelled = "--base-tip" if tip else (text if dots == ".." else None)
+    return BaseSpec(ref=left if dots else text, tip=as_tip, head=head, spelled=spelled)
 
 
 def _git(top: Path | None, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -95,8 +214,7 @@ def _real(p: Path) -> Path:
 
 def resolve_revision(path: Path, ref: str) -> Revision:
     """The git repository containing ``path`` and the commit ``ref`` names there, or a UsageError."""
-    if not ref or ref.startswith("-") or any(c in ref for c in "\n\r\0"):
-        raise UsageError(f'"{ref}" is not a git revision')
+    check_ref(ref)
     start = _existing_ancestor(path.absolute())
     if start.is_file():
         start = start.parent
@@ -118,6 +236,84 @@ def resolve_revision(path: Path, ref: str) -> Revision:
         )
         raise UsageError(f'unknown git revision "{ref}": not a commit, branch or tag in {top.as_posix()}{hint}')
     return Revision(ref=ref, commit=rev.stdout.decode().strip(), top=top)
+
+
+def _shallow_commits(top: Path) -> set[str] | None:
+    """The commits whose parents this clone does not have (git's own list, ``$GIT_DIR/shallow``), or None when the
+    clone is not shallow. One ``git rev-parse``."""
+    proc = _git(top, "rev-parse", "--is-shallow-repository", "--git-path", "shallow")
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) != 2 or lines[0].strip() != "true":
+        return None
+    try:
+        text = (top / lines[1].strip()).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return set()
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def _fetch_more(ref: str, head_commit: str) -> str:
+    """What to run to get the history a merge-base needs (deepening from both sides: a ``--deepen`` fetch deepens
+    only the cut commits reachable from what it fetches)."""
+    from renderer.escaping import plain
+
+    remote_ref = plain(ref.removeprefix("origin/"))
+    return (
+        f"fetch more history (git fetch --unshallow, or git fetch --deepen=100 origin {remote_ref} {head_commit} "
+        "until it is found; in GitHub Actions, actions/checkout with fetch-depth: 0), or compare with the tip with "
+        "--base-tip"
+    )
+
+
+def resolve_base(path: Path, spec: BaseSpec) -> Revision:
+    """The commit a ``--base`` reads: the merge-base of ``spec.ref`` and the head (``spec.head``, else ``HEAD``),
+    or with ``spec.tip`` the tip of ``spec.ref``. A UsageError when there is none, or when a shallow clone cannot
+    prove the one it finds (see the module docstring)."""
+    from renderer.escaping import plain
+
+    tip = resolve_revision(path, spec.ref)
+    if spec.tip:
+        return Revision(spec.ref, tip.commit, tip.top, tip=tip.commit, spelled=spec.spelled)
+    against = spec.head or "HEAD"
+    top = tip.top
+    head = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{against}^{{commit}}")
+    if head.returncode != 0:
+        if spec.head is None:
+            raise UsageError(
+                f"HEAD of {top.as_posix()} is no commit yet, so it has no merge-base with {plain(spec.ref)}; commit "
+                "first, or compare with the tip with --base-tip"
+            )
+        head_rev = resolve_revision(path, against)  # raises the usual "unknown git revision" error
+        head_commit = head_rev.commit
+    else:
+        head_commit = head.stdout.decode().strip()
+    # Both are commit ids now: nothing below can be read as an option.
+    found = _git(top, "merge-base", tip.commit, head_commit)
+    base = found.stdout.decode().strip()
+    cut = _shallow_commits(top)
+    shallow = cut is not None
+    pair = f"{plain(spec.ref)} ({tip.short}) and {plain(against)} ({head_commit[:12]})"
+    if found.returncode != 0 or not base:
+        if found.returncode not in (0, 1):
+            raise UsageError(f"git merge-base {plain(spec.ref)} {plain(against)}: {_first_line(found.stderr)}")
+        if shallow:
+            raise UsageError(
+                f"no merge-base of {pair} in this shallow clone: the history that joins them was not fetched; "
+                + _fetch_more(spec.ref, head_commit)
+            )
+        raise UsageError(
+            f"{pair} have no common history (no merge-base): they are unrelated; compare with the tip with "
+            f"--base-tip (or {plain(spec.ref)}..)"
+        )
+    if cut:
+        # A merge-base found in a cut history is exact only when no commit above it had its parents cut.
+        above = _git(top, "rev-list", tip.commit, head_commit, f"^{base}")
+        if above.returncode != 0 or cut & set(above.stdout.decode().split()):
+            raise UsageError(
+                f"the merge-base of {pair} cannot be told in this shallow clone: the history above {base[:12]} is "
+                "cut; " + _fetch_more(spec.ref, head_commit)
+            )
+    return Revision(spec.ref, base, top, tip=tip.commit, merge_base_with=against)
 
 
 #: Modes of blobs git writes: regular, executable, symlink (and the group-writable regular mode of very old
@@ -314,10 +510,17 @@ def _make_dir(tree: safepath.Beneath, rev: Revision, parts: tuple[str, ...], sho
         ) from None
 
 
-def mirror_revision(paths: list[Path], ref: str) -> MirroredRevision:
-    """Write ``paths`` (default ``policies/``) and the root's settings file as they are at ``ref`` into a mirror."""
+def mirror_revision(paths: list[Path], ref: str | BaseSpec | Revision) -> MirroredRevision:
+    """Write ``paths`` (default ``policies/``) and the root's settings file as they are at ``ref`` (a revision, a
+    ``--base`` to resolve with ``resolve_base``, or a revision resolved already) into a mirror."""
     paths = list(paths) or [Path("policies")]
-    rev = resolve_revision(paths[0], ref)
+    if isinstance(ref, Revision):
+        rev = ref
+    elif isinstance(ref, BaseSpec):
+        rev = resolve_base(paths[0], ref)
+    else:
+        rev = resolve_revision(paths[0], ref)
+    ref = rev.ref
     cwd = Path.cwd()
     checkout = safepath.private_directory("allocatable-rev-")
     try:

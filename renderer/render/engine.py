@@ -16,11 +16,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from renderer.findings import Finding
-from renderer.render.target import TARGETS, Output, RenderContext, Target, UnknownTargetError
+from renderer.render.target import TARGETS, Delivered, Output, RenderContext, Target, UnknownTargetError
 
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
@@ -87,6 +87,8 @@ class RenderResult:
     outputs: list[Output]
     findings: list[Finding]
     targets: list[str]
+    #: every file that delivers pools' kubelet settings (a ``delivers`` target's) → its target and those pools
+    delivered: dict[str, Delivered] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -116,9 +118,12 @@ def build(load: LoadResult, model: CapacityModel, targets: list[str] | None = No
     known = all_targets()
     ctx = RenderContext(load=load, model=model)
     ordered = sorted(names, key=lambda n: (known[n].aggregate, n))
+    delivering: list[tuple[str, Output]] = []
     for name in ordered:
         produced = known[name]().render(ctx)
         ctx.outputs.extend(produced)
+        if known[name].delivers:
+            delivering.extend((name, o) for o in produced)
     files: dict[str, bytes] = {}
     w = writer()
     for out in sorted(ctx.outputs, key=lambda o: o.path):
@@ -126,7 +131,21 @@ def build(load: LoadResult, model: CapacityModel, targets: list[str] | None = No
             raise RuntimeError(f"two render targets produce {out.path}")
         files[out.path] = _serialise(out, w)
     findings = [*ctx.findings, *_name_findings(load, ctx.outputs)]
-    return RenderResult(files=files, outputs=ctx.outputs, findings=_unique(findings), targets=names)
+    result = RenderResult(files=files, outputs=ctx.outputs, findings=_unique(findings), targets=names)
+    result.delivered = _delivered(ctx, delivering)
+    return result
+
+
+def _delivered(ctx: RenderContext, outputs: list[tuple[str, Output]]) -> dict[str, Delivered]:
+    """Path → the target and the pools a delivering target's file carries settings to: the pools among its sources
+    (each pool's source line is exactly ``ctx.pool_source(pc)``). Cost: O(pools + sources of these outputs)."""
+    by_source = {ctx.pool_source(pc): pc.pool.ref for pc in ctx.model.pools if pc.pool.origin == "NodePool"}
+    out: dict[str, Delivered] = {}
+    for target, o in sorted(outputs, key=lambda t: t[1].path):
+        refs = tuple(dict.fromkeys(by_source[s] for s in o.sources if s in by_source))
+        if refs:
+            out[o.path] = Delivered(target, refs)
+    return out
 
 
 def _serialise(out: Output, w: Any) -> bytes:

@@ -39,6 +39,15 @@ class Output:
     format: str = "yaml"
 
 
+@dataclass(frozen=True)
+class Delivered:
+    """A file of a ``delivers`` target: the target that wrote it ("" when not known: a file an older allocatable
+    rendered) and the pools whose kubelet settings it carries."""
+
+    target: str
+    pools: tuple[str, ...]
+
+
 @dataclass
 class RenderContext:
     load: LoadResult
@@ -117,6 +126,9 @@ class Target:
     summary: ClassVar[str]
     default: ClassVar[bool] = True  # rendered when neither --target nor render.targets says otherwise
     aggregate: ClassVar[bool] = False  # runs after the other targets and sees their outputs (kustomization)
+    #: its files carry pools' kubelet settings to their nodes: the engine records which pools each file delivers to
+    #: (from the pools among its sources), so a render never removes one unseen (``renderer.render.removals``)
+    delivers: ClassVar[bool] = False
 
     def render(self, ctx: RenderContext) -> list[Output]:
         raise NotImplementedError
@@ -146,3 +158,4 @@ PLATFORM_DEFAULT_KEPT = "AL810"  # nodeadm/Karpenter keep their own value for a 
 ROLLOUT_NOT_TRIGGERED = "AL811"  # a Cluster API template change that no MachineDeployment is re-pointed to
 NO_KUBELET_FILE = "AL812"  # the pool's platform reads no KubeletConfiguration file and the pool names no delivery
 NOTHING_TO_DELIVER = "AL813"  # nothing in the pool's policy has a place in its delivery API: no file rendered
+DELIVERED_FILE_REMOVED = "AL814"  # a render would remove a file that delivered a pool's kubelet settings

@@ -8,6 +8,9 @@ mirror, consistently with each other; the mirror lives as long as the result (or
 
 A path that does not exist at ``ref`` loads as an empty policy set (everything in the work tree is then "added").
 A ref git cannot resolve, a path outside any git repository, or a missing ``git`` is a ``UsageError``.
+
+``ref`` may be a ``--base`` (``renderer.loading.git.BaseSpec``): the commit read is then its merge-base with the head
+unless the tip was asked for (``resolve_base``); ``result.revision`` says which commit that was.
 """
 
 from __future__ import annotations
@@ -16,13 +19,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from renderer.findings import Finding, SourceRef
-from renderer.loading.git import mirror_revision
+from renderer.loading.git import BaseSpec, Revision, mirror_revision
 from renderer.validation.load import LoadResult, load
 
 __all__ = ["load_revision"]
 
 
-def load_revision(paths: list[Path], ref: str, *, max_file_bytes: int | None = None) -> LoadResult:
+def load_revision(paths: list[Path], ref: str | BaseSpec | Revision, *, max_file_bytes: int | None = None) -> LoadResult:
     """Load ``paths`` (default ``policies/``) as they are at git revision ``ref``; see the module docstring."""
     mirrored = mirror_revision(paths, ref)
     try:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from renderer.findings import SourceRef
+from renderer.loading.git import Revision
 from renderer.quantity import Quantity
 
 __all__ = ["Check", "Difference", "NodeCheck", "PodFit", "VerifyResult"]
@@ -142,6 +143,8 @@ class VerifyResult:
     base_ref: str | None = None
     notes: list[str] = field(default_factory=list)
     show_all: bool = False  # text output: list matching nodes and fitting pods too (--all), not only problems
+    #: with ``--base``: the commit the pods were compared with (its merge-base with HEAD, or the tip asked for)
+    base: Revision | None = None
 
     @property
     def drift(self) -> list[NodeCheck]:
@@ -156,8 +159,9 @@ class VerifyResult:
         return not self.drift and not self.not_fitting
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "version": 1,
-            "nodes": [n.as_dict() for n in self.nodes],
-            "pods": [p.as_dict() for p in self.pods or []],
-        }
+        out: dict[str, Any] = {"version": 1}
+        if self.base is not None:
+            out["base"] = self.base.as_dict()
+        out["nodes"] = [n.as_dict() for n in self.nodes]
+        out["pods"] = [p.as_dict() for p in self.pods or []]
+        return out

@@ -51,7 +51,8 @@ def test_count_and_percent_change_exact_numbers(tmp_path: Path) -> None:
     )
     data = diff_json(repo)
     assert data["version"] == 1
-    assert data["base"] == {"ref": "main", "commit": git(repo, "rev-parse", "main").strip()}
+    main = git(repo, "rev-parse", "main").strip()  # main is HEAD's own branch: its merge-base with HEAD is its tip
+    assert data["base"] == {"ref": "main", "commit": main, "tip": main, "mergeBase": True, "mergeBaseWith": "HEAD"}
     assert data["head"] == {"ref": None, "commit": None, "workingTree": True}
     general = pools_by_name(data)["general"]
     assert general["status"] == "changed"
@@ -122,7 +123,9 @@ def test_new_and_fixed_findings(tmp_path: Path) -> None:
     md = run_cli("diff", "--base", "main", "-o", "markdown", cwd=repo).stdout
     assert "<details open>\n<summary>New findings" in md  # new errors are shown unfolded
     # The base's invalid file held a pool: the figures say they leave it out.
-    assert re.search(r"^> ⚠️ 1 validation error in main \([0-9a-f]{12}\): objects that do not validate", md, re.M)
+    assert re.search(
+        r"^> ⚠️ 1 validation error in main \(merge-base [0-9a-f]{12}\): objects that do not validate", md, re.M
+    )
     assert "`AL201` `policies/greedy.yaml:13` (CommitClass/greedy)" in md
 
 
@@ -160,8 +163,9 @@ def test_markdown_is_well_formed(tmp_path: Path) -> None:
     md = run_cli("diff", "--base", "main", "-o", "markdown", cwd=repo).stdout
     lines = md.splitlines()
     assert lines[0] == MARKER
-    assert re.fullmatch(r"### Capacity diff: `main \([0-9a-f]{12}\)` → working tree", lines[1])
-    assert lines[3].startswith("**2 of 2 pools changed (1 added); cluster committed allocatable cpu +")
+    assert re.fullmatch(r"### Capacity diff: `main \(merge-base [0-9a-f]{12}\)` → working tree", lines[1])
+    assert re.fullmatch(r"Compared with main at its merge-base with HEAD, [0-9a-f]{12} \(the tip of it\)\.", lines[3])
+    assert lines[5].startswith("**2 of 2 pools changed (1 added); cluster committed allocatable cpu +")
     assert md.count("<details") == md.count("</details>") >= 3
     # Every table has rows of the header's width; a blank line follows each <summary> (GitHub needs it).
     tables = re.findall(r"(?:^\|.*\|$\n?)+", md, flags=re.MULTILINE)

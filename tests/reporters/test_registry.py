@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from renderer import reporters
+from renderer.loading.git import Revision
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"
@@ -64,18 +65,27 @@ def _diffed(tmp: Path) -> Any:
     (head / "runtimeclasses" / "gvisor.yaml").unlink()
     before, after = lint([Path("base")]), lint([Path("head")])
     assert before.model is not None and after.model is not None
-    return compare(
+    diffed = compare(
         before.model,
         after.model,
         before.findings,
         after.findings,
-        base_label="main (0123456)",
+        base_label="main (merge-base 0123456789ab)",
         head_label="working tree",
         base_ref="main",
         base_commit="0123456789abcdef0123456789abcdef01234567",
         head_ref=None,
         head_commit=None,
     )
+    # read at its merge-base with HEAD, as `diff --base main` reads it since main moved on (every format says so)
+    diffed.base_revision = Revision(
+        "main",
+        "0123456789abcdef0123456789abcdef01234567",
+        tmp,
+        tip="fedcba9876543210fedcba9876543210fedcba98",
+        merge_base_with="HEAD",
+    )
+    return diffed
 
 
 def _sized() -> Any:

@@ -206,7 +206,7 @@ def test_base_says_which_nodes_the_change_pushes_over(tmp_path: Path, dump: Path
     )
     assert res.exit_code == 1
     assert "does not fit (cpu); fits at the base revision: this change pushes it over" in res.stdout
-    assert "(1 pushed over by the change against main)" in res.stderr
+    assert "(1 pushed over by the change against main at its merge-base with HEAD, " in res.stderr
 
 
 @pytest.mark.parametrize(

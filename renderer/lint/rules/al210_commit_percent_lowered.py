@@ -48,9 +48,7 @@ class CommitPercentLowered(Rule):
     name = "commit-percent-lowered"
     severity = "warning"
     summary = "with --base: a commit percent goes down versus the base revision (nodes may be over-allocated)"
-
-    def applicable(self, ctx: LintContext) -> bool:
-        return ctx.base_model is not None
+    needs_base = True
 
     # Complexity: O(CommitClasses + pools of both revisions + findings): old classes and pools are looked up by name.
     def check(self, ctx: LintContext) -> Iterator[Finding]:

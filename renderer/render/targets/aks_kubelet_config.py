@@ -15,6 +15,7 @@ from renderer.render.target import Output, RenderContext, Target, register
 class AKSKubeletConfigTarget(Target):
     name = "aks-kubelet-config"
     summary = "AKS agent pool kubeletConfig for az aks nodepool add --kubelet-config (aks/<pool>.kubelet-config.json)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         return render_api(

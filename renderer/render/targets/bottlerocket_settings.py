@@ -14,6 +14,7 @@ from renderer.render.target import Output, RenderContext, Target, register
 class BottlerocketSettingsTarget(Target):
     name = "bottlerocket-settings"
     summary = "Bottlerocket user data, settings.kubernetes TOML (bottlerocket/<pool>.settings.toml)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         return render_api(

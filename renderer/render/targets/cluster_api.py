@@ -208,6 +208,7 @@ def _schema() -> dict[str, Any]:
 class ClusterAPITarget(Target):
     name = "cluster-api"
     summary = "KubeadmConfigTemplate kubelet flags and the patches that roll them out (cluster-api/)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         pools = delivered_pools(ctx, "clusterAPI")

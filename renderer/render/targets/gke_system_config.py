@@ -28,6 +28,7 @@ def _rest(pc: PoolCapacity) -> bool:
 class GKESystemConfigTarget(Target):
     name = "gke-system-config"
     summary = "GKE node pool system config (gke/<pool>.system-config.yaml, or the REST NodeKubeletConfig as JSON)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         return render_api(

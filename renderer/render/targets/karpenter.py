@@ -209,6 +209,7 @@ class _Pool:
 class KarpenterTarget(Target):
     name = "karpenter"
     summary = "EC2NodeClass kubelet blocks for pools delivered through Karpenter (karpenter/<ec2NodeClass>.yaml)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         pools = delivered_pools(ctx, "karpenter")

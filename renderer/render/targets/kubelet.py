@@ -28,6 +28,7 @@ KIND = "KubeletConfiguration"
 class KubeletConfigurationTarget(Target):
     name = "kubelet"
     summary = "KubeletConfiguration per NodePool (kubelet/<pool>.yaml), for the node bootstrap"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         outputs: list[Output] = []

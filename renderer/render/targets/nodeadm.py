@@ -47,6 +47,7 @@ def node_labels_flag(pc: PoolCapacity) -> str | None:
 class NodeadmTarget(Target):
     name = "nodeadm"
     summary = "nodeadm NodeConfig per pool delivered through EKS launch-template user data (nodeadm/<pool>.yaml)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         outputs: list[Output] = []

@@ -23,6 +23,7 @@ def kubeletconfig_name(mcp: str) -> str:
 class OpenShiftKubeletConfigTarget(Target):
     name = "openshift-kubeletconfig"
     summary = "OpenShift KubeletConfig per MachineConfigPool (openshift/<pool>/kubeletconfig.yaml)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         outputs: list[Output] = []

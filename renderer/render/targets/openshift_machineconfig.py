@@ -56,6 +56,7 @@ def _negative(env: EnvValues) -> list[str]:
 class OpenShiftMachineConfigTarget(Target):
     name = "openshift-machineconfig"
     summary = "MachineConfig 99-<pool>-allocatable-node-sizing where auto sizing needs fallbacks or the control plane"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         outputs: list[Output] = []

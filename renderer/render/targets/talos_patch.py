@@ -15,6 +15,7 @@ from renderer.render.target import Output, RenderContext, Target, register
 class TalosPatchTarget(Target):
     name = "talos-patch"
     summary = "Talos machine-config patch: machine.kubelet.extraConfig or a KubeletConfig document (talos/<pool>.patch.yaml)"
+    delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:
         return render_api(

@@ -17,7 +17,9 @@ def as_json(d: DiffResult) -> dict[str, Any]:
     """The documented shape (docs/diff.md); "version" changes only with incompatible changes."""
     return {
         "version": 1,
-        "base": {"ref": d.base_ref, "commit": d.base_commit},
+        "base": d.base_revision.as_dict()
+        if d.base_revision is not None
+        else {"ref": d.base_ref, "commit": d.base_commit},
         "head": {"ref": d.head_ref, "commit": d.head_commit, "workingTree": d.head_ref is None},
         "summary": {
             "headline": headline(d),

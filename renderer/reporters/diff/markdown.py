@@ -36,9 +36,10 @@ def markdown(d: DiffResult) -> str:
         MARKER,
         f"### Capacity diff: {markdown_code(d.base_label)} → {md(d.head_label)}",
         "",
-        f"**{md(headline(d))}**",
-        "",
     ]
+    if d.base_revision is not None:
+        out += [f"Compared with {md(d.base_revision.describe())}.", ""]
+    out += [f"**{md(headline(d))}**", ""]
     warn = caveat(d)
     if warn:
         out += [f"> ⚠️ {md(warn)}", ""]

@@ -31,6 +31,8 @@ def text(d: DiffResult) -> str:
     warn = caveat(d)
     if warn:
         out[1:1] = [f"warning: {warn}"]
+    if d.base_revision is not None:
+        out[1:1] = [f"base: {d.base_revision.describe()}"]
     for pd in d.changed_pools:
         out.append(f"{plain(pd.ref)} ({pd.status}): {plain('; '.join(pd.reasons))}")
         rows = [["", "nodes", *res]]

@@ -4,17 +4,23 @@ format, each with ``write(report, out)``; the :class:`Report` they take."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from renderer.findings import Finding
+
+if TYPE_CHECKING:
+    from renderer.loading.git import Revision
 
 __all__ = ["Report"]
 
 
 @dataclass
 class Report:
-    """What a command found: its name, the findings (positions resolved, sorted) and what it read."""
+    """What a command found: its name, the findings (positions resolved, sorted) and what it read; ``base``: the
+    commit a ``--base`` compared with (every format says which)."""
 
     command: str
     findings: list[Finding]
     files: int = 0
     objects: int = 0
+    base: Revision | None = None

@@ -61,13 +61,17 @@ def budget(environ: dict[str, str] | None = None) -> int:
     return int(raw)
 
 
-def select(items: Sequence[T], level: Callable[[T], str], total: int) -> tuple[list[T], list[T]]:
+def select(
+    items: Sequence[T], level: Callable[[T], str], total: int, *, notices_used: int = 0
+) -> tuple[list[T], list[T]]:
     """(annotated, left out): at most ``PER_LEVEL`` of each level and ``total`` in all, the most severe first
     (``level`` gives "error", "warning" or "notice"; items keep their order within a level). When anything is left
-    out, one slot is kept free for the summary notice: a notice slot, within ``total``."""
+    out, one slot is kept free for the summary notice: a notice slot, within ``total``. ``notices_used``: notices the
+    step writes besides these (they count against the level's ``PER_LEVEL``)."""
     ranked = sorted(items, key=lambda it: _LEVELS.index(level(it)))
     shown: list[T] = []
     per = dict.fromkeys(_LEVELS, 0)
+    per["notice"] = notices_used
     for it in ranked:
         lv = level(it)
         if per[lv] < PER_LEVEL and len(shown) < total:
@@ -116,9 +120,12 @@ def write(report: Report, out: TextIO) -> None:
     from renderer.reporters.findings.text import format_finding
 
     total = budget()
+    head: list[str] = []
+    if report.base is not None and total > 0:  # which commit --base read: a notice of its own, within the budget
+        head.append(f"::notice title=allocatable --base::{escape_data('compared with ' + report.base.describe())}")
     root = repo_root([f.path for f in report.findings])
-    shown, left = select(report.findings, _level, total)
-    lines = [annotation(f, relative_to_root(f.path, root)) for f in shown]
+    shown, left = select(report.findings, _level, total - len(head), notices_used=len(head))
+    lines = head + [annotation(f, relative_to_root(f.path, root)) for f in shown]
     rest = ""
     if left:
         where = (
@@ -126,7 +133,7 @@ def write(report: Report, out: TextIO) -> None:
             "lists them all in the job summary"
         )
         message = left_out(left, _level, len(report.findings), "findings", where)
-        if total > len(shown):
+        if total > len(lines):
             lines.append(notice(message))
         else:  # no annotation at all (a budget of 0): the summary is a log line too
             rest = message + "\n"

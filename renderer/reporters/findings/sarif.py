@@ -111,24 +111,21 @@ def sarif_log(report: Report) -> dict[str, Any]:
         if f.object:
             result["properties"] = {"object": f.object}
         results.append(result)
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "allocatable",
-                        "version": __version__,
-                        "semanticVersion": __version__,
-                        "rules": rules,
-                    }
-                },
-                "columnKind": "unicodeCodePoints",
-                "results": results,
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "allocatable",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": rules,
             }
-        ],
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": results,
     }
+    if report.base is not None:  # the commit a --base compared with, in the run's property bag (SARIF §3.8)
+        run["properties"] = {"base": report.base.as_dict()}
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def write(report: Report, out: TextIO) -> None:

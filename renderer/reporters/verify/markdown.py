@@ -39,6 +39,9 @@ def write(result: VerifyResult, out: TextIO) -> None:
         bad = result.not_fitting
         lines.append(f"**Pods**: {len(result.pods)} node(s) checked, {len(bad)} where they do not fit.")
         lines.append("")
+        if result.base is not None:
+            lines.append(f"Compared with {_cell(result.base.describe())}.")
+            lines.append("")
         for p in bad:
             lines.append(f"- {_cell(pod_line(p))}")
         if bad:

@@ -45,6 +45,8 @@ def pod_line(p: PodFit) -> str:
 
 
 def write(result: VerifyResult, out: TextIO) -> None:
+    if result.base is not None and result.pods is not None:
+        out.write(f"pods compared with {result.base.describe()}\n")
     for n in result.nodes if result.show_all else result.drift:
         out.write("\n".join(node_lines(n)) + "\n")
     pods = result.pods if result.show_all else result.not_fitting
