@@ -315,7 +315,8 @@ def test_pull_request_with_findings_and_a_capacity_change(tmp_path: Path) -> Non
     assert run.outputs["warnings"] == str(expected["warning"])
     assert run.outputs["notices"] == str(expected["info"])
     assert "::error file=policies/commitclasses/greedy.yaml,line=13,col=14,title=AL201::" in run.logs["lint"]
-    assert run.step_outputs["lint"]["annotations"] == str(sum(expected.values()))  # fewer than GitHub's limits
+    # every finding (fewer than GitHub's limits) and the notice naming the commit --base read
+    assert run.step_outputs["lint"]["annotations"] == str(sum(expected.values()) + 1)
     sarif = json.loads((ws / "out/allocatable.sarif").read_text())
     assert sarif["version"] == "2.1.0"
     assert any(r["ruleId"] == "AL201" for r in sarif["runs"][0]["results"])
@@ -738,13 +739,16 @@ def test_the_action_keeps_to_githubs_annotation_limits(tmp_path: Path) -> None:
     run = run_action(ws, tmp_path, {"nodes-file": "snapshots/nodes.json", "render-check": "true"}, {"base_ref": "main"})
     assert (run.outputs["errors"], run.outputs["warnings"]) == ("25", "50")
     lint = _obeyed(run.logs["lint"])
-    assert [ln.split(" ", 1)[0] for ln in lint] == ["::error"] * 10 + ["::warning"] * 10 + ["::notice"]
+    # First the notice naming the commit --base read (one of the step's 10 notices), then 10 of each level, then
+    # the summary notice: 22 annotations.
+    assert [ln.split(" ", 1)[0] for ln in lint] == ["::notice"] + ["::error"] * 10 + ["::warning"] * 10 + ["::notice"]
+    assert lint[0].startswith("::notice title=allocatable --base::compared with origin/main at its merge-base")
     assert lint[-1].startswith(
         "::notice title=allocatable::55 of 75 findings are not annotated (15 errors, 40 warnings)"
     )
-    assert run.step_outputs["lint"]["annotations"] == "21"
+    assert run.step_outputs["lint"]["annotations"] == "22"
     assert run.logs["lint"].count("greedy-") >= 75  # the rest are in the log, where no command is obeyed
-    # verify: what the job has left after lint's 21 and the action's own 8 is 21: its 10 warnings and the summary
+    # verify: what the job has left after lint's 22 and the action's own 8 is 20: its 10 warnings and the summary
     verify = _obeyed(run.logs["verify"])
     assert [ln.split(" ", 1)[0] for ln in verify] == ["::warning"] * 10 + ["::notice"]
     assert "::notice title=allocatable::5 of 15 verify findings are not annotated (5 warnings)" in verify[-1]
