@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from renderer.capacity.selectors import LabelIndex, Requirement, Term
+from renderer.capacity.selectors import LabelIndex, Operator, Requirement, Term
 from renderer.models.commitclass import CommitClass
 from renderer.models.common import NodeSelectorTerm
 from renderer.models.inventory import Pool
@@ -14,15 +14,28 @@ from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.validation.validate import Loaded, PolicySet
 
+#: One Requirement per distinct (key, operator, values): selectors repeat them term after term, and the compiled
+#: terms keep them (``renderer.capacity.selectors``).
+_REQUIREMENTS: dict[tuple[str, str, tuple[str, ...]], Requirement] = {}
+_REQUIREMENTS_LIMIT = 65536
+
+
+def _requirement(key: str, operator: Operator, values: Sequence[str] | None) -> Requirement:
+    spec = (key, operator, tuple(values or ()))
+    got = _REQUIREMENTS.get(spec)
+    if got is None:
+        if len(_REQUIREMENTS) >= _REQUIREMENTS_LIMIT:
+            _REQUIREMENTS.clear()
+        got = _REQUIREMENTS[spec] = Requirement(*spec)
+    return got
+
 
 def to_terms(terms: Sequence[NodeSelectorTerm]) -> tuple[Term, ...]:
-    """Model selector terms → the selector engine's terms."""
+    """Model selector terms → the selector engine's terms. Cost: O(requirements)."""
     return tuple(
         Term(
-            expressions=tuple(
-                Requirement(e.key, e.operator, tuple(e.values or ())) for e in (t.matchExpressions or ())
-            ),
-            fields=tuple(Requirement(f.key, f.operator, tuple(f.values)) for f in (t.matchFields or ())),
+            expressions=tuple(_requirement(e.key, e.operator, e.values) for e in (t.matchExpressions or ())),
+            fields=tuple(_requirement(f.key, f.operator, f.values) for f in (t.matchFields or ())),
         )
         for t in terms
     )

@@ -33,7 +33,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, TypeVar, cast, get_args
 
 from renderer.labels import (
     INT64_MAX,
@@ -177,7 +177,10 @@ _OP_CODES: Final[dict[str, int]] = {
     "Lt": _LT,
 }
 
-# (operator code, label key or None for the node name, value set, integer bound)
+_T = TypeVar("_T")
+_COMPILE_CACHE_LIMIT: Final = 65536
+
+# (operator code, label key or None for the node name, value set (In, NotIn), integer bound (Gt, Lt))
 _Check: TypeAlias = "tuple[int, str | None, frozenset[str], int]"
 
 
@@ -313,6 +316,22 @@ def _solve_uncached(key: str, reqs: tuple[Requirement, ...]) -> _Solution:
 _solve = lru_cache(maxsize=65536)(_solve_uncached)
 
 
+#: Value sets, key sets and requirement groups of compiled terms, one object per distinct content: selectors repeat
+#: the same requirements term after term (10,000 classes of 3 terms of 4 requirements held 7 MB of equal sets).
+_SHARED: dict[object, object] = {}
+_NO_VALUES: Final[frozenset[str]] = frozenset()
+
+
+def _shared(value: _T) -> _T:
+    """The one object equal to ``value`` (hashable and immutable) kept for compiled terms."""
+    got = _SHARED.get(value)
+    if got is None:
+        if len(_SHARED) >= _COMPILE_CACHE_LIMIT:
+            _SHARED.clear()
+        _SHARED[value] = got = value
+    return cast(_T, got)
+
+
 def _compile_uncached(term: Term) -> _Compiled:
     checks: list[_Check] = []
     groups: dict[str, list[Requirement]] = {}
@@ -332,16 +351,19 @@ def _compile_uncached(term: Term) -> _Compiled:
                 continue
             code = _OP_CODES[req.operator]
             bound = 0
+            values = _NO_VALUES
             if code in (_GT, _LT):
                 bound = _bound_of(req)
-            checks.append((code, None if is_field else req.key, frozenset(req.values), bound))
+            elif code in (_IN, _NOTIN):
+                values = _shared(frozenset(req.values))
+            checks.append(_shared((code, None if is_field else req.key, values, bound)))
             if not isinstance(req.values, tuple):  # keep solver inputs hashable (cache keys)
                 req = Requirement(req.key, req.operator, tuple(req.values))
             groups.setdefault(NAME_WITNESS_KEY if is_field else req.key, []).append(req)
     if problem is not None:
         return _Compiled(problem, problem, (), {}, {}, frozenset(), {})
 
-    frozen_groups = {key: tuple(reqs) for key, reqs in groups.items()}
+    frozen_groups = {key: _shared(tuple(reqs)) for key, reqs in groups.items()}
     solutions: dict[str, str | None] = {}
     reason: str | None = None
     for key, reqs in frozen_groups.items():
@@ -355,13 +377,14 @@ def _compile_uncached(term: Term) -> _Compiled:
     for key, reqs in frozen_groups.items():
         for req in reqs:
             if req.operator == "In":
-                values = frozenset(req.values)
-                allowed[key] = allowed[key] & values if key in allowed else values
-    return _Compiled(None, reason, tuple(checks), frozen_groups, solutions, frozenset(frozen_groups), allowed)
+                values = _shared(frozenset(req.values))
+                allowed[key] = _shared(allowed[key] & values) if key in allowed else values
+    return _Compiled(
+        None, reason, _shared(tuple(checks)), frozen_groups, solutions, _shared(frozenset(frozen_groups)), allowed
+    )
 
 
 _COMPILE_CACHE: dict[Term, _Compiled] = {}
-_COMPILE_CACHE_LIMIT: Final = 65536
 
 
 def _compile(term: Term) -> _Compiled:
