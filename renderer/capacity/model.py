@@ -19,9 +19,11 @@ advertises more than the arithmetic allows.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
+from itertools import chain
 from typing import Any, TypeVar
 
 from renderer.capacity.cpuset import cpuset_size, parse_cpuset
@@ -423,6 +425,13 @@ def _reserved_sum(
     return total + eviction.get(resource, ZERO)
 
 
+def _flat_ids(d: dict[str, Any]) -> Iterator[object]:
+    """Keys and ids of the values, flat (one tuple per map in the table, not one per entry)."""
+    for k, v in d.items():
+        yield k
+        yield id(v)
+
+
 class Shared:
     """One object for each distinct value the pools of one model hold: per-resource maps (percent, commit rule,
     eviction signals, reserved values, capacity, allocatable, committed) repeat from pool to pool, and 100,000 pools
@@ -448,17 +457,19 @@ class Shared:
 
     def plain(self, d: dict[str, _V]) -> dict[str, _V]:
         """A map of hashable values (ints, strings)."""
-        got: dict[str, _V] = self._table.setdefault(("p", *d.items()), d)
+        got: dict[str, _V] = self._table.setdefault(("p", *chain.from_iterable(d.items())), d)
         return got
 
     def quantities(self, d: dict[str, Quantity]) -> dict[str, Quantity]:
         own = {k: self.quantity(v) for k, v in d.items()}
-        got: dict[str, Quantity] = self._table.setdefault(("qs", *((k, id(v)) for k, v in own.items())), own)
+        if all(own[k] is v for k, v in d.items()):
+            own = d  # the caller's map (a pool's capacity) holds the shared values already
+        got: dict[str, Quantity] = self._table.setdefault(("qs", *_flat_ids(own)), own)
         return got
 
     def reserved_map(self, d: dict[str, Reserved]) -> dict[str, Reserved]:
         own = {k: self.reserved(v) for k, v in d.items()}
-        got: dict[str, Reserved] = self._table.setdefault(("rs", *((k, id(v)) for k, v in own.items())), own)
+        got: dict[str, Reserved] = self._table.setdefault(("rs", *_flat_ids(own)), own)
         return got
 
 
@@ -562,7 +573,7 @@ def pool_capacity(
     else:
         eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"
 
-    capacity = dict(pool.capacity)
+    capacity = pool.capacity  # read only, as every map here
     eviction_reserved: dict[str, Quantity] = {}
     for signal, resource in EVICTION_RESOURCE.items():
         if signal in eviction and resource in capacity:

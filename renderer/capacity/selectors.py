@@ -524,34 +524,54 @@ def selectors_overlap(terms_a: Sequence[Term], terms_b: Sequence[Term]) -> tuple
 
 
 class LabelIndex:
-    """Pools indexed by label key, (key, value), name and, for ``Gt``/``Lt``, integer value (sorted, built lazily per
-    key): a term's candidates come from its most selective requirement, so matching costs
-    O(smallest posting list or range of the term), not O(pools).
+    """Pools indexed by label key, (key, value), name and, for ``Gt``/``Lt``, integer value (sorted): a term's
+    candidates come from its most selective requirement, so matching costs O(smallest posting list or range of the
+    term), not O(pools). The pools' label maps are referenced, not copied: they must not change while the index is
+    in use.
 
-    Cost: building O(labels of all pools); a ``Gt``/``Lt`` key's sorted index O(p log p) once, for the p pools that
-    carry it; each term O(log p + candidates × requirements).
+    Cost: building O(labels of all pools) for the positions per key; the values of a key (and its sorted integers)
+    are indexed when a requirement first asks for that key, O(pools that carry it) once, O(p log p) for the
+    integers, so keys no selector names cost no index; each term O(log p + candidates × requirements).
     """
 
-    __slots__ = ("_all_ids", "_by_key", "_by_name", "_by_pair", "_ints", "_pools")
+    __slots__ = ("_all_ids", "_by_key", "_by_name", "_ints", "_pools", "_values")
 
     def __init__(self, pools: Iterable[tuple[int, Mapping[str, str], str | None]]) -> None:
-        self._pools: list[tuple[int, dict[str, str], str | None]] = []
+        self._pools: list[tuple[int, Mapping[str, str], str | None]] = []
         self._by_key: dict[str, list[int]] = {}
-        self._by_pair: dict[tuple[str, str], list[int]] = {}
+        self._values: dict[str, dict[str, list[int]]] = {}
         self._by_name: dict[str, list[int]] = {}
         self._ints: dict[str, tuple[list[int], list[int]]] = {}
         for position, (pool_id, labels, name) in enumerate(pools):
-            own = dict(labels)
-            self._pools.append((pool_id, own, name))
-            for key, value in own.items():
-                self._by_key.setdefault(key, []).append(position)
-                self._by_pair.setdefault((key, value), []).append(position)
+            self._pools.append((pool_id, labels, name))
+            for key in labels:
+                positions = self._by_key.get(key)
+                if positions is None:
+                    self._by_key[key] = [position]
+                else:
+                    positions.append(position)
             if name is not None:  # a NodePool's node names are unknown: matchFields never selects it
                 self._by_name.setdefault(name, []).append(position)
         self._all_ids = sorted({pool_id for pool_id, _, _ in self._pools})
 
     def __len__(self) -> int:
         return len(self._pools)
+
+    def _by_value(self, key: str) -> dict[str, list[int]]:
+        """Positions of the pools carrying ``key``, by its value (built on first use)."""
+        got = self._values.get(key)
+        if got is None:
+            got = {}
+            pools = self._pools
+            for position in self._by_key.get(key, ()):
+                value = pools[position][1][key]
+                positions = got.get(value)
+                if positions is None:
+                    got[value] = [position]
+                else:
+                    positions.append(position)
+            self._values[key] = got
+        return got
 
     def _sorted_ints(self, key: str) -> tuple[list[int], list[int]]:
         """(values, positions) of the pools whose ``key`` label is an int64, sorted by value."""
@@ -579,7 +599,8 @@ class LabelIndex:
                 if key is None:
                     lists: list[Sequence[int]] = [self._by_name.get(value, []) for value in values]
                 else:
-                    lists = [self._by_pair.get((key, value), []) for value in values]
+                    by_value = self._by_value(key)
+                    lists = [by_value.get(value, []) for value in values]
             elif code == _EXISTS and key is not None:
                 lists = [self._by_key.get(key, [])]
             elif code in (_GT, _LT) and key is not None:
@@ -623,8 +644,8 @@ class LabelIndex:
         if not selector:
             return list(self._all_ids)
         smallest: list[int] | None = None
-        for pair in selector.items():
-            positions = self._by_pair.get(pair)
+        for key, value in selector.items():
+            positions = self._by_value(key).get(value)
             if positions is None:
                 return []
             if smallest is None or len(positions) < len(smallest):
