@@ -97,7 +97,7 @@ def default_settings() -> Settings:
     return cast(Settings, validators.new("Settings"))
 
 
-@dataclass
+@dataclass(slots=True)
 class Loaded(Generic[M]):
     model: M
     source: SourceRef
