@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from renderer.capacity.selectors import LabelIndex, Requirement, Term
+from renderer.capacity.selectors import LabelIndex, Operator, Requirement, Term
 from renderer.models.commitclass import CommitClass
 from renderer.models.common import NodeSelectorTerm
 from renderer.models.inventory import Pool
@@ -14,15 +15,30 @@ from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.validation.validate import Loaded, PolicySet
 
+_L = TypeVar("_L")
+
+#: One Requirement per distinct (key, operator, values): selectors repeat them term after term, and the compiled
+#: terms keep them (``renderer.capacity.selectors``).
+_REQUIREMENTS: dict[tuple[str, str, tuple[str, ...]], Requirement] = {}
+_REQUIREMENTS_LIMIT = 65536
+
+
+def _requirement(key: str, operator: Operator, values: Sequence[str] | None) -> Requirement:
+    spec = (key, operator, tuple(values or ()))
+    got = _REQUIREMENTS.get(spec)
+    if got is None:
+        if len(_REQUIREMENTS) >= _REQUIREMENTS_LIMIT:
+            _REQUIREMENTS.clear()
+        got = _REQUIREMENTS[spec] = Requirement(*spec)
+    return got
+
 
 def to_terms(terms: Sequence[NodeSelectorTerm]) -> tuple[Term, ...]:
-    """Model selector terms → the selector engine's terms."""
+    """Model selector terms → the selector engine's terms. Cost: O(requirements)."""
     return tuple(
         Term(
-            expressions=tuple(
-                Requirement(e.key, e.operator, tuple(e.values or ())) for e in (t.matchExpressions or ())
-            ),
-            fields=tuple(Requirement(f.key, f.operator, tuple(f.values)) for f in (t.matchFields or ())),
+            expressions=tuple(_requirement(e.key, e.operator, e.values) for e in (t.matchExpressions or ())),
+            fields=tuple(_requirement(f.key, f.operator, f.values) for f in (t.matchFields or ())),
         )
         for t in terms
     )
@@ -30,7 +46,8 @@ def to_terms(terms: Sequence[NodeSelectorTerm]) -> tuple[Term, ...]:
 
 @dataclass
 class Matches:
-    """For each pool (by index in PolicySet.pools) the policies that apply, in source order."""
+    """For each pool (by index in PolicySet.pools) the policies that apply, in source order (pools matched alike
+    share one list: read only)."""
 
     commit_classes: list[list[Loaded[CommitClass]]]
     reservation_policies: list[list[Loaded[ReservationPolicy]]]
@@ -70,4 +87,11 @@ def match_all(policies: PolicySet) -> Matches:
         pools_of[id(k)] = hits
         for i in hits:
             rc[i].append(k)
-    return Matches(cc, rp, rc, pools_of)
+    return Matches(_one_per_content(cc), _one_per_content(rp), _one_per_content(rc), pools_of)
+
+
+def _one_per_content(lists: list[list[_L]]) -> list[list[_L]]:
+    """Equal lists (the same policies, in order) as one list: pools selected alike share it (read only from here
+    on). Cost: O(total length)."""
+    seen: dict[tuple[int, ...], list[_L]] = {}
+    return [seen.setdefault(tuple(map(id, found)), found) for found in lists]

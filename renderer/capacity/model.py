@@ -19,10 +19,12 @@ advertises more than the arithmetic allows.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from itertools import chain
+from typing import Any, TypeVar
 
 from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
@@ -47,6 +49,7 @@ DEFAULT_MAX_PODS = 110
 EVICTION_RESOURCE: dict[str, str] = {"memory.available": "memory", "nodefs.available": "ephemeral-storage"}
 ZERO = Quantity.parse("0")
 _HUNDRED = Decimal(100)
+_V = TypeVar("_V")
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,11 @@ class OverheadFigures:
         }
 
 
-@dataclass
+@dataclass(slots=True)
 class PoolCapacity:
+    """One pool's capacity arithmetic. Built by :func:`pool_capacity` and read only after that: equal mappings and
+    values of the pools of one model are one shared object (``build``), so none of them may be changed in place."""
+
     pool: Pool
     commit_classes: list[Loaded[CommitClass]]
     reservation_policies: list[Loaded[ReservationPolicy]]
@@ -139,20 +145,14 @@ class PoolCapacity:
         return self.reservation_policies[0] if len(self.reservation_policies) == 1 else None
 
     def reserved_total(self, resource: str) -> Quantity:
-        """systemReserved + kubeReserved + hard eviction for one resource (computed once)."""
+        """systemReserved + kubeReserved + hard eviction for one resource (kept by the build for the pool's
+        resources, else computed)."""
         cached = self._reserved.get(resource)
         if cached is not None:
             return cached
-        total = ZERO
-        if resource == "cpu" and self.cpu_override is not None:
-            total = self.cpu_override
-        else:
-            for part in (self.system_reserved, self.kube_reserved):
-                if resource in part:
-                    total = total + part[resource].quantity
-        total = total + self.eviction_reserved.get(resource, ZERO)
-        self._reserved[resource] = total
-        return total
+        return _reserved_sum(
+            resource, self.system_reserved, self.kube_reserved, self.eviction_reserved, self.cpu_override
+        )
 
     def as_dict(self) -> dict[str, Any]:
         def q(d: dict[str, Quantity]) -> dict[str, str]:
@@ -408,6 +408,71 @@ def effective_max_pods(pool: Pool, policy: ReservationPolicy | None) -> int:
     return max_pods
 
 
+def _reserved_sum(
+    resource: str,
+    system: dict[str, Reserved],
+    kube: dict[str, Reserved],
+    eviction: dict[str, Quantity],
+    cpu_override: Quantity | None,
+) -> Quantity:
+    total = ZERO
+    if resource == "cpu" and cpu_override is not None:
+        total = cpu_override
+    else:
+        for part in (system, kube):
+            if resource in part:
+                total = total + part[resource].quantity
+    return total + eviction.get(resource, ZERO)
+
+
+def _flat_ids(d: dict[str, Any]) -> Iterator[object]:
+    """Keys and ids of the values, flat (one tuple per map in the table, not one per entry)."""
+    for k, v in d.items():
+        yield k
+        yield id(v)
+
+
+class Shared:
+    """One object for each distinct value the pools of one model hold: per-resource maps (percent, commit rule,
+    eviction signals, reserved values, capacity, allocatable, committed) repeat from pool to pool, and 100,000 pools
+    held a copy of each (about 2 KB a pool). Values are equal when their content is, in order; quantities when
+    their value and format are (what their text and arithmetic depend on). Cost: O(entries) per value."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self) -> None:
+        self._table: dict[tuple[Any, ...], Any] = {}
+
+    def quantity(self, q: Quantity) -> Quantity:
+        got: Quantity = self._table.setdefault(("q", q, q.format), q)
+        return got
+
+    def reserved(self, r: Reserved) -> Reserved:
+        q = self.quantity(r.quantity)
+        key = ("r", id(q), r.source)  # id: the table keeps q alive
+        got: Reserved | None = self._table.get(key)
+        if got is None:
+            got = self._table[key] = r if r.quantity is q else Reserved(q, r.source)
+        return got
+
+    def plain(self, d: dict[str, _V]) -> dict[str, _V]:
+        """A map of hashable values (ints, strings)."""
+        got: dict[str, _V] = self._table.setdefault(("p", *chain.from_iterable(d.items())), d)
+        return got
+
+    def quantities(self, d: dict[str, Quantity]) -> dict[str, Quantity]:
+        own = {k: self.quantity(v) for k, v in d.items()}
+        if all(own[k] is v for k, v in d.items()):
+            own = d  # the caller's map (a pool's capacity) holds the shared values already
+        got: dict[str, Quantity] = self._table.setdefault(("qs", *_flat_ids(own)), own)
+        return got
+
+    def reserved_map(self, d: dict[str, Reserved]) -> dict[str, Reserved]:
+        own = {k: self.reserved(v) for k, v in d.items()}
+        got: dict[str, Reserved] = self._table.setdefault(("rs", *_flat_ids(own)), own)
+        return got
+
+
 def pool_capacity(
     pool: Pool,
     commit_classes: list[Loaded[CommitClass]],
@@ -417,9 +482,11 @@ def pool_capacity(
     settings: Settings | None = None,
     *,
     default: PlatformDefault | None = None,
+    shared: Shared | None = None,
 ) -> PoolCapacity:
     """The capacity of one pool; ``default``: the platform default to assume when no policy selects it (verify's
-    causes try other releases and platforms this way), else the pool's platform decides."""
+    causes try other releases and platforms this way), else the pool's platform decides; ``shared``: the values
+    equal to another pool's of the same model are that pool's (see :class:`Shared`)."""
     settings = settings if settings is not None else validators.new("Settings")
     notes: list[str] = []
     cc = commit_classes[0].model if len(commit_classes) == 1 else None
@@ -506,7 +573,7 @@ def pool_capacity(
     else:
         eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"
 
-    capacity = dict(pool.capacity)
+    capacity = pool.capacity  # read only, as every map here
     eviction_reserved: dict[str, Quantity] = {}
     for signal, resource in EVICTION_RESOURCE.items():
         if signal in eviction and resource in capacity:
@@ -519,13 +586,34 @@ def pool_capacity(
         if k.startswith("hugepages-"):
             hugepages = hugepages + v
 
-    pc = PoolCapacity(
+    rules = {r: commit_rule(percent[r], under_commit_scales_reserved) for r in RESOURCES}
+    allocatable: dict[str, Quantity] = {}
+    committed: dict[str, Quantity] = {}
+    reserved_totals: dict[str, Quantity] = {}
+    for resource in RESOURCES:
+        if resource not in capacity:
+            continue
+        cap = capacity[resource]
+        reserved = reserved_totals[resource] = _reserved_sum(resource, system, kube, eviction_reserved, cpu_override)
+        hp = hugepages if resource == "memory" else ZERO
+        allocatable[resource] = commit_value(resource, cap, reserved, hp, 100, True)
+        committed[resource] = commit_value(
+            resource, cap, reserved, hp, percent[resource], rules[resource] != "unscaled"
+        )
+    allocatable["pods"] = committed["pods"] = Quantity.from_value(max_pods)
+    if shared is not None:
+        percent, rules, eviction = shared.plain(percent), shared.plain(rules), shared.plain(eviction)
+        system, kube = shared.reserved_map(system), shared.reserved_map(kube)
+        capacity, eviction_reserved = shared.quantities(capacity), shared.quantities(eviction_reserved)
+        allocatable, committed = shared.quantities(allocatable), shared.quantities(committed)
+        reserved_totals, hugepages = shared.quantities(reserved_totals), shared.quantity(hugepages)
+    return PoolCapacity(
         pool=pool,
         commit_classes=commit_classes,
         reservation_policies=policies,
         runtime_classes=runtime_classes,
         percent=percent,
-        commit_rule={r: commit_rule(percent[r], under_commit_scales_reserved) for r in RESOURCES},
+        commit_rule=rules,
         capacity=capacity,
         system_reserved=system,
         kube_reserved=kube,
@@ -533,27 +621,15 @@ def pool_capacity(
         eviction_source=eviction_source,
         eviction_reserved=eviction_reserved,
         hugepages=hugepages,
-        allocatable={},
-        committed={},
+        allocatable=allocatable,
+        committed=committed,
         max_pods=max_pods,
         formula=formula,
         platform_default=default,
         cpu_override=cpu_override,
         notes=notes,
+        _reserved=reserved_totals,
     )
-    for resource in RESOURCES:
-        if resource not in capacity:
-            continue
-        cap = capacity[resource]
-        reserved = pc.reserved_total(resource)
-        hp = hugepages if resource == "memory" else ZERO
-        pc.allocatable[resource] = commit_value(resource, cap, reserved, hp, 100, True)
-        pc.committed[resource] = commit_value(
-            resource, cap, reserved, hp, percent[resource], pc.commit_rule[resource] != "unscaled"
-        )
-    pc.allocatable["pods"] = Quantity.from_value(max_pods)
-    pc.committed["pods"] = Quantity.from_value(max_pods)
-    return pc
 
 
 def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigures:
@@ -594,6 +670,7 @@ def build(policies: PolicySet) -> CapacityModel:
     matches = match_all(policies)
     scales = policies.settings.commit.underCommitScalesReserved
     figures: dict[tuple[Any, ...], OverheadFigures] = {}
+    shared = Shared()
     pools = [
         pool_capacity(
             pool,
@@ -602,6 +679,7 @@ def build(policies: PolicySet) -> CapacityModel:
             matches.runtime_classes[i],
             scales,
             policies.settings,
+            shared=shared,
         )
         for i, pool in enumerate(policies.pools)
     ]

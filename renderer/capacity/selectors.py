@@ -33,7 +33,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, TypeVar, cast, get_args
 
 from renderer.labels import (
     INT64_MAX,
@@ -177,7 +177,10 @@ _OP_CODES: Final[dict[str, int]] = {
     "Lt": _LT,
 }
 
-# (operator code, label key or None for the node name, value set, integer bound)
+_T = TypeVar("_T")
+_COMPILE_CACHE_LIMIT: Final = 65536
+
+# (operator code, label key or None for the node name, value set (In, NotIn), integer bound (Gt, Lt))
 _Check: TypeAlias = "tuple[int, str | None, frozenset[str], int]"
 
 
@@ -313,6 +316,22 @@ def _solve_uncached(key: str, reqs: tuple[Requirement, ...]) -> _Solution:
 _solve = lru_cache(maxsize=65536)(_solve_uncached)
 
 
+#: Value sets, key sets and requirement groups of compiled terms, one object per distinct content: selectors repeat
+#: the same requirements term after term (10,000 classes of 3 terms of 4 requirements held 7 MB of equal sets).
+_SHARED: dict[object, object] = {}
+_NO_VALUES: Final[frozenset[str]] = frozenset()
+
+
+def _shared(value: _T) -> _T:
+    """The one object equal to ``value`` (hashable and immutable) kept for compiled terms."""
+    got = _SHARED.get(value)
+    if got is None:
+        if len(_SHARED) >= _COMPILE_CACHE_LIMIT:
+            _SHARED.clear()
+        _SHARED[value] = got = value
+    return cast(_T, got)
+
+
 def _compile_uncached(term: Term) -> _Compiled:
     checks: list[_Check] = []
     groups: dict[str, list[Requirement]] = {}
@@ -332,16 +351,19 @@ def _compile_uncached(term: Term) -> _Compiled:
                 continue
             code = _OP_CODES[req.operator]
             bound = 0
+            values = _NO_VALUES
             if code in (_GT, _LT):
                 bound = _bound_of(req)
-            checks.append((code, None if is_field else req.key, frozenset(req.values), bound))
+            elif code in (_IN, _NOTIN):
+                values = _shared(frozenset(req.values))
+            checks.append(_shared((code, None if is_field else req.key, values, bound)))
             if not isinstance(req.values, tuple):  # keep solver inputs hashable (cache keys)
                 req = Requirement(req.key, req.operator, tuple(req.values))
             groups.setdefault(NAME_WITNESS_KEY if is_field else req.key, []).append(req)
     if problem is not None:
         return _Compiled(problem, problem, (), {}, {}, frozenset(), {})
 
-    frozen_groups = {key: tuple(reqs) for key, reqs in groups.items()}
+    frozen_groups = {key: _shared(tuple(reqs)) for key, reqs in groups.items()}
     solutions: dict[str, str | None] = {}
     reason: str | None = None
     for key, reqs in frozen_groups.items():
@@ -355,13 +377,14 @@ def _compile_uncached(term: Term) -> _Compiled:
     for key, reqs in frozen_groups.items():
         for req in reqs:
             if req.operator == "In":
-                values = frozenset(req.values)
-                allowed[key] = allowed[key] & values if key in allowed else values
-    return _Compiled(None, reason, tuple(checks), frozen_groups, solutions, frozenset(frozen_groups), allowed)
+                values = _shared(frozenset(req.values))
+                allowed[key] = _shared(allowed[key] & values) if key in allowed else values
+    return _Compiled(
+        None, reason, _shared(tuple(checks)), frozen_groups, solutions, _shared(frozenset(frozen_groups)), allowed
+    )
 
 
 _COMPILE_CACHE: dict[Term, _Compiled] = {}
-_COMPILE_CACHE_LIMIT: Final = 65536
 
 
 def _compile(term: Term) -> _Compiled:
@@ -501,34 +524,54 @@ def selectors_overlap(terms_a: Sequence[Term], terms_b: Sequence[Term]) -> tuple
 
 
 class LabelIndex:
-    """Pools indexed by label key, (key, value), name and, for ``Gt``/``Lt``, integer value (sorted, built lazily per
-    key): a term's candidates come from its most selective requirement, so matching costs
-    O(smallest posting list or range of the term), not O(pools).
+    """Pools indexed by label key, (key, value), name and, for ``Gt``/``Lt``, integer value (sorted): a term's
+    candidates come from its most selective requirement, so matching costs O(smallest posting list or range of the
+    term), not O(pools). The pools' label maps are referenced, not copied: they must not change while the index is
+    in use.
 
-    Cost: building O(labels of all pools); a ``Gt``/``Lt`` key's sorted index O(p log p) once, for the p pools that
-    carry it; each term O(log p + candidates × requirements).
+    Cost: building O(labels of all pools) for the positions per key; the values of a key (and its sorted integers)
+    are indexed when a requirement first asks for that key, O(pools that carry it) once, O(p log p) for the
+    integers, so keys no selector names cost no index; each term O(log p + candidates × requirements).
     """
 
-    __slots__ = ("_all_ids", "_by_key", "_by_name", "_by_pair", "_ints", "_pools")
+    __slots__ = ("_all_ids", "_by_key", "_by_name", "_ints", "_pools", "_values")
 
     def __init__(self, pools: Iterable[tuple[int, Mapping[str, str], str | None]]) -> None:
-        self._pools: list[tuple[int, dict[str, str], str | None]] = []
+        self._pools: list[tuple[int, Mapping[str, str], str | None]] = []
         self._by_key: dict[str, list[int]] = {}
-        self._by_pair: dict[tuple[str, str], list[int]] = {}
+        self._values: dict[str, dict[str, list[int]]] = {}
         self._by_name: dict[str, list[int]] = {}
         self._ints: dict[str, tuple[list[int], list[int]]] = {}
         for position, (pool_id, labels, name) in enumerate(pools):
-            own = dict(labels)
-            self._pools.append((pool_id, own, name))
-            for key, value in own.items():
-                self._by_key.setdefault(key, []).append(position)
-                self._by_pair.setdefault((key, value), []).append(position)
+            self._pools.append((pool_id, labels, name))
+            for key in labels:
+                positions = self._by_key.get(key)
+                if positions is None:
+                    self._by_key[key] = [position]
+                else:
+                    positions.append(position)
             if name is not None:  # a NodePool's node names are unknown: matchFields never selects it
                 self._by_name.setdefault(name, []).append(position)
         self._all_ids = sorted({pool_id for pool_id, _, _ in self._pools})
 
     def __len__(self) -> int:
         return len(self._pools)
+
+    def _by_value(self, key: str) -> dict[str, list[int]]:
+        """Positions of the pools carrying ``key``, by its value (built on first use)."""
+        got = self._values.get(key)
+        if got is None:
+            got = {}
+            pools = self._pools
+            for position in self._by_key.get(key, ()):
+                value = pools[position][1][key]
+                positions = got.get(value)
+                if positions is None:
+                    got[value] = [position]
+                else:
+                    positions.append(position)
+            self._values[key] = got
+        return got
 
     def _sorted_ints(self, key: str) -> tuple[list[int], list[int]]:
         """(values, positions) of the pools whose ``key`` label is an int64, sorted by value."""
@@ -556,7 +599,8 @@ class LabelIndex:
                 if key is None:
                     lists: list[Sequence[int]] = [self._by_name.get(value, []) for value in values]
                 else:
-                    lists = [self._by_pair.get((key, value), []) for value in values]
+                    by_value = self._by_value(key)
+                    lists = [by_value.get(value, []) for value in values]
             elif code == _EXISTS and key is not None:
                 lists = [self._by_key.get(key, [])]
             elif code in (_GT, _LT) and key is not None:
@@ -600,8 +644,8 @@ class LabelIndex:
         if not selector:
             return list(self._all_ids)
         smallest: list[int] | None = None
-        for pair in selector.items():
-            positions = self._by_pair.get(pair)
+        for key, value in selector.items():
+            positions = self._by_value(key).get(value)
             if positions is None:
                 return []
             if smallest is None or len(positions) < len(smallest):

@@ -14,7 +14,7 @@ from renderer.quantity import Quantity
 _POOL_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pool:
     name: str
     origin: str  # "NodePool" or "Node"

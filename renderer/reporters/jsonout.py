@@ -5,11 +5,14 @@ pools), ``json.dumps`` holds the whole text at once, and both run the standard l
 (its C encoder serves only ``indent=None``): a chain of generators, a ``yield`` per token. Here one recursion appends
 the same tokens to a list (strings escaped by the C ``encode_basestring_ascii``, numbers as ``json`` writes them),
 written out about every 16,384 pieces. The bytes are ``json.dumps(value, indent=2)``'s plus a newline (tested on
-arbitrary values). Cost: O(size of the value), memory O(the value + one batch of pieces).
+arbitrary values). Any other ``Sequence`` is written as the list of its items, read one at a time: a sequence that
+makes its items when read (``renderer.capacity.explain.PoolDocuments``) is never held whole. Cost: O(size of the
+value), memory O(the value + one batch of pieces).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from json.encoder import encode_basestring_ascii
 from typing import Any, TextIO
 
@@ -69,7 +72,7 @@ class _Writer:
             append(int.__repr__(v))
         elif isinstance(v, float):
             append(_float(v))
-        elif isinstance(v, (list, tuple)):
+        elif isinstance(v, (list, tuple)) or (isinstance(v, Sequence) and not isinstance(v, (bytes, bytearray))):
             if not v:
                 append("[]")
                 return

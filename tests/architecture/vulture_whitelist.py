@@ -63,3 +63,6 @@ writelines
 
 # Console scripts of pyproject.toml ([project.scripts]): called by the installed `kubectl-allocatable` launcher.
 kubectl_main
+
+# Named only in the source of the compiled validators, which renderer/models/schema/compile.py writes as text.
+NotKept

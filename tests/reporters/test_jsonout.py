@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given
@@ -49,9 +50,48 @@ def test_a_big_value_is_written_in_few_pieces() -> None:
     assert Counting.writes <= 1 + len(out.getvalue()) // 50_000  # not one write per token (~700,000 tokens)
 
 
+class _Made(Sequence[dict[str, object]]):
+    """Items made when read, counting how many are alive at once (as ``explain``'s pools are)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.alive = 0
+        self.most_alive = 0
+        self.reads = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> dict[str, object]:  # type: ignore[override]
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        self.reads += 1
+        made = self
+
+        class Item(dict[str, object]):
+            def __del__(self) -> None:
+                made.alive -= 1
+
+        self.alive += 1
+        self.most_alive = max(self.most_alive, self.alive)
+        return Item(name=f"p{i}", labels={"a": str(i)}, n=[i])
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 5_000])
+def test_a_sequence_is_written_as_its_list_one_item_at_a_time(n: int) -> None:
+    made = _Made(n)
+    out = io.StringIO()
+    write_json({"pools": made, "n": n}, out)
+    assert out.getvalue() == json.dumps({"pools": list(_Made(n)), "n": n}, indent=2) + "\n"
+    assert made.reads == n  # each item made once
+    assert made.most_alive <= 2  # the one being written and the next: never the whole list
+
+
 def test_what_json_refuses_is_refused() -> None:
     with pytest.raises(TypeError):
         write_json({"a": object()}, io.StringIO())
     with pytest.raises(TypeError):
         write_json({(1, 2): 1}, io.StringIO())
+    with pytest.raises(TypeError):
+        write_json({"a": b"bytes"}, io.StringIO())
     assert math.isnan(json.loads(json.dumps(float("nan"))))

@@ -140,12 +140,23 @@ def generate() -> str:
     lines = [HEADER.rstrip("\n"), ""]
     imports = [(m.rpartition(".")[0], m.rpartition(".")[2], alias) for m, alias in writer.imports.items()]
     imports += [(rec.__module__, rec.__name__, f"_{rec.__name__}") for rec in writer.records]
+    imports.append(("renderer.models.record", "NotKept", "_NotKept"))
     for package, name, alias in sorted(imports, key=lambda i: (i[0], i[1].lower() if i[1].islower() else i[1])):
         lines.append(f"from {package} import {name} as {alias}")
-    lines += ["", "#: What pydantic_core sets besides the fields (the runtime classes keep them out of ``vars()``)."]
-    lines.append('_SLOTS = ("__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")')
+    lines += [
+        "",
+        "#: What pydantic_core sets besides the fields (the runtime classes keep them out of ``vars()``); the set",
+    ]
+    lines.append("#: of fields given is not kept at all (``renderer.models.record.NotKept``).")
+    lines.append('_SLOTS = ("__pydantic_extra__", "__pydantic_private__")')
     for rec, name in writer.records.items():
-        lines += ["", "", f"class {name}(_{rec.__name__}):", "    __slots__ = _SLOTS"]
+        lines += [
+            "",
+            "",
+            f"class {name}(_{rec.__name__}):",
+            "    __slots__ = _SLOTS",
+            "    __pydantic_fields_set__ = _NotKept()",
+        ]
     for name, factory in writer.factories.items():
         lines += ["", "", f"def {factory}() -> Any:", f"    return validator({name!r}).validate_python({{}})"]
     lines += ["", "", "SCHEMAS: dict[str, Any] = {"]

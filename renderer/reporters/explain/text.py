@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TextIO
 
 from renderer.capacity.explain import (
@@ -20,17 +21,27 @@ from renderer.capacity.explain import (
 )
 from renderer.capacity.model import CapacityModel, PoolCapacity
 
+#: Lines written at once: the text of 100,000 pools is never held whole.
+_CHUNK_LINES = 1 << 13
 
-def write(explained: Explained, out: TextIO) -> None:
-    out.write(text(explained.model, explained.pools))
+
+def write(explained: Explained, out: TextIO, wide: bool = False) -> None:
+    """The report, written in pieces of about ``_CHUNK_LINES`` lines."""
+    for piece in pieces(explained.model, explained.pools, wide):
+        out.write(piece)
 
 
-def text(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> str:
-    """Cost: O(pools × resources + runtime classes per pool). ``wide`` (``-o wide``): every resource a pool has
-    in its table and the totals; otherwise cpu, memory and ephemeral-storage (and pods in the totals), with a line
-    naming what is left out."""
+def pieces(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> Iterator[str]:
+    """The report in pieces of whole lines, each line ending in a newline.
+
+    Cost: O(pools × resources + runtime classes per pool); memory: one piece. ``wide`` (``-o wide``): every resource
+    a pool has in its table and the totals; otherwise cpu, memory and ephemeral-storage (and pods in the totals),
+    with a line naming what is left out."""
     out: list[str] = []
     for pc in pools:
+        if len(out) >= _CHUNK_LINES:
+            yield "\n".join(out) + "\n"
+            out.clear()
         p = pc.pool
         out.append(f"{p.ref}: {p.count} node{'s' if p.count != 1 else ''}, platform {p.platform}")
         out.append(f"  source:              {p.source.path}")
@@ -92,7 +103,7 @@ def text(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) ->
     if under_commits(pools):
         rule = "scale with the class" if model.under_commit_scales_reserved else "do not scale"
         out.append(f"  under-commit: reserved slices {rule} (commit.underCommitScalesReserved)")
-    return "\n".join(out) + "\n"
+    yield "\n".join(out) + "\n"
 
 
 def count(n: int, word: str) -> str:

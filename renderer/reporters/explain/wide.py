@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TextIO
 
 from renderer.capacity.explain import Explained
-from renderer.reporters.explain.text import text
+from renderer.reporters.explain import text
 
 
 def write(explained: Explained, out: TextIO) -> None:
-    out.write(text(explained.model, explained.pools, wide=True))
+    text.write(explained, out, wide=True)
