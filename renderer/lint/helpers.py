@@ -49,9 +49,7 @@ def selects_openshift(ctx: LintContext, loaded: object) -> list[PoolCapacity]:
     """The pools ``loaded`` selects whose kubelet is configured through MachineConfigPools (renderer/platforms/)."""
     from renderer import platforms
 
-    return [
-        pc for pc in ctx.model.pools_selected_by(loaded) if platforms.get(pc.pool.platform).machine_config_pools
-    ]
+    return [pc for pc in ctx.model.pools_selected_by(loaded) if platforms.get(pc.pool.platform).machine_config_pools]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -197,6 +195,31 @@ def closest(word: str, choices: Iterable[str]) -> str | None:
 
     got = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return got[0] if got else None
+
+
+def closest_code(code: str, codes: Iterable[str]) -> str | None:
+    """What ``code`` is most likely a typo of, as a hint's words: the codes with two neighbouring digits swapped
+    (``AL230`` → ``AL203`` or ``AL320``), else those with one digit different, when at most two are that close;
+    None otherwise (a guess among many would mislead). Cost: O(codes)."""
+    code = code.upper()
+    swapped: list[str] = []
+    one_off: list[str] = []
+    for known in sorted(codes):
+        if len(known) != len(code) or known == code:
+            continue
+        diff = [i for i, (a, b) in enumerate(zip(code, known, strict=True)) if a != b]
+        if len(diff) == 1:
+            one_off.append(known)
+        elif (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and (code[diff[0]], code[diff[1]]) == (known[diff[1]], known[diff[0]])
+        ):
+            swapped.append(known)
+    found = swapped or one_off
+    if not found or len(found) > 2:
+        return None
+    return " or ".join(f'"{c}"' for c in found)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from renderer.render.target import PLATFORM_DEFAULT_KEPT, RenderContext
+from renderer.render.codes import PlatformDefaultKept
+from renderer.render.target import RenderContext
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -40,8 +41,7 @@ def report_kept_defaults(
         if missing:
             keys = ", ".join(f"kubeReserved.{k}" for k in missing)
             ctx.report(
-                PLATFORM_DEFAULT_KEPT,
-                "warning",
+                PlatformDefaultKept,
                 f"{keys} not set in {subject}: the node keeps nodeadm's own value (the kubelet merges drop-in maps "
                 "key by key), which explain does not count",
                 policy.source,
@@ -59,8 +59,7 @@ def report_kept_defaults(
         if kept:
             signals = ", ".join(f"{s}<{NODEADM_EVICTION_HARD[s]}" for s in kept)
             ctx.report(
-                PLATFORM_DEFAULT_KEPT,
-                "warning",
+                PlatformDefaultKept,
                 f"evictionHard in {subject} leaves out {', '.join(kept)}: the node keeps nodeadm's {signals} (drop-in "
                 "maps merge key by key), which explain does not count",
                 policy.source,

@@ -22,15 +22,15 @@ from renderer.capacity.openshift_sizing import (
 )
 from renderer.models.record import field_names
 from renderer.models.reservationpolicy import ReservationPolicySpec
-from renderer.render.compare import first_difference
-from renderer.render.target import (
-    AUTO_SIZING_WITH_SYSTEM_RESERVED,
-    NO_MACHINE_CONFIG_POOL,
-    NOT_RENDERABLE,
-    PLATFORM_OWNED_FIELD,
-    POOLS_DISAGREE,
-    RenderContext,
+from renderer.render.codes import (
+    AutoSizingWithSystemReserved,
+    NoMachineConfigPool,
+    NotRenderable,
+    PlatformOwnedField,
+    PoolsDisagree,
 )
+from renderer.render.compare import first_difference
+from renderer.render.target import RenderContext
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -45,6 +45,8 @@ MCO_OWNED_FIELDS = (
     "memorySwap",
     "staticPodPath",
 )
+
+
 def _node_sources() -> tuple[str, ...]:
     return tuple(f"formula:{f}" for f in node_computed_formulas())
 
@@ -81,7 +83,7 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
     spec = policy.model.spec
     plan = sizing_plan(pc.pool, policy.model)
     assert plan is not None
-    problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+    problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
     fields = kubelet_fields(pc, spec, problem, system_reserved=False, formula_eviction=not plan.auto_sizing)
     # systemReserved: never what an OpenShift formula computes (the node computes it), only explicit values or
     # what another platform's formula fills in.
@@ -93,8 +95,7 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
             del fields[name]
             where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
-                PLATFORM_OWNED_FIELD,
-                "warning",
+                PlatformOwnedField,
                 f"{name} is left out of the KubeletConfig of MachineConfigPool {mcp}: the Machine Config Operator "
                 "sets it itself and rejects a KubeletConfig that does",
                 policy.source,
@@ -105,8 +106,7 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
     fallback = (spec.autoSizing.fallback or {}) if spec.autoSizing is not None else {}
     for key in sorted(set(fallback) - set(ENV_KEYS)):
         ctx.report(
-            NOT_RENDERABLE,
-            "error",
+            NotRenderable,
             f"auto-sizing fallback {key!r} cannot be rendered: the node-sizing env file has SYSTEM_RESERVED_CPU, "
             "_MEMORY and _ES only (keys cpu, memory, ephemeral-storage)",
             policy.source,
@@ -116,8 +116,7 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
         )
     if plan.auto_sizing_reserved and any(k in sr for k in ENV_KEYS):
         ctx.report(
-            AUTO_SIZING_WITH_SYSTEM_RESERVED,
-            "error",
+            AutoSizingWithSystemReserved,
             f"auto sizing (formula {spec.autoSizing.formula if spec.autoSizing else ''}) and systemReserved "
             f"{', '.join(k for k in ENV_KEYS if k in sr)} cannot be rendered together for MachineConfigPool {mcp}: "
             'the Machine Config Operator rejects the KubeletConfig ("autoSizingReserved and systemdReserved cannot '
@@ -164,8 +163,7 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
         if mcp is None:
             if pc.policy is not None:
                 ctx.report(
-                    NO_MACHINE_CONFIG_POOL,
-                    "warning",
+                    NoMachineConfigPool,
                     f"OpenShift pool {pool.name} names no MachineConfigPool, so nothing is rendered for it",
                     pool.source,
                     pool.ref,
@@ -179,8 +177,7 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
             check_dns_label(mcp)
         except ValueError:
             ctx.report(
-                NOT_RENDERABLE,
-                "error",
+                NotRenderable,
                 f"MachineConfigPool name {mcp!r} of {pool.ref} cannot be used in object names (not a DNS-1123 label)",
                 pool.source,
                 pool.ref,
@@ -204,8 +201,7 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
                 agreed = False
                 pool = other.pc.pool
                 ctx.report(
-                    POOLS_DISAGREE,
-                    "error",
+                    PoolsDisagree,
                     f"{first.pc.pool.ref} and {pool.ref} are both in MachineConfigPool {mcp} but would render "
                     f"different configurations ({first_difference(a, b)}); a MachineConfigPool has one kubelet "
                     "configuration",

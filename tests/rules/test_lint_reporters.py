@@ -163,7 +163,7 @@ def test_sarif_loads_in_sarif_tools_with_repo_relative_locations(project: Path) 
 
 
 def test_sarif_has_every_field_code_scanning_requires(project: Path) -> None:
-    from renderer.lint.catalog import catalog
+    from renderer.reporters.catalog import catalog
 
     doc = _sarif(project)
     assert doc["version"] == "2.1.0" and doc["$schema"].startswith("https://")

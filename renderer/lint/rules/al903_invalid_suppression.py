@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from renderer.findings import Finding
+from renderer.lint.helpers import closest_code
 from renderer.lint.rule import LintContext, Rule, register
 from renderer.lint.suppression import ANNOTATION, ANNOTATION_PATH
 
@@ -13,7 +14,8 @@ class InvalidSuppression(Rule):
     ## What it does
     Reports an `allocatable.dev/ignore` entry that cannot be used: text that does not start with a rule code
     (`AL` and three digits), a code no rule has, a code that cannot be suppressed (validation errors AL001-AL006,
-    which stop lint before rules run, and the AL9xx meta rules), or a code listed twice on one object.
+    which stop lint before rules run, the AL9xx meta rules, and the render stage's AL8xx codes, which
+    `.allocatable.yaml` configures instead), or a code listed twice on one object.
 
     ## Why is this bad?
     The entry silently does nothing, so the finding it was written for keeps appearing (or the annotation hides
@@ -45,7 +47,9 @@ class InvalidSuppression(Rule):
         if ctx.suppressions is None:
             return
         known = sorted(ctx.known_codes)
+        suppressible = [c for c in known if not c.startswith("AL9")]
         for p in ctx.suppressions.problems:
+            hint = 'entries look like "AL203: reason"'
             if p.kind == "no-reason":
                 continue
             if p.kind == "unreadable":
@@ -65,12 +69,16 @@ class InvalidSuppression(Rule):
                     f"{ANNOTATION} names {p.code}, a validation error, which cannot be suppressed: lint stops at "
                     "validation errors before any rule runs; fix the file instead"
                 )
+            elif p.code in ctx.other_codes:
+                how = (
+                    "switch it off or re-grade it under rules in .allocatable.yaml"
+                    if ctx.other_codes[p.code] is None
+                    else f"it cannot be configured either: {ctx.other_codes[p.code]}"
+                )
+                message = f"{ANNOTATION} names {p.code}, a render finding, which annotations do not suppress; {how}"
             else:
                 message = f"{ANNOTATION} names {p.code}, which is not a rule code (see `allocatable rules`)"
-            yield self.finding(
-                message,
-                source=p.source,
-                obj=p.obj,
-                field_path=ANNOTATION_PATH,
-                hint='entries look like "AL203: reason"',
-            )
+                guess = closest_code(p.code or "", suppressible)
+                if guess is not None:
+                    hint = f"did you mean {guess}?"
+            yield self.finding(message, source=p.source, obj=p.obj, field_path=ANNOTATION_PATH, hint=hint)

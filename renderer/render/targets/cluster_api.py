@@ -33,16 +33,9 @@ from renderer.capacity.kubeletfields import kubelet_fields
 from renderer.models.nodepool import TEMPLATE_HASH_LENGTH
 from renderer.models.record import field_names
 from renderer.models.reservationpolicy import ReservationPolicySpec
+from renderer.render.codes import FieldNotDeliverable, NotRenderable, RolloutNotTriggered
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
-from renderer.render.target import (
-    FIELD_NOT_DELIVERABLE,
-    NOT_RENDERABLE,
-    ROLLOUT_NOT_TRIGGERED,
-    Output,
-    RenderContext,
-    Target,
-    register,
-)
+from renderer.render.target import Output, RenderContext, Target, register
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -129,7 +122,7 @@ def flag_value(style: str, value: Any) -> str:
 def kubelet_extra_args(ctx: RenderContext, pc: PoolCapacity, template: str) -> list[dict[str, str]]:
     policy = pc.policy
     assert policy is not None
-    problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+    problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
     fields = kubelet_fields(pc, policy.model.spec, problem)
     args: list[dict[str, str]] = []
     for name, value in fields.items():
@@ -137,8 +130,7 @@ def kubelet_extra_args(ctx: RenderContext, pc: PoolCapacity, template: str) -> l
         if flag is None:
             where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
-                FIELD_NOT_DELIVERABLE,
-                "error",
+                FieldNotDeliverable,
                 f"{name} has no kubelet flag this target knows, so it cannot go into the kubeletExtraArgs of "
                 f"KubeadmConfigTemplate {template}",
                 policy.source,
@@ -242,8 +234,7 @@ class ClusterAPITarget(Target):
             if not deployments:
                 first = configs[0].pc.pool
                 ctx.report(
-                    ROLLOUT_NOT_TRIGGERED,
-                    "warning",
+                    RolloutNotTriggered,
                     f"KubeadmConfigTemplate {namespace}/{template} names no MachineDeployment: Cluster API applies a "
                     "changed template only to Machines created later",
                     first.source,

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.capacity.karpenter import NotExpressible, cel_form, not_expressible
 from renderer.capacity.kubeletfields import RESERVED_ORDER, eviction_hard, plain
+from renderer.render.codes import FieldNotDeliverable, NotRenderable
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
 from renderer.render.nodeadm_defaults import report_kept_defaults
-from renderer.render.target import FIELD_NOT_DELIVERABLE, NOT_RENDERABLE, Output, RenderContext, Target, register
+from renderer.render.target import Output, RenderContext, Target, register
 
 if TYPE_CHECKING:
     from renderer.capacity.formulas import Formula
@@ -156,7 +157,7 @@ class _Pool:
                 fields[name] = list(value) if isinstance(value, list) else value
             else:
                 left_out.append(name)
-        problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+        problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
         for name, value in (spec.kubelet or {}).items():
             if name in TYPED_FIELDS or passthrough:
                 fields[name] = plain(value, ("spec", "kubelet", name), problem)
@@ -164,8 +165,7 @@ class _Pool:
                 left_out.append(f"kubelet.{name}")
         if left_out:
             ctx.report(
-                FIELD_NOT_DELIVERABLE,
-                "warning",
+                FieldNotDeliverable,
                 f"{', '.join(left_out)} left out of EC2NodeClass {self.class_name}: Karpenter v1's kubelet block has "
                 "no such field",
                 policy.source,
@@ -173,6 +173,7 @@ class _Pool:
                 ("spec",),
                 hint="set render.karpenter.kubeletPassthrough: true in .allocatable.yaml if your Karpenter passes any "
                 "KubeletConfiguration field through (AL2023 AMI family), or deliver them with the class's userData",
+                severity="warning",
             )
         self._check_eviction(fields)
         return dict(sorted(fields.items()))
@@ -195,8 +196,7 @@ class _Pool:
                 else:
                     continue
                 self.ctx.report(
-                    FIELD_NOT_DELIVERABLE,
-                    "error",
+                    FieldNotDeliverable,
                     f"{name}: {reason} (EC2NodeClass {self.class_name})",
                     policy.source,
                     policy.ref,
