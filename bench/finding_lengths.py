@@ -31,9 +31,13 @@ CASES = ROOT / "tests" / "rules" / "cases"
 
 def _lint(cwd: Path, *args: str) -> list[str]:
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        with contextlib.suppress(SystemExit):
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
             main(["lint", *args, "--color", "never"])
+    finally:
+        os.chdir(before)
     return [line for line in out.getvalue().splitlines() if line.strip()]
 
 

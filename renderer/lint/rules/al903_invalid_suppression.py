@@ -69,11 +69,12 @@ class InvalidSuppression(Rule):
                     f"{ANNOTATION} names {p.code}, a validation error, which cannot be suppressed: lint stops at "
                     "validation errors before any rule runs; fix the file instead"
                 )
-            elif p.code in ctx.other_codes:
+            elif p.code is not None and p.code in ctx.other_codes:
+                fixed = ctx.other_codes[p.code]
                 how = (
                     "switch it off or re-grade it under rules in .allocatable.yaml"
-                    if ctx.other_codes[p.code] is None
-                    else f"it cannot be configured either: {ctx.other_codes[p.code]}"
+                    if fixed is None
+                    else f"it cannot be configured either: {fixed}"
                 )
                 message = f"{ANNOTATION} names {p.code}, a render finding, which annotations do not suppress; {how}"
             else:
