@@ -131,6 +131,27 @@ def delivery_text(pc: PoolCapacity, expressions: bool) -> str | None:
     return f"nodeadm NodeConfig (nodeadm/{pc.pool.name}.yaml)"
 
 
+def overhead_rows(pc: PoolCapacity) -> list[list[str]]:
+    """The RuntimeClasses that can land on the pool, as table rows (heading first): the class and its handler, its
+    pod overhead as written, how many pods fit by overhead alone, and what share of committed allocatable the pool's
+    maxPods such pods spend on overhead ("-" where a class has no overhead)."""
+    rows = [
+        [
+            "RuntimeClass",
+            "handler",
+            "podFixed",
+            "pods that fit by overhead alone",
+            f"committed allocatable {pc.max_pods} such pods (maxPods) spend on overhead",
+        ]
+    ]
+    for o in pc.overhead:
+        fixed = ", ".join(f"{k} {v}" for k, v in ordered(o.pod_fixed).items()) or "no overhead"
+        fits = ", ".join(f"{v} by {k}" for k, v in ordered(o.pods_fit).items() if v is not None) or "-"
+        share = ", ".join(f"{k} {v}%" for k, v in ordered(o.max_pods_share).items() if v is not None) or "-"
+        rows.append([o.runtime_class.name, o.runtime_class.model.handler, fixed, fits, share])
+    return rows
+
+
 def table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]

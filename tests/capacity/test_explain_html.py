@@ -111,6 +111,28 @@ def test_bars_are_accessible_and_the_numbers_are_text() -> None:
     assert 'class="seg seg-amplified"' in html and 'class="seg seg-held"' in html  # over- and under-commit shown
 
 
+def test_each_pool_has_its_runtime_class_overhead() -> None:
+    # The same figures as -o text and -o json: gvisor (podFixed cpu 100m, memory 64Mi) on eks-general-purpose,
+    # 11.685 committed cores / 100m = 116 pods by cpu (floored); runc has no overhead.
+    html = _html(str(POLICIES), "--pool", "eks-general-purpose")
+    section = html.split("RuntimeClasses that can run here", 1)[1].split("</table>", 1)[0]
+    rows = [r for r in section.split("<tr>")[2:]]
+    (pool,) = json.loads(run_cli("explain", str(POLICIES), "--pool", "eks-general-purpose", "-o", "json").stdout)[
+        "pools"
+    ]
+    assert len(rows) == len(pool["runtimeClasses"]) == 2
+    assert (
+        '<th scope="row">gvisor</th><td>runsc</td><td>cpu 100m, memory 64Mi</td><td>116 by cpu, 477 by memory'
+        in section
+    )
+    assert '<th scope="row">runc</th><td>runc</td><td>no overhead</td>' in section
+    every = _html(str(POLICIES))
+    with_classes = [
+        p for p in json.loads(run_cli("explain", str(POLICIES), "-o", "json").stdout)["pools"] if p["runtimeClasses"]
+    ]
+    assert every.count("RuntimeClasses that can run here") == len(with_classes)
+
+
 def test_amplification_is_drawn_beyond_the_capacity_marker() -> None:
     html = _html(str(POLICIES), "--pool", "eks-compute-optimized").split('role="img"', 1)[1]  # the chart
     # high-cpu-density: cpu 1000% → committed 157.9 cores of 16: the amplified part starts at the capacity marker

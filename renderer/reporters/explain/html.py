@@ -8,7 +8,8 @@ cluster (× node count, summed) close the page.
 The page is inline SVG and CSS only: no script, no external style, font or image, so it reads the same offline, in
 a CI artifact viewer and without JavaScript. Accessibility: every bar has a title and description, every segment a
 ``<title>`` with its value, segments carry patterns and labels besides colour, and a table under each chart gives
-the numbers as text. Generated with Jinja2, autoescape on: every value from a policy is escaped (control
+the numbers as text; per pool, a table of the RuntimeClasses that can land there with their pod overhead, the pods
+that fit by overhead alone and the share of committed allocatable maxPods such pods spend on it. Generated with Jinja2, autoescape on: every value from a policy is escaped (control
 characters are shown as ``\\xNN`` first). Cost: O(pools × resources).
 """
 
@@ -21,7 +22,17 @@ from importlib import resources
 from typing import Any, TextIO
 
 from renderer import __version__
-from renderer.capacity.explain import Explained, cores, human, pool_rows, rule_text, sources, totals_rows, under_commits
+from renderer.capacity.explain import (
+    Explained,
+    cores,
+    human,
+    overhead_rows,
+    pool_rows,
+    rule_text,
+    sources,
+    totals_rows,
+    under_commits,
+)
 from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
 from renderer.quantity import Quantity
 
@@ -156,6 +167,7 @@ class PoolView:
     bars: list[Bar]
     rules: list[str]
     notes: list[str]
+    overhead: list[list[str]]  # the RuntimeClasses that can land there (heading row first), or [] for none
 
 
 def _pool_view(index: int, pc: PoolCapacity) -> PoolView:
@@ -186,6 +198,7 @@ def _pool_view(index: int, pc: PoolCapacity) -> PoolView:
         bars=bars,
         rules=[rule_text(pc, r) for r in RESOURCES if r in pc.capacity and pc.percent[r] != 100],
         notes=list(pc.notes),
+        overhead=overhead_rows(pc) if pc.overhead else [],
     )
 
 
