@@ -191,10 +191,10 @@ def parse_go_duration(text: str) -> tuple[Decimal | None, str | None]:
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:
-    import difflib
+    """``renderer.suggest.closest``: the choice ``word`` is most likely a typo of, or None."""
+    from renderer.suggest import closest as guess
 
-    got = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return got[0] if got else None
+    return guess(word, choices)
 
 
 def closest_code(code: str, codes: Iterable[str]) -> str | None:
