@@ -587,8 +587,11 @@ def formula_notes(formula: FormulaResult, explicit: dict[tuple[str, str], Quanti
             return
         replaced.add((part, resource))
         computed = values[part].get(resource)
-        what = f"the {formula.formula} formula's {computed}" if computed else f"the {formula.formula} formula (none)"
-        out.append(f"{part} {resource}: {explicit[(part, resource)]} from spec.{part}.{resource} replaces {what}")
+        said = f"{part} {resource}: {explicit[(part, resource)]} from spec.{part}.{resource}"
+        if computed:
+            out.append(f"{said} replaces the {formula.formula} formula's {computed}")
+        else:
+            out.append(f"{said} (the {formula.formula} formula gives none for this pool)")
 
     for part, resource, note in formula.attributed:
         if part is not None and resource is not None and (part, resource) in explicit:

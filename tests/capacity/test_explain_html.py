@@ -104,8 +104,9 @@ def test_bars_are_accessible_and_the_numbers_are_text() -> None:
             assert ref in page.ids
     assert page.rects > 0 and page.titled_rects == page.rects, "every bar segment has a <title>"
     text = "".join(page.text)
-    # the values a reader needs, as text: eks-general-purpose allocatable and committed cpu, memory in Ki and GiB
-    assert "31267292Ki (29.82Gi)" in text and "11.685" in text and "140.22" in text
+    # the values a reader needs, as text: eks-general-purpose allocatable and committed cpu, memory in GiB, and
+    # exactly as the kubelet writes it
+    assert "29.82Gi" in text and "memory 31267292Ki" in text and "11.685" in text and "140.22" in text
     for label in ("system-reserved", "kube-reserved", "hard eviction", "allocatable", "commit-class amplification"):
         assert label in text  # the legend names every segment; colour is not the only carrier
     assert 'class="seg seg-amplified"' in html and 'class="seg seg-held"' in html  # over- and under-commit shown
