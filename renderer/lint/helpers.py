@@ -280,16 +280,20 @@ def blame_capacity(pc: PoolCapacity, resource: str, *, percent_first: bool) -> B
 
 
 def reservation_breakdown(pc: PoolCapacity, resource: str, *, hugepages: bool = True) -> str:
-    parts = []
+    """``systemReserved 30Gi + kubeReserved 4Gi + hard eviction 0.10Gi``: the parts in one unit (renderer.units)."""
+    from renderer.units import column
+
+    parts: list[tuple[str, Quantity]] = []
     for label, part in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved)):
         if resource in part:
-            parts.append(f"{label} {part[resource].quantity}")
+            parts.append((label, part[resource].quantity))
     ev = pc.eviction_reserved.get(resource)
     if ev is not None and not ev.is_zero():
-        parts.append(f"hard eviction {ev}")
+        parts.append(("hard eviction", ev))
     if hugepages and resource == "memory" and not pc.hugepages.is_zero():
-        parts.append(f"hugepages {pc.hugepages}")
-    return " + ".join(parts) if parts else "nothing reserved"
+        parts.append(("hugepages", pc.hugepages))
+    shown = column([q for _, q in parts], resource)
+    return " + ".join(f"{label} {text}" for (label, _), text in zip(parts, shown, strict=True)) or "nothing reserved"
 
 
 def enforcements(policy: ReservationPolicy) -> tuple[list[str], FieldPath] | None:

@@ -60,12 +60,11 @@ def render_api(
         if translation.document is None:
             ctx.report(
                 NothingToDeliver,
-                f"{pc.pool.ref}: nothing in {policy.ref} has a place in {translation.api}, so no file is rendered for "
-                "the pool (its nodes keep the platform's values)",
+                f"{pc.pool.ref}: nothing in {policy.ref} has a place in {translation.api}: no file rendered",
                 pc.pool.source,
                 pc.pool.ref,
                 ("spec", "delivery"),
-                hint="remove spec.delivery, or select the pool with a policy that sets what the API takes",
+                hint="remove spec.delivery, or set what the API takes",
             )
             continue
         outputs.append(

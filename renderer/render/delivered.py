@@ -64,8 +64,7 @@ def agree(ctx: RenderContext, shared: str, configs: list[PoolConfig], *, sized_h
         if formula is not None:
             ctx.report(
                 FormulaNotDeliverable,
-                f"{a.ref} and {b.ref} share {shared}, but formula {formula} gives them different values ({detail}): "
-                "the object holds one value for every node built from it",
+                f"{a.ref} and {b.ref} share {shared}, but formula {formula} gives them different values ({detail})",
                 b.source,
                 b.ref,
                 ("spec", "delivery"),
@@ -74,8 +73,7 @@ def agree(ctx: RenderContext, shared: str, configs: list[PoolConfig], *, sized_h
         else:
             ctx.report(
                 PoolsSharingObjectDisagree,
-                f"{a.ref} and {b.ref} share {shared} but would render different kubelet settings ({detail}); "
-                f"{shared} holds one configuration for every node built from it",
+                f"{a.ref} and {b.ref} share {shared} but would render different kubelet settings ({detail})",
                 b.source,
                 b.ref,
                 ("spec", "delivery"),

@@ -96,35 +96,32 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
             where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
                 PlatformOwnedField,
-                f"{name} is left out of the KubeletConfig of MachineConfigPool {mcp}: the Machine Config Operator "
-                "sets it itself and rejects a KubeletConfig that does",
+                f"{name} left out of the KubeletConfig of MachineConfigPool {mcp}: the Machine Config Operator owns it",
                 policy.source,
                 policy.ref,
                 where,
-                hint=f"remove {'.'.join(where[1:])} from the policy, or select only non-OpenShift pools with it",
+                hint=f"remove {'.'.join(where[1:])} from the policy of OpenShift pools",
             )
     fallback = (spec.autoSizing.fallback or {}) if spec.autoSizing is not None else {}
     for key in sorted(set(fallback) - set(ENV_KEYS)):
         ctx.report(
             NotRenderable,
-            f"auto-sizing fallback {key!r} cannot be rendered: the node-sizing env file has SYSTEM_RESERVED_CPU, "
-            "_MEMORY and _ES only (keys cpu, memory, ephemeral-storage)",
+            f"auto-sizing fallback {key!r} has no place in the node-sizing env file (cpu, memory, "
+            "ephemeral-storage only)",
             policy.source,
             policy.ref,
             ("spec", "autoSizing", "fallback", key),
-            hint="remove it, or reserve it with systemReserved on a policy without auto sizing",
+            hint="remove it",
         )
     if plan.auto_sizing_reserved and any(k in sr for k in ENV_KEYS):
         ctx.report(
             AutoSizingWithSystemReserved,
-            f"auto sizing (formula {spec.autoSizing.formula if spec.autoSizing else ''}) and systemReserved "
-            f"{', '.join(k for k in ENV_KEYS if k in sr)} cannot be rendered together for MachineConfigPool {mcp}: "
-            'the Machine Config Operator rejects the KubeletConfig ("autoSizingReserved and systemdReserved cannot '
-            'be set together")',
+            f"auto sizing and systemReserved {', '.join(k for k in ENV_KEYS if k in sr)} for MachineConfigPool {mcp}: "
+            '"autoSizingReserved and systemdReserved cannot be set together"',
             policy.source,
             policy.ref,
             ("spec", "systemReserved"),
-            hint="drop systemReserved cpu/memory/ephemeral-storage, or set them as autoSizing.fallback",
+            hint="move systemReserved cpu/memory/ephemeral-storage to autoSizing.fallback",
         )
     out: dict[str, Any] = {}
     if plan.auto_sizing_reserved:
@@ -202,14 +199,13 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
                 pool = other.pc.pool
                 ctx.report(
                     PoolsDisagree,
-                    f"{first.pc.pool.ref} and {pool.ref} are both in MachineConfigPool {mcp} but would render "
-                    f"different configurations ({first_difference(a, b)}); a MachineConfigPool has one kubelet "
-                    "configuration",
+                    f"{first.pc.pool.ref} and {pool.ref} in MachineConfigPool {mcp} would render different kubelet "
+                    f"configurations ({first_difference(a, b)})",
                     pool.source,
                     pool.ref,
                     ("spec", "machineConfigPool") if pool.origin == "NodePool" else ("metadata", "labels"),
-                    hint="select the pools of one MachineConfigPool with the same ReservationPolicy and give them "
-                    "settings that do not depend on the node size, or move them to separate MachineConfigPools",
+                    hint="one ReservationPolicy with size-independent settings per MachineConfigPool, or separate "
+                    "MachineConfigPools",
                 )
         if not agreed or (first.kubeletconfig is None and first.machineconfig_env is None):
             continue

@@ -53,30 +53,20 @@ class InvalidSuppression(Rule):
             if p.kind == "no-reason":
                 continue
             if p.kind == "unreadable":
-                message = (
-                    f'{ANNOTATION} entry "{p.text}" does not start with a rule code; write entries as '
-                    '"ALnnn: reason", separated by commas'
-                )
+                message = f'{ANNOTATION} entry "{p.text}" does not start with a rule code'
+                hint = 'write "ALnnn: reason" entries, separated by commas'
             elif p.kind == "duplicate":
                 message = f"{ANNOTATION} lists {p.code} more than once; only the first entry is used"
             elif p.code in known:
-                message = (
-                    f"{ANNOTATION} names {p.code}, a meta rule about suppressions, which cannot be suppressed by "
-                    "annotation; switch it off in .allocatable.yaml if you must"
-                )
+                message = f"{ANNOTATION} names {p.code}, a meta rule, which annotations cannot suppress"
+                hint = "switch it off in .allocatable.yaml if you must"
             elif p.code is not None and p.code[2:4] == "00":
-                message = (
-                    f"{ANNOTATION} names {p.code}, a validation error, which cannot be suppressed: lint stops at "
-                    "validation errors before any rule runs; fix the file instead"
-                )
+                message = f"{ANNOTATION} names {p.code}, a validation error, which cannot be suppressed"
+                hint = "fix the file instead"
             elif p.code is not None and p.code in ctx.other_codes:
                 fixed = ctx.other_codes[p.code]
-                how = (
-                    "switch it off or re-grade it under rules in .allocatable.yaml"
-                    if fixed is None
-                    else f"it cannot be configured either: {fixed}"
-                )
-                message = f"{ANNOTATION} names {p.code}, a render finding, which annotations do not suppress; {how}"
+                message = f"{ANNOTATION} names {p.code}, a render finding, which annotations do not suppress"
+                hint = "configure it under rules in .allocatable.yaml" if fixed is None else f"it is fixed: {fixed}"
             else:
                 message = f"{ANNOTATION} names {p.code}, which is not a rule code (see `allocatable rules`)"
                 guess = closest_code(p.code or "", suppressible)

@@ -54,7 +54,7 @@ class UnknownRuleInSettings(Rule):
             fixed = ctx.other_codes.get(code)
             if fixed is not None:
                 yield self.finding(
-                    f"rules.{code}: {code} cannot be configured: {fixed}",
+                    f"rules.{code} cannot be configured: {fixed}",
                     source=source,
                     obj="Settings",
                     field_path=("rules", code),
@@ -64,7 +64,7 @@ class UnknownRuleInSettings(Rule):
                 continue
             guess = closest_code(code, configurable)
             yield self.finding(
-                f"rules.{code} in .allocatable.yaml names no rule, so the setting has no effect",
+                f"rules.{code} names no rule: the setting does nothing",
                 source=source,
                 obj="Settings",
                 field_path=("rules", code),

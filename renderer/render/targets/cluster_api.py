@@ -131,13 +131,11 @@ def kubelet_extra_args(ctx: RenderContext, pc: PoolCapacity, template: str) -> l
             where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
                 FieldNotDeliverable,
-                f"{name} has no kubelet flag this target knows, so it cannot go into the kubeletExtraArgs of "
-                f"KubeadmConfigTemplate {template}",
+                f"{name} has no kubelet flag for the kubeletExtraArgs of KubeadmConfigTemplate {template}",
                 policy.source,
                 policy.ref,
                 where,
-                hint="remove it from the policy of Cluster API pools, or write it into a KubeletConfiguration patch "
-                "of your KubeadmConfigTemplate (kubeadm patches, target kubeletconfiguration)",
+                hint="remove it for Cluster API pools, or patch it into the template (kubeadm patches)",
             )
             continue
         args.append({"name": flag[0], "value": flag_value(flag[1], value)})
@@ -222,10 +220,8 @@ class ClusterAPITarget(Target):
                 ctx,
                 shared,
                 configs,
-                sized_hint="give the pools separate KubeadmConfigTemplates (one per machine size), or replace the "
-                "formula with explicit values that fit all of them",
-                hint="select the pools of one KubeadmConfigTemplate with the same ReservationPolicy and settings that "
-                "do not depend on the machine size, or give them separate templates",
+                sized_hint="one KubeadmConfigTemplate per machine size, or explicit values that fit all",
+                hint="one ReservationPolicy with size-independent settings per template, or separate templates",
             ):
                 continue
             args = [{"name": k, "value": v} for k, v in sorted(configs[0].content.items())]
@@ -235,13 +231,12 @@ class ClusterAPITarget(Target):
                 first = configs[0].pc.pool
                 ctx.report(
                     RolloutNotTriggered,
-                    f"KubeadmConfigTemplate {namespace}/{template} names no MachineDeployment: Cluster API applies a "
-                    "changed template only to Machines created later",
+                    f"KubeadmConfigTemplate {namespace}/{template} names no MachineDeployment: a change reaches only "
+                    "new Machines",
                     first.source,
                     first.ref,
                     ("spec", "delivery", "clusterAPI"),
-                    hint="list the MachineDeployments that use it in delivery.clusterAPI.machineDeployments, so a change "
-                    "renames the template and rolls them",
+                    hint="list them in delivery.clusterAPI.machineDeployments (a change then rolls them)",
                 )
             doc = {
                 "apiVersion": API_VERSION,

@@ -171,8 +171,8 @@ class _Pool:
                 policy.source,
                 policy.ref,
                 ("spec",),
-                hint="set render.karpenter.kubeletPassthrough: true in .allocatable.yaml if your Karpenter passes any "
-                "KubeletConfiguration field through (AL2023 AMI family), or deliver them with the class's userData",
+                hint="set render.karpenter.kubeletPassthrough if your Karpenter passes them through (AL2023), or use "
+                "the class's userData",
                 severity="warning",
             )
         self._check_eviction(fields)
@@ -201,7 +201,7 @@ class _Pool:
                     policy.source,
                     policy.ref,
                     ("spec", name, signal),
-                    hint="use another signal or value for pools delivered through Karpenter",
+                    hint="use another signal or value for Karpenter pools",
                 )
 
 
@@ -238,8 +238,7 @@ class KarpenterTarget(Target):
                 shared,
                 configs,
                 sized_hint=_sized_hint(configs),
-                hint="select the pools of one EC2NodeClass with the same ReservationPolicy, or point them at separate "
-                "EC2NodeClasses",
+                hint="one ReservationPolicy per EC2NodeClass, or separate EC2NodeClasses",
             ):
                 continue
             kubelet = configs[0].content
@@ -298,11 +297,8 @@ def _sized_hint(configs: list[PoolConfig]) -> str:
     for name in sorted(formulas):
         reason = not_expressible(formulas[name])
         if reason is not None:
-            return (
-                f"formula {name} has no CEL form: {reason}; give the pools separate EC2NodeClasses "
-                "(one per instance size) or use explicit values"
-            )
+            return f"formula {name} has no CEL form ({reason}): one EC2NodeClass per instance size, or explicit values"
     return (
-        "turn on render.karpenter.expressions in .allocatable.yaml (Karpenter then evaluates the formula per instance "
-        "type; needs its NodeClassCEL feature gate), or give the pools separate EC2NodeClasses"
+        "set render.karpenter.expressions (Karpenter evaluates the formula per instance type), or separate "
+        "EC2NodeClasses"
     )

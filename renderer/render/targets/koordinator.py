@@ -119,13 +119,11 @@ class KoordinatorTarget(Target):
                     failed = True
                     ctx.report(
                         SelectorNotExpressible,
-                        f"CommitClass {cc.metadata.name} cannot be delivered to Koordinator: selector term {i + 1} "
-                        f"uses {reason}, and Koordinator selects nodes by label selector",
+                        f"selector term {i + 1} uses {reason}, which Koordinator's label selectors cannot express",
                         loaded.source,
                         loaded.ref,
                         ("spec", "selector", i),
-                        hint="select the nodes by labels with In, NotIn, Exists or DoesNotExist, or set "
-                        "render.koordinator: false in .allocatable.yaml",
+                        hint="select by In, NotIn, Exists or DoesNotExist, or set render.koordinator: false",
                     )
                     continue
                 if selector is None:

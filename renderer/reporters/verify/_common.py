@@ -39,9 +39,3 @@ def compared(predicted: Quantity | None, reported: Quantity | None, resource: st
         else:
             out.append(f"{text} cores" if resource == "cpu" else text)
     return out[0], out[1]
-
-
-def amounts(first: Quantity, second: Quantity, resource: str) -> str:
-    """Two amounts of one resource in one unit: ``9 of 7.91 cores``, ``36Gi of 27.80Gi``."""
-    a, b = column([first, second], resource)
-    return f"{a} of {b}{' cores' if resource == 'cpu' else ''}"

@@ -48,4 +48,3 @@ def write(result: VerifyResult, out: TextIO) -> None:
         if bad:
             lines.append("")
     out.write("\n".join(lines))
-

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from renderer.reporters.verify._common import amounts, clean, compared, ordered, quantities
+from renderer.reporters.verify._common import clean, compared, ordered, quantities
+from renderer.units import of
 from renderer.verify.result import NodeCheck, PodFit, VerifyResult
 
 
@@ -34,7 +35,7 @@ def node_lines(n: NodeCheck) -> list[str]:
 def pod_line(p: PodFit) -> str:
     parts = []
     for r in ordered([r for r in p.requested if r in p.allocatable]):
-        parts.append(f"{r} {amounts(p.requested[r], p.allocatable[r], r)}")
+        parts.append(f"{r} {of(p.requested[r], p.allocatable[r], r)}")
     parts.append(f"{p.pods} of {p.max_pods} pods")
     state = "fits" if p.fits else f"does not fit ({', '.join(p.over)})"
     line = f"Node/{clean(p.node)}: {', '.join(parts)}: {state}"
