@@ -96,8 +96,8 @@ class OpenShiftEnvFileCollision(Rule):
                 continue
             mcp = plan.mcp
             yield self.finding(
-                f"auto sizing stays off on MachineConfigPool {mcp}: {generated_kubelet_name(mcp)} (from systemReserved) "
-                f"overwrites the {ENV_FILE} of {machineconfig_name(mcp)}",
+                f"auto sizing stays off on MachineConfigPool {mcp}: {generated_kubelet_name(mcp)} (from systemReserved "
+                f"{', '.join(plan.explicit_system_reserved)}) overwrites the {ENV_FILE} of {machineconfig_name(mcp)}",
                 source=policy.source,
                 obj=policy.ref,
                 field_path=("spec", "systemReserved"),
