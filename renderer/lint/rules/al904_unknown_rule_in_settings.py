@@ -53,21 +53,11 @@ class UnknownRuleInSettings(Rule):
                 continue
             fixed = ctx.other_codes.get(code)
             if fixed is not None:
-                yield self.finding(
-                    f"rules.{code} cannot be configured: {fixed}",
-                    source=source,
-                    obj="Settings",
-                    field_path=("rules", code),
-                    at_key=True,
-                    hint="remove the entry",
-                )
-                continue
-            guess = closest_code(code, configurable)
+                message, hint = f"rules.{code} cannot be configured: {fixed}", "remove the entry"
+            else:
+                guess = closest_code(code, configurable)
+                message = f"rules.{code} names no rule: the setting does nothing"
+                hint = f"did you mean {guess}?" if guess else "see `allocatable rules` for the codes"
             yield self.finding(
-                f"rules.{code} names no rule: the setting does nothing",
-                source=source,
-                obj="Settings",
-                field_path=("rules", code),
-                at_key=True,
-                hint=f"did you mean {guess}?" if guess else "see `allocatable rules` for the codes",
+                message, source=source, obj="Settings", field_path=("rules", code), at_key=True, hint=hint
             )
