@@ -90,9 +90,11 @@ def _model_and_findings(
     """The capacity model of a valid load and its lint findings (positions unresolved)."""
     from renderer.capacity.model import build
     from renderer.lint.engine import run_rules
+    from renderer.render.codes import all_codes
 
     model = build(result.policies)
-    return model, run_rules(result, model, base_model=base_model, base_ref=base_ref)
+    render_codes = {code: cls.fixed for code, cls in all_codes().items()}
+    return model, run_rules(result, model, base_model=base_model, base_ref=base_ref, other_codes=render_codes)
 
 
 @dataclass

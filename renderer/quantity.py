@@ -143,7 +143,14 @@ def _diagnose(text: str) -> QuantityError:
 
 
 #: Suffixes people write for bytes, by their first letter: the binary and the decimal Kubernetes spellings.
-_BYTE_SUFFIXES = {"k": ("Ki", "k"), "m": ("Mi", "M"), "g": ("Gi", "G"), "t": ("Ti", "T"), "p": ("Pi", "P"), "e": ("Ei", "E")}
+_BYTE_SUFFIXES = {
+    "k": ("Ki", "k"),
+    "m": ("Mi", "M"),
+    "g": ("Gi", "G"),
+    "t": ("Ti", "T"),
+    "p": ("Pi", "P"),
+    "e": ("Ei", "E"),
+}
 
 
 def _suffix_guess(number: str, rest: str) -> str:

@@ -274,3 +274,53 @@ def test_did_you_mean_for_case_kinds_enums_quantities_and_namespace(repo: Path) 
     assert line('"reservationpolicy"').endswith('did you mean "ReservationPolicy"? [AL003] (reservationpolicy/c)')
     assert line('"32gb"').endswith('did you mean "32Gi" (2^30) or "32G" (10^9)? [AL004] (NodePool/p)')
     assert line('the string "EKS"').endswith('did you mean "eks"? [AL004] (NodePool/p)')
+
+
+KUBERNETES_FIELDS = """
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: kata
+  uid: 0b1f6f3c-6e0a-4a53-9a0f-1c2d3e4f5a6b
+  generateName: kata-
+  resourceVersion: "123"
+  finalizers: [example.com/x]
+handler: kata
+status: {}
+---
+apiVersion: node.k8s.io/v1alpha1
+kind: CommitClass
+metadata:
+  name: a
+spec:
+  nodeSelector: {x: a}
+  selector: []
+  resourcs: []
+"""
+
+
+def test_fields_kubernetes_objects_have_get_their_own_message_and_no_far_guess(repo: Path) -> None:
+    """kubectl get -o yaml output carries ObjectMeta's server-set fields and status (kubernetes/apimachinery
+    pkg/apis/meta/v1/types.go): each says what it is, never a guess at a field it resembles; a guess is offered
+    only for a likely typo (resourcs), and then the list of allowed fields is left out."""
+    write_repo(repo, {"a.yaml": KUBERNETES_FIELDS})
+    res = run_cli("validate", str(repo))
+    assert res.exit_code == 2
+    by_field = {ln.split('field "', 1)[1].split('"', 1)[0]: ln for ln in res.stdout.splitlines() if 'field "' in ln}
+    assert set(by_field) == {
+        "uid",
+        "generateName",
+        "resourceVersion",
+        "finalizers",
+        "status",
+        "nodeSelector",
+        "resourcs",
+    }
+    assert "the API server sets metadata.uid on stored objects" in by_field["uid"]
+    assert "the API server sets metadata.resourceVersion" in by_field["resourceVersion"]
+    assert "write metadata.name instead" in by_field["generateName"]
+    assert "allocatable reads only name, labels and annotations" in by_field["finalizers"]
+    assert "the API server reports status" in by_field["status"]
+    assert "did you mean" not in res.stdout.replace('did you mean "resources"?', "")
+    assert by_field["nodeSelector"].endswith("; allowed: resources, selector [AL004] (CommitClass/a)")
+    assert 'spec; did you mean "resources"? [AL004]' in by_field["resourcs"], "no list when the fix is clear"

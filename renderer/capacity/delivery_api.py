@@ -136,8 +136,7 @@ def undeliverable_reservations(
             translation.problem(
                 "error",
                 f"{api} has no place for {part}.{key} ({value}): the nodes keep "
-                + (f"the platform's {node}" if node is not None else "none")
-                + ", so their allocatable is not what the policy says",
+                + (f"the platform's {node}" if node is not None else "none"),
                 reserved_path(pc, part, key),
                 hint,
             )
@@ -148,8 +147,7 @@ def undeliverable_reservations(
         translation.problem(
             "error",
             f"{api} has no place for evictionHard {signal} ({value}): the nodes keep "
-            + (f"the platform's {node}" if node is not None else "no threshold")
-            + ", so their allocatable is not what the policy says",
+            + (f"the platform's {node}" if node is not None else "no threshold"),
             eviction_path(pc, signal),
             hint,
         )

@@ -5,18 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, overload
 
 from renderer.capacity.model import RESOURCES as _POOL_RESOURCES
 from renderer.capacity.model import CapacityModel, PoolCapacity, Reserved
 from renderer.quantity import Quantity
+from renderer.units import column, is_bytes
 
-_GI = Decimal(1024**3)
 #: One resource order for every view — tables, totals, JSON: the pool resources, then pods.
 RESOURCES: tuple[str, ...] = (*_POOL_RESOURCES, "pods")
-_BYTES = ("memory", "ephemeral-storage")
-#: Column headings: cpu is always shown in cores (one form in every row), bytes as a quantity plus GiB.
+#: Column headings: cpu is shown in cores (one form in every row); bytes carry their unit in each cell.
 HEADINGS = {"cpu": "cpu (cores)"}
 
 
@@ -29,42 +27,22 @@ def ordered(d: dict[str, Any]) -> dict[str, Any]:
     return {k: d[k] for k in sorted(d, key=resource_key)}
 
 
-def cores(q: Quantity) -> str:
-    """cpu as a decimal number of cores, at most 3 decimals (whole millicores): 8, 0.1, 7.79, 140.22."""
-    text = f"{Decimal(q.floor_milli_value()) / 1000:.3f}".rstrip("0").rstrip(".")
-    return text or "0"
-
-
-def gib(q: Quantity) -> str:
-    return f"{(q.value / _GI):.2f}Gi"
-
-
-def human(q: Quantity | None, resource: str) -> str:
-    """One form per resource: cpu in cores; bytes as the canonical quantity plus its reading in GiB (omitted when
-    the quantity is already whole Gi); counts (pods) as they are."""
-    if q is None:
-        return "-"
-    if resource == "cpu":
-        return cores(q)
-    text = str(q)
-    if resource in _BYTES or resource.startswith("hugepages-"):
-        if q.is_zero():
-            return "0"
-        return text if text.endswith("Gi") else f"{text} ({gib(q)})"
-    return text
-
-
 def heading(resource: str) -> str:
     return HEADINGS.get(resource, resource)
 
 
-def _reserved(d: dict[str, Reserved], resource: str) -> str:
+def _reserved(d: dict[str, Reserved], resource: str) -> Quantity | None:
     r = d.get(resource)
-    return "-" if r is None else human(r.quantity, resource)
+    return None if r is None else r.quantity
 
 
-def _eviction(pc: PoolCapacity, resource: str) -> str:
-    return human(pc.eviction_reserved.get(resource), resource)
+def _table(labels: list[str], res: list[str], values: dict[str, list[Quantity | None]]) -> list[list[str]]:
+    """Rows ``labels`` × columns ``res`` (a heading row first), each column in one unit (``renderer.units``);
+    ``values[r]``: the column of resource ``r``, top to bottom."""
+    cells = {r: column(values[r], r) for r in res}
+    rows = [["", *(heading(r) for r in res)]]
+    rows.extend([label, *(cells[r][i] for r in res)] for i, label in enumerate(labels))
+    return rows
 
 
 def sources(d: dict[str, Reserved]) -> str:
@@ -132,6 +110,27 @@ def delivery_text(pc: PoolCapacity, expressions: bool) -> str | None:
     return f"nodeadm NodeConfig (nodeadm/{pc.pool.name}.yaml)"
 
 
+def overhead_rows(pc: PoolCapacity) -> list[list[str]]:
+    """The RuntimeClasses that can land on the pool, as table rows (heading first): the class and its handler, its
+    pod overhead as written, how many pods fit by overhead alone, and what share of committed allocatable the pool's
+    maxPods such pods spend on overhead ("-" where a class has no overhead)."""
+    rows = [
+        [
+            "RuntimeClass",
+            "handler",
+            "podFixed",
+            "pods that fit by overhead alone",
+            f"committed allocatable {pc.max_pods} such pods (maxPods) spend on overhead",
+        ]
+    ]
+    for o in pc.overhead:
+        fixed = ", ".join(f"{k} {v}" for k, v in ordered(o.pod_fixed).items()) or "no overhead"
+        fits = ", ".join(f"{v} by {k}" for k, v in ordered(o.pods_fit).items() if v is not None) or "-"
+        share = ", ".join(f"{k} {v}%" for k, v in ordered(o.max_pods_share).items() if v is not None) or "-"
+        rows.append([o.runtime_class.name, o.runtime_class.model.handler, fixed, fits, share])
+    return rows
+
+
 def table(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
@@ -153,35 +152,55 @@ def narrow_leaves_out(pc: PoolCapacity) -> list[str]:
 
 
 def pool_rows(pc: PoolCapacity, wide: bool = False) -> list[list[str]]:
-    """The rows of a pool's table (``pool_resources`` its columns). A value the model does not derive for a
-    resource (the allocatable of an extended resource) is ``-``."""
+    """The rows of a pool's table (``pool_resources`` its columns), each column in one unit. A value the model
+    does not derive for a resource (the allocatable of an extended resource) is ``-``."""
     res = pool_resources(pc, wide)
-    rows = [["", *(heading(r) for r in res)]]
-    rows.append(["capacity", *(human(pc.capacity.get(r), r) for r in res)])
-    rows.append(["systemReserved", *(_reserved(pc.system_reserved, r) for r in res)])
-    rows.append(["kubeReserved", *(_reserved(pc.kube_reserved, r) for r in res)])
-    rows.append(["hard eviction", *(_eviction(pc, r) for r in res)])
-    if not pc.hugepages.is_zero():
-        rows.append(["hugepages", *(human(pc.hugepages, r) if r == "memory" else "-" for r in res)])
-    rows.append(["allocatable", *(human(pc.allocatable.get(r), r) for r in res)])
-    rows.append(["percent", *(f"{pc.percent[r]}%" if r in pc.percent else "-" for r in res)])
-    rows.append(["committed", *(human(pc.committed.get(r), r) for r in res)])
     n = pc.pool.count
-    rows.append([f"cluster (×{n})", *(human(pc.committed[r].scale(n), r) if r in pc.committed else "-" for r in res)])
+    labels = ["capacity", "systemReserved", "kubeReserved", "hard eviction"]
+    hugepages = not pc.hugepages.is_zero()
+    if hugepages:
+        labels.append("hugepages")
+    labels += ["allocatable", "committed", f"cluster (×{n})"]
+    values: dict[str, list[Quantity | None]] = {}
+    for r in res:
+        col = [
+            pc.capacity.get(r),
+            _reserved(pc.system_reserved, r),
+            _reserved(pc.kube_reserved, r),
+            pc.eviction_reserved.get(r),
+        ]
+        if hugepages:
+            col.append(pc.hugepages if r == "memory" else None)
+        committed = pc.committed.get(r)
+        col += [pc.allocatable.get(r), committed, committed.scale(n) if committed is not None else None]
+        values[r] = col
+    rows = _table(labels, res, values)
+    at = labels.index("committed") + 1  # the percent row goes above committed, as the arithmetic reads
+    rows.insert(at, ["percent", *(f"{pc.percent[r]}%" if r in pc.percent else "-" for r in res)])
     return rows
+
+
+def exact(pc: PoolCapacity, wide: bool = False) -> list[tuple[str, str]]:
+    """The byte values of the table a user compares with a node (``kubectl describe node``: Capacity and
+    Allocatable, the kubelet's), exactly as the kubelet writes them: ``[("capacity", "memory 32386524Ki, ...")]``;
+    nothing when the table has no byte column."""
+    res = [r for r in pool_resources(pc, wide) if is_bytes(r)]
+    out = []
+    for label, values in (("capacity", pc.capacity), ("allocatable", pc.allocatable)):
+        shown = [f"{r} {values[r]}" for r in res if r in values]
+        if shown:
+            out.append((label, ", ".join(shown)))
+    return out
 
 
 def totals_rows(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> list[list[str]]:
-    """Cluster totals as table rows, in the pool tables' resource order (pods last); ``wide``: with every other
-    resource of the pools too."""
+    """Cluster totals as table rows, in the pool tables' resource order (pods last), each column in one unit;
+    ``wide``: with every other resource of the pools too."""
     res = totals_resources(model, pools, wide)
     totals = model.total_quantities(pools)
     keys = ("capacity", "allocatable", "committedAllocatable")
-    rows = [["", *(heading(r) for r in res)]]
-    for key, label in zip(keys, ("capacity", "allocatable", "committed"), strict=True):
-        values = totals[key]
-        rows.append([label, *(human(values[r], r) if r in values else "-" for r in res)])
-    return rows
+    values = {r: [totals[k].get(r) for k in keys] for r in res}
+    return _table(["capacity", "allocatable", "committed"], res, values)
 
 
 def totals_resources(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> list[str]:

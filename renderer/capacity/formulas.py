@@ -329,17 +329,40 @@ def _terms_for(formula: Formula, shape: MachineShape, notes: list[str] | None) -
     return terms
 
 
+Attributed = list[tuple[str | None, str | None, str]]
+
+
 def _evaluate(
-    formula: Formula, shape: MachineShape, notes: list[str] | None
+    formula: Formula, shape: MachineShape, notes: Attributed | None
 ) -> dict[str, dict[str, tuple[Fraction, str]]]:
-    sink: list[str] = [] if notes is None else notes
+    """Every term's value; ``notes`` (when given) gets each step, with the (part, resource) it explains. A formula
+    that fills both maps names the map in its notes ("kubeReserved memory: ...")."""
+    general: list[str] | None = None if notes is None else []
     out: dict[str, dict[str, tuple[Fraction, str]]] = {p: {} for p in PARTS}
-    for part, resources in _terms_for(formula, shape, notes).items():
+    terms = _terms_for(formula, shape, general)
+    if notes is not None:
+        notes.extend((None, None, n) for n in general or ())
+    both = sum(1 for resources in terms.values() if resources) > 1
+    for part, resources in terms.items():
         for resource, term in resources.items():
+            sink: list[str] = []
             got = _term(term, resource, shape, sink)
             if got is not None:
                 out[part][resource] = got
+            if notes is not None:
+                for n in sink:
+                    notes.append((part, resource, f"{part} {n}" if both and n.startswith(f"{resource}:") else n))
     return out
+
+
+def _attribute(formula: Formula, note: str) -> tuple[str | None, str | None, str]:
+    """A formula's own note (``Formula.notes``), written "resource: ...", with the term it explains when the
+    formula fills one map."""
+    parts = [p for p in PARTS if formula.terms.get(p)]
+    resource = note.split(":", 1)[0]
+    if len(parts) == 1 and resource in formula.terms[parts[0]]:
+        return parts[0], resource, note
+    return None, None, note
 
 
 # ----------------------------------------------------------------------------------------------------
@@ -387,13 +410,14 @@ def compute(formula: Formula | str, shape: MachineShape) -> FormulaResult:
 
         formula = platforms.formula(formula)
     shape = _normalized(shape)
-    notes: list[str] = []
-    values = _evaluate(formula, shape, notes)
+    attributed: Attributed = []
+    values = _evaluate(formula, shape, attributed)
     if shape.max_pods is not None and not formula.uses_pods():
-        notes.append(f"max_pods ({shape.max_pods}) is not an input to this formula and was ignored")
+        attributed.append((None, None, f"max_pods ({shape.max_pods}) is not an input to this formula and was ignored"))
     if formula.notes is not None:
         exact = {p: {r: v for r, (v, _) in vals.items()} for p, vals in values.items()}
-        notes.extend(formula.notes(shape, formula, exact))
+        attributed.extend(_attribute(formula, n) for n in formula.notes(shape, formula, exact))
+    notes = list(dict.fromkeys(n for _, _, n in attributed))
     return FormulaResult(
         formula=formula.name,
         fills=formula.fills,
@@ -402,4 +426,5 @@ def compute(formula: Formula | str, shape: MachineShape) -> FormulaResult:
         eviction_hard=dict(formula.eviction_hard),
         notes=tuple(notes),
         spec=formula,
+        attributed=tuple(attributed),
     )

@@ -36,7 +36,7 @@ from renderer.models import validators
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
-from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.models.reservationpolicy import ReservationPolicy, ReservationPolicySpec
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
@@ -530,7 +530,10 @@ def pool_capacity(
                     "cpu and memory itself (fallbacks apply only when it is off)"
                 )
         shape, input_notes = formula_inputs(pool, chosen, settings, max_pods, es)
-        notes.extend(input_notes)
+        # an input note ("memory: ...") about values the policy states itself in every map says nothing the table shows
+        explicit = _explicit(spec)
+        replaced = {r for r in chosen.resources if all((p, r) in explicit for p, m in chosen.terms.items() if r in m)}
+        notes.extend(n for n in input_notes if n.split(":", 1)[0] not in replaced)
         if shape is not None:
             try:
                 formula = _formula(chosen, shape)
@@ -539,9 +542,13 @@ def pool_capacity(
         if formula is not None:
             source = default.source if default is not None else f"formula:{formula.formula}"
             formula_system, formula_kube = _parse_map(formula.system_reserved), _parse_map(formula.kube_reserved)
-            notes.extend(formula.notes)
+            notes.extend(formula_notes(formula, explicit))
             if default is None and settings.render.karpenter.expressions and karpenter_evaluates(pool, chosen):
-                notes.extend(round_as_karpenter(formula_system) + round_as_karpenter(formula_kube))
+                for part, values in (("systemReserved", formula_system), ("kubeReserved", formula_kube)):
+                    kept = {k: q for k, q in values.items() if (part, k) not in explicit}
+                    both = " and " in formula.fills  # then a note names the map, as the formula's own notes do
+                    notes.extend(f"{part} {n}" if both else n for n in round_as_karpenter(kept))
+                    values.update(kept)
             for k, q in formula_system.items():
                 system[k] = Reserved(q, source)
             for k, q in formula_kube.items():
@@ -630,6 +637,47 @@ def pool_capacity(
         notes=notes,
         _reserved=reserved_totals,
     )
+
+
+def _explicit(spec: ReservationPolicySpec | None) -> dict[tuple[str, str], Quantity]:
+    """The reserved values a policy states itself, by (map, resource): they replace a formula's."""
+    if spec is None:
+        return {}
+    out: dict[tuple[str, str], Quantity] = {}
+    for part, values in (("systemReserved", spec.systemReserved), ("kubeReserved", spec.kubeReserved)):
+        for k, q in (values or {}).items():
+            out[(part, k)] = q
+    return out
+
+
+def formula_notes(formula: FormulaResult, explicit: dict[tuple[str, str], Quantity]) -> list[str]:
+    """The formula's notes as the table shows its values: the steps of a value the policy states itself are
+    replaced, where they were, by one note saying which value the table shows instead and from which field.
+    Cost: O(notes)."""
+    values = {"systemReserved": formula.system_reserved, "kubeReserved": formula.kube_reserved}
+    out: list[str] = []
+    replaced: set[tuple[str, str]] = set()
+
+    def replace(part: str, resource: str) -> None:
+        if (part, resource) in replaced:
+            return
+        replaced.add((part, resource))
+        computed = values[part].get(resource)
+        said = f"{part} {resource}: {explicit[(part, resource)]} from spec.{part}.{resource}"
+        if computed:
+            out.append(f"{said} replaces the {formula.formula} formula's {computed}")
+        else:
+            out.append(f"{said} (the {formula.formula} formula gives none for this pool)")
+
+    for part, resource, note in formula.attributed:
+        if part is not None and resource is not None and (part, resource) in explicit:
+            replace(part, resource)
+        else:
+            out.append(note)
+    for part, resource in explicit:
+        if resource in values[part] and (part, resource) not in replaced:
+            replace(part, resource)
+    return list(dict.fromkeys(out))
 
 
 def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigures:

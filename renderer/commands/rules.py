@@ -7,10 +7,11 @@ import sys
 
 NAME = "rules"
 ORDER = 25
-HELP = "list lint rules, or show the documentation of one (allocatable rules AL201)"
+HELP = "list the finding codes (lint rules, validation, render), or show the documentation of one (rules AL201)"
 DESCRIPTION = (
-    "List every lint rule with its code, default severity and summary, or print the documentation of the rules "
-    "named (what each checks, why it matters, a bad and a good example, the fix). --markdown prints the reference "
+    "List every code the tool reports — validation, the lint rules and the render stage's — with its default "
+    "severity and summary, or print the documentation of the codes named (what each checks, why it matters, a bad "
+    "and a good example, the fix, and whether .allocatable.yaml can configure it). --markdown prints the reference "
     "docs/rules.md is generated from."
 )
 EXIT_CODES = {0: "listed"}
@@ -33,8 +34,8 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from renderer.lint.catalog import catalog
     from renderer.lint.docs import markdown_reference, terminal_doc
+    from renderer.reporters.catalog import catalog
     from renderer.reporters.findings.text import use_colour
 
     infos = catalog()
@@ -56,7 +57,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.output == "json":
         doc = [
-            {"code": i.code, "name": i.name, "severity": i.severity, "group": i.group, "summary": i.summary}
+            {
+                "code": i.code,
+                "name": i.name,
+                "severity": i.severity,
+                "group": i.group,
+                "summary": i.summary,
+                "configurable": i.fixed is None,
+            }
             | ({"doc": i.doc} if args.codes else {})
             for i in chosen
         ]
@@ -78,5 +86,5 @@ def run(args: argparse.Namespace) -> int:
             group = i.group
             sys.stdout.write(f"{group}:\n")
         sys.stdout.write(f"  {i.code}  {i.severity:<7}  {i.name:<{width}}  {i.summary}\n")
-    sys.stdout.write("\nallocatable rules CODE shows what a rule checks, why, an example and the fix.\n")
+    sys.stdout.write("\nallocatable rules CODE shows what a code checks, why, an example and the fix.\n")
     return 0

@@ -30,12 +30,19 @@ def _formula_names() -> tuple[str, ...]:
 
 def register(parser: argparse.ArgumentParser) -> None:
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--formula", metavar="F", choices=_formula_names(), help=f"one of: {', '.join(_formula_names())}")
     which.add_argument(
-        "--policy", metavar="FILE", default=None, help="a ReservationPolicy file: compute its autoSizing (formula or custom)"
+        "--formula", metavar="F", choices=_formula_names(), help=f"one of: {', '.join(_formula_names())}"
+    )
+    which.add_argument(
+        "--policy",
+        metavar="FILE",
+        default=None,
+        help="a ReservationPolicy file: compute its autoSizing (formula or custom)",
     )
     parser.add_argument("--cpus", required=True, metavar="N", help="logical CPUs, e.g. 8 or 3.5")
-    parser.add_argument("--memory", required=True, metavar="Q", help="memory capacity (MemTotal) as a quantity, e.g. 32Gi")
+    parser.add_argument(
+        "--memory", required=True, metavar="Q", help="memory capacity (MemTotal) as a quantity, e.g. 32Gi"
+    )
     parser.add_argument(
         "--machine-memory", metavar="Q", default=None, help="the memory the machine type is sold as (default: --memory)"
     )

@@ -1,22 +1,12 @@
-"""Every code the tool reports, for listings and SARIF: validation codes (AL001-AL006) and the lint rules."""
+"""The codes of validation (AL001-AL006) and of the lint rules, for listings and SARIF (the render stage's codes
+are ``renderer.render.codes``; ``renderer.reporters.catalog`` lists them all)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from renderer.findings import Severity
+from renderer.codes import CodeInfo, group_of
 from renderer.lint.registry import all_rules
 
-
-@dataclass(frozen=True)
-class CodeInfo:
-    code: str
-    name: str
-    severity: Severity
-    summary: str
-    doc: str  # markdown
-    group: str
-
+__all__ = ["VALIDATION_CODES", "VALIDATION_FIXED", "CodeInfo", "catalog", "group_of", "section"]
 
 #: Codes produced by `validate` (and by lint, which validates first). They are errors and cannot be suppressed.
 VALIDATION_CODES: dict[str, tuple[str, str]] = {
@@ -31,11 +21,8 @@ VALIDATION_CODES: dict[str, tuple[str, str]] = {
     "AL006": ("file-problem", "a file-system problem: size limit, symlink leaving the repo, broken symlink"),
 }
 
-GROUPS = {"AL0": "validation", "AL1": "selectors", "AL2": "capacity", "AL3": "kubelet", "AL9": "suppressions"}
-
-
-def group_of(code: str) -> str:
-    return GROUPS.get(code[:3], "other")
+#: Why a validation code cannot be configured in ``.allocatable.yaml`` (nor suppressed by annotation).
+VALIDATION_FIXED = "validation errors stop every command before any rule runs"
 
 
 def catalog() -> dict[str, CodeInfo]:
@@ -46,7 +33,7 @@ def catalog() -> dict[str, CodeInfo]:
             "## Fix\nCorrect the file; `allocatable validate` prints the exact field and what it expects. "
             "Validation errors stop `lint` before any rule runs and cannot be suppressed."
         )
-        out[code] = CodeInfo(code, name, "error", summary, doc, group_of(code))
+        out[code] = CodeInfo(code, name, "error", summary, doc, group_of(code), VALIDATION_FIXED)
     for code, cls in all_rules().items():
         out[code] = CodeInfo(code, cls.name, cls.severity, cls.summary, cls.doc(), group_of(code))
     return dict(sorted(out.items()))

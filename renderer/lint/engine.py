@@ -7,6 +7,8 @@ and the suppression index; finally severities are overridden from ``.allocatable
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from renderer.capacity.model import CapacityModel
 from renderer.findings import CappedFindings, Finding
 from renderer.lint.registry import all_rules
@@ -28,12 +30,25 @@ def run_rules(
     *,
     base_model: CapacityModel | None = None,
     base_ref: str | None = None,
+    other_codes: Mapping[str, str | None] | None = None,
 ) -> list[Finding]:
     """Lint findings (not including validation findings), positions unresolved.
 
-    ``base_model``/``base_ref``: the policy repo at ``--base`` and the revision as the user wrote it."""
+    ``base_model``/``base_ref``: the policy repo at ``--base`` and the revision as the user wrote it.
+    ``other_codes``: the codes of the stages lint does not run (the render stage's), each with why
+    ``.allocatable.yaml`` cannot configure it (None: it can), so AL903 and AL904 know them."""
+    from renderer.lint.catalog import VALIDATION_CODES, VALIDATION_FIXED
+
     rules = all_rules()
-    ctx = LintContext(load=load, model=model, base_model=base_model, known_codes=frozenset(rules), base_ref=base_ref)
+    others = {code: VALIDATION_FIXED for code in VALIDATION_CODES} | dict(other_codes or {})
+    ctx = LintContext(
+        load=load,
+        model=model,
+        base_model=base_model,
+        known_codes=frozenset(rules),
+        other_codes=others,
+        base_ref=base_ref,
+    )
     settings = load.policies.settings
     enabled: dict[str, Rule] = {}
     skipped: set[str] = set()

@@ -49,9 +49,7 @@ def selects_openshift(ctx: LintContext, loaded: object) -> list[PoolCapacity]:
     """The pools ``loaded`` selects whose kubelet is configured through MachineConfigPools (renderer/platforms/)."""
     from renderer import platforms
 
-    return [
-        pc for pc in ctx.model.pools_selected_by(loaded) if platforms.get(pc.pool.platform).machine_config_pools
-    ]
+    return [pc for pc in ctx.model.pools_selected_by(loaded) if platforms.get(pc.pool.platform).machine_config_pools]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -193,12 +191,36 @@ def parse_go_duration(text: str) -> tuple[Decimal | None, str | None]:
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:
-    """The nearest of a small, fixed vocabulary (difflib's ratio: eviction signals, rule codes); for words of the
-    user's own inventory, where "near" must mean one typo, see :class:`OneEdit`."""
-    import difflib
+    """``renderer.suggest.closest``: the choice ``word`` is most likely a typo of, or None. For words of the user's
+    own inventory, where "near" must mean one typo, see :class:`OneEdit`."""
+    from renderer.suggest import closest as guess
 
-    got = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return got[0] if got else None
+    return guess(word, choices)
+
+
+def closest_code(code: str, codes: Iterable[str]) -> str | None:
+    """What ``code`` is most likely a typo of, as a hint's words: the codes with two neighbouring digits swapped
+    (``AL230`` → ``AL203`` or ``AL320``), else those with one digit different, when at most two are that close;
+    None otherwise (a guess among many would mislead). Cost: O(codes)."""
+    code = code.upper()
+    swapped: list[str] = []
+    one_off: list[str] = []
+    for known in sorted(codes):
+        if len(known) != len(code) or known == code:
+            continue
+        diff = [i for i, (a, b) in enumerate(zip(code, known, strict=True)) if a != b]
+        if len(diff) == 1:
+            one_off.append(known)
+        elif (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and (code[diff[0]], code[diff[1]]) == (known[diff[1]], known[diff[0]])
+        ):
+            swapped.append(known)
+    found = swapped or one_off
+    if not found or len(found) > 2:
+        return None
+    return " or ".join(f'"{c}"' for c in found)
 
 
 def within_one_edit(a: str, b: str) -> bool:
@@ -332,16 +354,20 @@ def blame_capacity(pc: PoolCapacity, resource: str, *, percent_first: bool) -> B
 
 
 def reservation_breakdown(pc: PoolCapacity, resource: str, *, hugepages: bool = True) -> str:
-    parts = []
+    """``systemReserved 30Gi + kubeReserved 4Gi + hard eviction 0.10Gi``: the parts in one unit (renderer.units)."""
+    from renderer.units import column
+
+    parts: list[tuple[str, Quantity]] = []
     for label, part in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved)):
         if resource in part:
-            parts.append(f"{label} {part[resource].quantity}")
+            parts.append((label, part[resource].quantity))
     ev = pc.eviction_reserved.get(resource)
     if ev is not None and not ev.is_zero():
-        parts.append(f"hard eviction {ev}")
+        parts.append(("hard eviction", ev))
     if hugepages and resource == "memory" and not pc.hugepages.is_zero():
-        parts.append(f"hugepages {pc.hugepages}")
-    return " + ".join(parts) if parts else "nothing reserved"
+        parts.append(("hugepages", pc.hugepages))
+    shown = column([q for _, q in parts], resource)
+    return " + ".join(f"{label} {text}" for (label, _), text in zip(parts, shown, strict=True)) or "nothing reserved"
 
 
 def enforcements(policy: ReservationPolicy) -> tuple[list[str], FieldPath] | None:

@@ -15,10 +15,11 @@ that way.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from renderer.codes import DOC_HEADINGS
 from renderer.findings import FieldPath, Finding, Severity, SourceRef
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from renderer.validation.load import LoadResult
 
 Phase = Literal["model", "after"]
-DOC_HEADINGS: tuple[str, ...] = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix")
+__all__ = ["DOC_HEADINGS", "LintContext", "LintFinding", "Phase", "Rule", "register"]
 
 
 @dataclass(slots=True)
@@ -45,6 +46,9 @@ class LintContext:
     base_model: CapacityModel | None = None  # the policy repo at --base, when given
     suppressions: SuppressionIndex | None = None  # set by the engine before the "after" phase
     known_codes: frozenset[str] = frozenset()  # every rule code, set by the engine (rules cannot import the registry)
+    #: The codes other stages report (validation, render), each with why ``.allocatable.yaml`` cannot configure it
+    #: (None: it can); set by the engine.
+    other_codes: Mapping[str, str | None] = field(default_factory=dict)
     base_ref: str | None = None  # the --base revision as the user wrote it
     skipped_rules: frozenset[str] = frozenset()  # rules turned off or not applicable, set by the engine
 

@@ -157,10 +157,10 @@ def kubelet_field_problem(name: str) -> str | None:
     if name in ("apiVersion", "kind"):
         return f'"{name}" is set by the renderer; remove it from spec.kubelet'
     if name not in KUBELET_CONFIGURATION_FIELDS:
-        import difflib  # only for a misspelt name
+        from renderer.suggest import closest  # only for a misspelt name
 
-        close = difflib.get_close_matches(name, sorted(KUBELET_CONFIGURATION_FIELDS), n=1, cutoff=0.75)
-        hint = f'; did you mean "{close[0]}"?' if close else ""
+        close = closest(name, sorted(KUBELET_CONFIGURATION_FIELDS))
+        hint = f'; did you mean "{close}"?' if close else ""
         return f'"{name}" is not a KubeletConfiguration (kubelet.config.k8s.io/v1beta1) field{hint}'
     return None
 

@@ -227,13 +227,9 @@ def default_for(pool: PoolView, settings: Settings) -> Default | None:
 
 def _suggestion(value: str, choices: list[str]) -> str | None:
     """The choice a misspelt value most likely meant: the same in another case, else a close spelling."""
-    import difflib
+    from renderer.suggest import closest
 
-    folded = [c for c in choices if c.lower() == value.lower()]
-    if folded:
-        return folded[0]
-    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
-    return close[0] if close else None
+    return closest(value, choices)
 
 
 def check_platform_name(name: str) -> str:

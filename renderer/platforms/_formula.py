@@ -268,6 +268,9 @@ class FormulaResult:
     eviction_hard: dict[str, str]
     notes: tuple[str, ...]
     spec: Formula | None = None
+    #: ``notes`` again, each with the value it explains: (part, resource, note), or (None, None, note) for a note
+    #: about the formula as a whole, so a view can drop the notes of a value something else replaced.
+    attributed: tuple[tuple[str | None, str | None, str], ...] = ()
 
 
 # ----------------------------------------------------------------------------------------------------

@@ -14,8 +14,9 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from renderer.capacity.deliveries import apis
+from renderer.render.codes import FieldNotDeliverable, NothingToDeliver, NotRenderable
 from renderer.render.delivered import delivered_pools
-from renderer.render.target import FIELD_NOT_DELIVERABLE, NOT_RENDERABLE, NOTHING_TO_DELIVER, Output, RenderContext
+from renderer.render.target import Output, RenderContext
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -40,8 +41,7 @@ def render_api(
         translation = module.translate(pc, settings)
         for message, where in translation.unrenderable:
             ctx.report(
-                NOT_RENDERABLE,
-                "error",
+                NotRenderable,
                 f"{'.'.join(str(p) for p in where)}: {message}",
                 policy.source,
                 policy.ref,
@@ -49,24 +49,22 @@ def render_api(
             )
         for p in translation.problems:
             ctx.report(
-                FIELD_NOT_DELIVERABLE,
-                p.severity,
+                FieldNotDeliverable,
                 f"{pc.pool.ref}: {p.message}",
                 policy.source,
                 policy.ref,
                 p.field_path,
                 hint=p.hint,
+                severity=p.severity,
             )
         if translation.document is None:
             ctx.report(
-                NOTHING_TO_DELIVER,
-                "warning",
-                f"{pc.pool.ref}: nothing in {policy.ref} has a place in {translation.api}, so no file is rendered for "
-                "the pool (its nodes keep the platform's values)",
+                NothingToDeliver,
+                f"{pc.pool.ref}: nothing in {policy.ref} has a place in {translation.api}: no file rendered",
                 pc.pool.source,
                 pc.pool.ref,
                 ("spec", "delivery"),
-                hint="remove spec.delivery, or select the pool with a policy that sets what the API takes",
+                hint="remove spec.delivery, or set what the API takes",
             )
             continue
         outputs.append(

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from renderer.render.codes import FormulaNotDeliverable, PoolsSharingObjectDisagree
 from renderer.render.compare import first_difference
-from renderer.render.target import FORMULA_NOT_DELIVERABLE, POOLS_SHARING_OBJECT_DISAGREE, RenderContext
+from renderer.render.target import RenderContext
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -62,10 +63,8 @@ def agree(ctx: RenderContext, shared: str, configs: list[PoolConfig], *, sized_h
         formula = first.sized.get(path) or other.sized.get(path)
         if formula is not None:
             ctx.report(
-                FORMULA_NOT_DELIVERABLE,
-                "error",
-                f"{a.ref} and {b.ref} share {shared}, but formula {formula} gives them different values ({detail}): "
-                "the object holds one value for every node built from it",
+                FormulaNotDeliverable,
+                f"{a.ref} and {b.ref} share {shared}, but formula {formula} gives them different values ({detail})",
                 b.source,
                 b.ref,
                 ("spec", "delivery"),
@@ -73,10 +72,8 @@ def agree(ctx: RenderContext, shared: str, configs: list[PoolConfig], *, sized_h
             )
         else:
             ctx.report(
-                POOLS_SHARING_OBJECT_DISAGREE,
-                "error",
-                f"{a.ref} and {b.ref} share {shared} but would render different kubelet settings ({detail}); "
-                f"{shared} holds one configuration for every node built from it",
+                PoolsSharingObjectDisagree,
+                f"{a.ref} and {b.ref} share {shared} but would render different kubelet settings ({detail})",
                 b.source,
                 b.ref,
                 ("spec", "delivery"),

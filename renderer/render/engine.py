@@ -131,7 +131,7 @@ def build(load: LoadResult, model: CapacityModel, targets: list[str] | None = No
             raise RuntimeError(f"two render targets produce {out.path}")
         files[out.path] = _serialise(out, w)
     findings = [*ctx.findings, *_name_findings(load, ctx.outputs)]
-    result = RenderResult(files=files, outputs=ctx.outputs, findings=_unique(findings), targets=names)
+    result = RenderResult(files=files, outputs=ctx.outputs, findings=configured(load, _unique(findings)), targets=names)
     result.delivered = _delivered(ctx, delivering)
     return result
 
@@ -145,6 +145,29 @@ def _delivered(ctx: RenderContext, outputs: list[tuple[str, Output]]) -> dict[st
         refs = tuple(dict.fromkeys(by_source[s] for s in o.sources if s in by_source))
         if refs:
             out[o.path] = Delivered(target, refs)
+    return out
+
+
+def configured(load: LoadResult, findings: list[Finding]) -> list[Finding]:
+    """The render findings as ``rules:`` in ``.allocatable.yaml`` sets them, as lint does for its rules: a code
+    switched off is dropped, another severity applies. Codes whose ``fixed`` says why they cannot be configured
+    keep theirs (lint reports such an entry, AL904, and render does not run then). Cost: O(findings)."""
+    from renderer.render.codes import all_codes
+
+    rules = load.policies.settings.rules
+    if not rules:
+        return findings
+    codes = all_codes()
+    out: list[Finding] = []
+    for f in findings:
+        cfg = rules.get(f.code)
+        code = codes.get(f.code)
+        if cfg is None or code is None or code.fixed is not None:
+            out.append(f)
+        elif cfg.enabled:
+            if cfg.severity is not None:
+                f.severity = cfg.severity
+            out.append(f)
     return out
 
 
@@ -172,7 +195,7 @@ def _name_findings(load: LoadResult, outputs: list[Output]) -> list[Finding]:
     written. Cost: O(outputs × path components); the owner is looked up only for a name that is too long."""
     from pathlib import PurePosixPath
 
-    from renderer.render.target import NOT_RENDERABLE
+    from renderer.render.codes import NotRenderable
     from renderer.safepath import name_problem
 
     out: list[Finding] = []
@@ -191,7 +214,7 @@ def _name_findings(load: LoadResult, outputs: list[Output]) -> list[Finding]:
             name, source, ref = max(named, key=lambda owner: len(owner[0]))
             out.append(
                 Finding(
-                    code=NOT_RENDERABLE,
+                    code=NotRenderable.code,
                     severity="error",
                     message=f"the rendered file {o.path} cannot be written: {problem}",
                     path=source.path,

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from renderer.render.target import PLATFORM_DEFAULT_KEPT, RenderContext
+from renderer.render.codes import PlatformDefaultKept
+from renderer.render.target import RenderContext
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -40,10 +41,8 @@ def report_kept_defaults(
         if missing:
             keys = ", ".join(f"kubeReserved.{k}" for k in missing)
             ctx.report(
-                PLATFORM_DEFAULT_KEPT,
-                "warning",
-                f"{keys} not set in {subject}: the node keeps nodeadm's own value (the kubelet merges drop-in maps "
-                "key by key), which explain does not count",
+                PlatformDefaultKept,
+                f"{keys} not set in {subject}: nodes keep nodeadm's value, which explain does not count",
                 policy.source,
                 policy.ref,
                 ("spec", "kubeReserved")
@@ -51,7 +50,7 @@ def report_kept_defaults(
                 else ("spec", "autoSizing")
                 if spec.autoSizing is not None
                 else ("spec",),
-                hint="set every key of kubeReserved (cpu, memory, ephemeral-storage), or use autoSizing formula eks",
+                hint="set every kubeReserved key, or use autoSizing.formula eks",
             )
     eviction = kubelet.get("evictionHard")
     if eviction is not None:
@@ -59,10 +58,9 @@ def report_kept_defaults(
         if kept:
             signals = ", ".join(f"{s}<{NODEADM_EVICTION_HARD[s]}" for s in kept)
             ctx.report(
-                PLATFORM_DEFAULT_KEPT,
-                "warning",
-                f"evictionHard in {subject} leaves out {', '.join(kept)}: the node keeps nodeadm's {signals} (drop-in "
-                "maps merge key by key), which explain does not count",
+                PlatformDefaultKept,
+                f"evictionHard in {subject} leaves out {', '.join(kept)}: nodes keep nodeadm's {signals}, which "
+                "explain does not count",
                 policy.source,
                 policy.ref,
                 ("spec", "evictionHard") if spec.evictionHard is not None else ("spec", "autoSizing"),

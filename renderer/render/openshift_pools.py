@@ -22,15 +22,15 @@ from renderer.capacity.openshift_sizing import (
 )
 from renderer.models.record import field_names
 from renderer.models.reservationpolicy import ReservationPolicySpec
-from renderer.render.compare import first_difference
-from renderer.render.target import (
-    AUTO_SIZING_WITH_SYSTEM_RESERVED,
-    NO_MACHINE_CONFIG_POOL,
-    NOT_RENDERABLE,
-    PLATFORM_OWNED_FIELD,
-    POOLS_DISAGREE,
-    RenderContext,
+from renderer.render.codes import (
+    AutoSizingWithSystemReserved,
+    NoMachineConfigPool,
+    NotRenderable,
+    PlatformOwnedField,
+    PoolsDisagree,
 )
+from renderer.render.compare import first_difference
+from renderer.render.target import RenderContext
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -45,6 +45,8 @@ MCO_OWNED_FIELDS = (
     "memorySwap",
     "staticPodPath",
 )
+
+
 def _node_sources() -> tuple[str, ...]:
     return tuple(f"formula:{f}" for f in node_computed_formulas())
 
@@ -81,7 +83,7 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
     spec = policy.model.spec
     plan = sizing_plan(pc.pool, policy.model)
     assert plan is not None
-    problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+    problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
     fields = kubelet_fields(pc, spec, problem, system_reserved=False, formula_eviction=not plan.auto_sizing)
     # systemReserved: never what an OpenShift formula computes (the node computes it), only explicit values or
     # what another platform's formula fills in.
@@ -93,39 +95,33 @@ def _kubeletconfig_spec(ctx: RenderContext, pc: PoolCapacity, mcp: str) -> tuple
             del fields[name]
             where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
-                PLATFORM_OWNED_FIELD,
-                "warning",
-                f"{name} is left out of the KubeletConfig of MachineConfigPool {mcp}: the Machine Config Operator "
-                "sets it itself and rejects a KubeletConfig that does",
+                PlatformOwnedField,
+                f"{name} left out of the KubeletConfig of MachineConfigPool {mcp}: the Machine Config Operator owns it",
                 policy.source,
                 policy.ref,
                 where,
-                hint=f"remove {'.'.join(where[1:])} from the policy, or select only non-OpenShift pools with it",
+                hint=f"remove {'.'.join(where[1:])} from the policy of OpenShift pools",
             )
     fallback = (spec.autoSizing.fallback or {}) if spec.autoSizing is not None else {}
     for key in sorted(set(fallback) - set(ENV_KEYS)):
         ctx.report(
-            NOT_RENDERABLE,
-            "error",
-            f"auto-sizing fallback {key!r} cannot be rendered: the node-sizing env file has SYSTEM_RESERVED_CPU, "
-            "_MEMORY and _ES only (keys cpu, memory, ephemeral-storage)",
+            NotRenderable,
+            f"auto-sizing fallback {key!r} has no place in the node-sizing env file (cpu, memory, "
+            "ephemeral-storage only)",
             policy.source,
             policy.ref,
             ("spec", "autoSizing", "fallback", key),
-            hint="remove it, or reserve it with systemReserved on a policy without auto sizing",
+            hint="remove it",
         )
     if plan.auto_sizing_reserved and any(k in sr for k in ENV_KEYS):
         ctx.report(
-            AUTO_SIZING_WITH_SYSTEM_RESERVED,
-            "error",
-            f"auto sizing (formula {spec.autoSizing.formula if spec.autoSizing else ''}) and systemReserved "
-            f"{', '.join(k for k in ENV_KEYS if k in sr)} cannot be rendered together for MachineConfigPool {mcp}: "
-            'the Machine Config Operator rejects the KubeletConfig ("autoSizingReserved and systemdReserved cannot '
-            'be set together")',
+            AutoSizingWithSystemReserved,
+            f"auto sizing and systemReserved {', '.join(k for k in ENV_KEYS if k in sr)} for MachineConfigPool {mcp}: "
+            '"autoSizingReserved and systemdReserved cannot be set together"',
             policy.source,
             policy.ref,
             ("spec", "systemReserved"),
-            hint="drop systemReserved cpu/memory/ephemeral-storage, or set them as autoSizing.fallback",
+            hint="move systemReserved cpu/memory/ephemeral-storage to autoSizing.fallback",
         )
     out: dict[str, Any] = {}
     if plan.auto_sizing_reserved:
@@ -164,8 +160,7 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
         if mcp is None:
             if pc.policy is not None:
                 ctx.report(
-                    NO_MACHINE_CONFIG_POOL,
-                    "warning",
+                    NoMachineConfigPool,
                     f"OpenShift pool {pool.name} names no MachineConfigPool, so nothing is rendered for it",
                     pool.source,
                     pool.ref,
@@ -179,8 +174,7 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
             check_dns_label(mcp)
         except ValueError:
             ctx.report(
-                NOT_RENDERABLE,
-                "error",
+                NotRenderable,
                 f"MachineConfigPool name {mcp!r} of {pool.ref} cannot be used in object names (not a DNS-1123 label)",
                 pool.source,
                 pool.ref,
@@ -204,16 +198,14 @@ def openshift_pools(ctx: RenderContext) -> list[McpRender]:
                 agreed = False
                 pool = other.pc.pool
                 ctx.report(
-                    POOLS_DISAGREE,
-                    "error",
-                    f"{first.pc.pool.ref} and {pool.ref} are both in MachineConfigPool {mcp} but would render "
-                    f"different configurations ({first_difference(a, b)}); a MachineConfigPool has one kubelet "
-                    "configuration",
+                    PoolsDisagree,
+                    f"{first.pc.pool.ref} and {pool.ref} in MachineConfigPool {mcp} would render different kubelet "
+                    f"configurations ({first_difference(a, b)})",
                     pool.source,
                     pool.ref,
                     ("spec", "machineConfigPool") if pool.origin == "NodePool" else ("metadata", "labels"),
-                    hint="select the pools of one MachineConfigPool with the same ReservationPolicy and give them "
-                    "settings that do not depend on the node size, or move them to separate MachineConfigPools",
+                    hint="one ReservationPolicy with size-independent settings per MachineConfigPool, or separate "
+                    "MachineConfigPools",
                 )
         if not agreed or (first.kubeletconfig is None and first.machineconfig_env is None):
             continue

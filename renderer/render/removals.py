@@ -23,14 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from renderer.findings import Finding, Severity
-from renderer.render.target import DELIVERED_FILE_REMOVED, Delivered
+from renderer.render.codes import DeliveredFileRemoved, NoKubeletFile, NoMachineConfigPool, NothingToDeliver
+from renderer.render.target import Delivered
 
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel, PoolCapacity
     from renderer.render.engine import RenderResult
 
 #: Render findings that say why a pool gets no file (the cause an error names).
-_NO_FILE_CODES = ("AL806", "AL812", "AL813")
+_NO_FILE_CODES = (NoMachineConfigPool.code, NoKubeletFile.code, NothingToDeliver.code)
 
 
 def removal_findings(
@@ -119,7 +120,7 @@ def _cause(pc: PoolCapacity, code: str | None, target: str, selected: list[str])
 
 def _at_pool(pc: PoolCapacity, severity: Severity, message: str, hint: str) -> Finding:
     return Finding(
-        code=DELIVERED_FILE_REMOVED,
+        code=DeliveredFileRemoved.code,
         severity=severity,
         message=message,
         path=pc.pool.source.path,
@@ -132,7 +133,7 @@ def _at_pool(pc: PoolCapacity, severity: Severity, message: str, hint: str) -> F
 
 def _at_file(shown: str, severity: Severity, message: str, hint: str | None) -> Finding:
     return Finding(
-        code=DELIVERED_FILE_REMOVED,
+        code=DeliveredFileRemoved.code,
         severity=severity,
         message=message,
         path=shown,

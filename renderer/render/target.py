@@ -1,6 +1,6 @@
-"""What a render target is: the :class:`Target` base, its :class:`RenderContext`, the :class:`Output` it returns,
-``@register`` and the codes of the findings the render stage reports itself. Targets import this module; the engine
-(``renderer.render.engine``) finds the targets and runs them.
+"""What a render target is: the :class:`Target` base, its :class:`RenderContext`, the :class:`Output` it returns
+and ``@register`` (the codes of the findings the render stage reports are ``renderer.render.codes``). Targets import
+this module; the engine (``renderer.render.engine``) finds the targets and runs them.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from renderer.findings import FieldPath, Finding, Severity, SourceRef
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel, PoolCapacity
     from renderer.models.settings import RenderSettings
+    from renderer.render.codes import RenderCode
     from renderer.validation.load import LoadResult
 
 MANAGED_BY = {"app.kubernetes.io/managed-by": "allocatable"}
@@ -87,18 +88,19 @@ class RenderContext:
 
     def report(
         self,
-        code: str,
-        severity: Severity,
+        code: type[RenderCode],
         message: str,
         source: SourceRef,
         obj: str | None,
         field_path: FieldPath = (),
         hint: str | None = None,
+        severity: Severity | None = None,
     ) -> None:
+        """A finding of ``code`` (``renderer.render.codes``), at its own severity unless ``severity`` says."""
         self.findings.append(
             Finding(
-                code=code,
-                severity=severity,
+                code=code.code,
+                severity=severity or code.severity,
                 message=message,
                 path=source.path,
                 object=obj,
@@ -108,13 +110,11 @@ class RenderContext:
             )
         )
 
-    def reporter(
-        self, code: str, severity: Severity, source: SourceRef, obj: str | None
-    ) -> Callable[[str, FieldPath], None]:
+    def reporter(self, code: type[RenderCode], source: SourceRef, obj: str | None) -> Callable[[str, FieldPath], None]:
         """A callback reporting problems at field paths of one object (the message is prefixed with the path)."""
 
         def problem(message: str, where: FieldPath) -> None:
-            self.report(code, severity, f"{'.'.join(str(p) for p in where)}: {message}", source, obj, where)
+            self.report(code, f"{'.'.join(str(p) for p in where)}: {message}", source, obj, where)
 
         return problem
 
@@ -142,20 +142,3 @@ def register(cls: type[Target]) -> type[Target]:
         raise RuntimeError(f"render target {cls.name} registered twice")
     TARGETS[cls.name] = cls
     return cls
-
-
-# Codes of the findings the render stage reports itself (lint and validation have their own ranges).
-POOLS_DISAGREE = "AL801"  # NodePools in one MachineConfigPool would render different configurations
-SELECTOR_NOT_EXPRESSIBLE = "AL802"  # a CommitClass selector has no Koordinator label-selector equivalent
-PLATFORM_OWNED_FIELD = "AL803"  # a field the Machine Config Operator owns is left out of a KubeletConfig
-AUTO_SIZING_WITH_SYSTEM_RESERVED = "AL804"  # autoSizingReserved and systemReserved cannot be set together
-NOT_RENDERABLE = "AL805"  # a value cannot be rendered (type, key)
-NO_MACHINE_CONFIG_POOL = "AL806"  # an OpenShift pool names no MachineConfigPool; nothing is rendered for it
-POOLS_SHARING_OBJECT_DISAGREE = "AL807"  # pools delivered through one EC2NodeClass/KubeadmConfigTemplate disagree
-FORMULA_NOT_DELIVERABLE = "AL808"  # a formula's values differ by node size and the delivery cannot carry that
-FIELD_NOT_DELIVERABLE = "AL809"  # a kubelet setting has no form in the delivery object (left out or refused)
-PLATFORM_DEFAULT_KEPT = "AL810"  # nodeadm/Karpenter keep their own value for a key the policy leaves unset
-ROLLOUT_NOT_TRIGGERED = "AL811"  # a Cluster API template change that no MachineDeployment is re-pointed to
-NO_KUBELET_FILE = "AL812"  # the pool's platform reads no KubeletConfiguration file and the pool names no delivery
-NOTHING_TO_DELIVER = "AL813"  # nothing in the pool's policy has a place in its delivery API: no file rendered
-DELIVERED_FILE_REMOVED = "AL814"  # a render would remove a file that delivered a pool's kubelet settings

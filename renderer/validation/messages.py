@@ -3,15 +3,39 @@
 from __future__ import annotations
 
 import datetime
-import difflib
 import types
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
 from renderer.models.schema.common import NodeSelectorRequirement, NodeSelectorTerm
+from renderer.suggest import closest
 
 Loc = tuple[int | str, ...]
+
+#: What to say about a field every Kubernetes object may carry (ObjectMeta, and status: kubernetes/apimachinery
+#: pkg/apis/meta/v1/types.go) but a policy has no use for — instead of guessing at a field name it resembles.
+_SERVER_SET = (
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "selfLink",
+    "managedFields",
+)
+KUBERNETES_FIELDS: dict[Loc, str] = {
+    ("metadata", "namespace"): "these objects are cluster-scoped, like Nodes: remove metadata.namespace",
+    ("metadata", "generateName"): "a policy is referred to by a fixed name: write metadata.name instead",
+    ("metadata", "ownerReferences"): "allocatable reads only name, labels and annotations: remove it",
+    ("metadata", "finalizers"): "allocatable reads only name, labels and annotations: remove it",
+    **{
+        ("metadata", f): f"the API server sets metadata.{f} on stored objects (kubectl get -o yaml): remove it"
+        for f in _SERVER_SET
+    },
+    ("status",): "the API server reports status; a policy file has none: remove it",
+}
 
 
 def _unwrap(tp: Any) -> Any:
@@ -88,12 +112,10 @@ def _where(loc: Loc) -> str:
 
 def did_you_mean(value: str, choices: list[str]) -> str | None:
     """``did you mean "In"?`` for a value that differs from one choice only in case (``in``, ``CPU``, ``EKS``,
-    ``Commitclass``) or is a close misspelling of one; None otherwise. Cost: O(choices × length)."""
-    folded = [c for c in choices if c.casefold() == value.casefold()]
-    if len(folded) == 1:
-        return f'did you mean "{folded[0]}"?'
-    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
-    return f'did you mean "{close[0]}"?' if close else None
+    ``Commitclass``) or is a close misspelling of one (``renderer.suggest.closest``); None otherwise.
+    Cost: O(choices × length²)."""
+    close = closest(value, choices)
+    return f'did you mean "{close}"?' if close else None
 
 
 def without_follow_ons(errors: list[Any]) -> list[Any]:
@@ -148,16 +170,16 @@ def translate(root: type[BaseModel], error: Any) -> tuple[Loc, str, str | None, 
         if parent is NodeSelectorTerm:
             where = f"a node selector term ({where})"
         msg = f'field "{name}" is not allowed in {where}'
-        if allowed:
-            msg += f"; allowed: {', '.join(allowed)}"
         if parent is NodeSelectorTerm and name in NodeSelectorRequirement.model_fields:
             hint = f'move "{name}" into the matchExpressions item above: indent it to line up with "key:"'
         elif name == "nodes" and loc[:-1] == ("spec",):
             hint = "the proposal's spec.nodes.nodeSelectorTerms is written spec.selector: a list of node selector terms"
-        elif name == "namespace" and loc[:-1] == ("metadata",):
-            hint = "these objects are cluster-scoped, like Nodes: remove metadata.namespace"
+        elif tuple(loc) in KUBERNETES_FIELDS:
+            hint = KUBERNETES_FIELDS[tuple(loc)]
         else:
             hint = did_you_mean(name, allowed)
+        if allowed and hint is None:  # the fields to choose from, when no one field is the obvious fix
+            msg += f"; allowed: {', '.join(allowed)}"
         return loc, msg, hint, True
 
     if etype == "missing":

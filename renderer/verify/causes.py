@@ -19,7 +19,7 @@ from decimal import Decimal
 
 from renderer import platforms
 from renderer.capacity.eviction import threshold_bytes
-from renderer.capacity.formulas import GIB, MIB, Formula
+from renderer.capacity.formulas import GIB, Formula
 from renderer.capacity.karpenter import expressible, rounded_up
 from renderer.capacity.model import EVICTION_RESOURCE, PoolCapacity, commit_value, pool_capacity
 from renderer.models.inventory import Pool, with_platform
@@ -28,6 +28,7 @@ from renderer.models.record import replace as replace_fields
 from renderer.models.settings import MachineType, Settings
 from renderer.platforms import Default
 from renderer.quantity import Quantity
+from renderer.units import readable
 
 __all__ = ["CAUSES", "Situation", "delta_text", "explain", "register"]
 
@@ -120,15 +121,9 @@ def register(cause: Cause) -> Cause:
 
 
 def _human(q: Quantity, resource: str) -> str:
-    """A quantity as people write it: cpu in cores or m, bytes in Gi/Mi/Ki when whole."""
-    if resource in ("cpu", "pods"):
-        return str(q)
-    n = abs(q.int_value())
-    sign = "-" if q.is_negative() else ""
-    for unit, size in (("Gi", GIB), ("Mi", MIB), ("Ki", 1024)):
-        if n and n % size == 0:
-            return f"{sign}{n // size}{unit}"
-    return str(q)
+    """A quantity for reading (``renderer.units``): cpu in cores, bytes in their largest unit."""
+    text = readable(q, resource)
+    return f"{text} cores" if resource == "cpu" else text
 
 
 def delta_text(s: Situation) -> str:

@@ -55,28 +55,40 @@ def _columns(text: str) -> dict[str, list[str]]:
     return out
 
 
-def test_one_form_per_resource_column() -> None:
+def test_one_unit_per_column() -> None:
     text = run_cli("explain", str(POLICIES)).stdout
     cols = _columns(text)
     assert set(cols) == {"cpu (cores)", "memory", "ephemeral-storage", "pods"}
     for cell in cols["cpu (cores)"]:  # cpu always in cores: no millicores, no quantity suffixes, no percentages
         assert re.fullmatch(r"\d+(\.\d{1,3})?%?|-", cell), cell
     for resource in ("memory", "ephemeral-storage"):
-        for cell in cols[resource]:  # a canonical quantity, plus its reading in GiB unless it is whole Gi already
-            assert re.fullmatch(r"-|0|\d+(Ki|Mi)? \(\d+\.\d\dGi\)|\d+Gi|\d+%", cell), (resource, cell)
-    assert "≈" not in text
+        for cell in cols[resource]:  # node-sized bytes: Gi, two decimals unless whole (docs/cli.md#units)
+            assert re.fullmatch(r"-|0|\d+(\.\d\d)?Gi|\d+%", cell), (resource, cell)
+    assert "Ki" not in "".join(cols["memory"] + cols["ephemeral-storage"])
 
 
 def test_explain_values_against_the_policies() -> None:
     text = run_cli("explain", str(POLICIES), "--pool", "eks-general-purpose").stdout
     # eks.yaml: capacity cpu "8", memory 32386524Ki; eks-static reserves 100m + 110m cpu, 100Mi + 893Mi memory;
     # evictionHard memory.available 100Mi; general-purpose-burst: cpu 150%.
-    assert "  capacity        8            32386524Ki (30.89Gi)" in text
-    assert "  systemReserved  0.1          100Mi (0.10Gi)" in text
-    assert "  allocatable     7.79         31267292Ki (29.82Gi)" in text  # 8 − 0.21; 32386524Ki − 1093Mi
+    # 32386524Ki = 30.886 GiB; 100Mi = 0.098 GiB; 32386524Ki − 1093Mi = 31267292Ki = 29.819 GiB.
+    assert "  capacity        8            30.89Gi " in text
+    assert "  systemReserved  0.1          0.10Gi " in text
+    assert "  allocatable     7.79         29.82Gi " in text  # 8 − 0.21
     assert "  committed       11.685       " in text  # 7.79 × 150%
     assert "  cluster (×12)   140.22       " in text
     assert "  reserved from:       systemReserved explicit; kubeReserved explicit\n" in text
+
+
+def test_the_exact_lines_are_what_the_kubelet_writes() -> None:
+    """What ``kubectl describe node`` compares with: the canonical quantities of -o json, for every pool."""
+    text = run_cli("explain", str(POLICIES)).stdout
+    pools = json.loads(run_cli("explain", str(POLICIES), "-o", "json").stdout)["pools"]
+    blocks = text.split("\n\n")
+    for pool, block in zip(pools, blocks, strict=False):
+        for label, key in (("capacity", "capacity"), ("allocatable", "allocatable")):
+            shown = [f"{r} {pool[key][r]}" for r in ("memory", "ephemeral-storage") if r in pool[key]]
+            assert f"  {'exact ' + label + ':':<20} {', '.join(shown)}\n" in block + "\n", (pool["name"], block)
 
 
 def test_same_resource_order_in_tables_totals_and_json() -> None:
@@ -115,9 +127,10 @@ def test_totals_are_a_table_in_pool_order(tmp_path: Path) -> None:
     totals = text.split("Totals: 1 pool, 3 nodes\n", 1)[1]
     # 3 nodes of 4 cores, 16Gi, 100Gi, 110 pods; kubelet default eviction 100Mi memory, 10% nodefs; cpu 200%.
     # nodefs 10% as the kubelet holds it (float32 0.1): 107374182400 x 0.100000001490116 = 10737418400 per node.
+    # 3 × (16Gi − 100Mi) = 48852Mi = 47.707 GiB; 3 × (100Gi − 10737418400) = 289910292000 bytes = 269.9999 GiB.
     assert totals.splitlines()[:4] == [
-        "               cpu (cores)  memory             ephemeral-storage        pods",
-        "  capacity     12           48Gi               300Gi                    330",
-        "  allocatable  12           48852Mi (47.71Gi)  289910292000 (270.00Gi)  330",
-        "  committed    24           48852Mi (47.71Gi)  289910292000 (270.00Gi)  330",
+        "               cpu (cores)  memory   ephemeral-storage  pods",
+        "  capacity     12           48Gi     300Gi              330",
+        "  allocatable  12           47.71Gi  270.00Gi           330",
+        "  committed    24           47.71Gi  270.00Gi           330",
     ]

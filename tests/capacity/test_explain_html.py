@@ -104,11 +104,34 @@ def test_bars_are_accessible_and_the_numbers_are_text() -> None:
             assert ref in page.ids
     assert page.rects > 0 and page.titled_rects == page.rects, "every bar segment has a <title>"
     text = "".join(page.text)
-    # the values a reader needs, as text: eks-general-purpose allocatable and committed cpu, memory in Ki and GiB
-    assert "31267292Ki (29.82Gi)" in text and "11.685" in text and "140.22" in text
+    # the values a reader needs, as text: eks-general-purpose allocatable and committed cpu, memory in GiB, and
+    # exactly as the kubelet writes it
+    assert "29.82Gi" in text and "memory 31267292Ki" in text and "11.685" in text and "140.22" in text
     for label in ("system-reserved", "kube-reserved", "hard eviction", "allocatable", "commit-class amplification"):
         assert label in text  # the legend names every segment; colour is not the only carrier
     assert 'class="seg seg-amplified"' in html and 'class="seg seg-held"' in html  # over- and under-commit shown
+
+
+def test_each_pool_has_its_runtime_class_overhead() -> None:
+    # The same figures as -o text and -o json: gvisor (podFixed cpu 100m, memory 64Mi) on eks-general-purpose,
+    # 11.685 committed cores / 100m = 116 pods by cpu (floored); runc has no overhead.
+    html = _html(str(POLICIES), "--pool", "eks-general-purpose")
+    section = html.split("RuntimeClasses that can run here", 1)[1].split("</table>", 1)[0]
+    rows = [r for r in section.split("<tr>")[2:]]
+    (pool,) = json.loads(run_cli("explain", str(POLICIES), "--pool", "eks-general-purpose", "-o", "json").stdout)[
+        "pools"
+    ]
+    assert len(rows) == len(pool["runtimeClasses"]) == 2
+    assert (
+        '<th scope="row">gvisor</th><td>runsc</td><td>cpu 100m, memory 64Mi</td><td>116 by cpu, 477 by memory'
+        in section
+    )
+    assert '<th scope="row">runc</th><td>runc</td><td>no overhead</td>' in section
+    every = _html(str(POLICIES))
+    with_classes = [
+        p for p in json.loads(run_cli("explain", str(POLICIES), "-o", "json").stdout)["pools"] if p["runtimeClasses"]
+    ]
+    assert every.count("RuntimeClasses that can run here") == len(with_classes)
 
 
 def test_amplification_is_drawn_beyond_the_capacity_marker() -> None:

@@ -222,10 +222,11 @@ def test_explain_unknown_pool() -> None:
 
 
 def test_explain_markdown_and_text() -> None:
-    md = run_cli("explain", str(POLICIES), "-o", "markdown", "--pool", "ocp-worker").stdout
+    openshift = str(POLICIES.parent / "docs" / "examples" / "openshift-onprem")
+    md = run_cli("explain", openshift, "-o", "markdown", "--pool", "ocp-worker").stdout
     assert md.startswith("## Node capacity")
     assert "| allocatable |" in md
-    txt = run_cli("explain", str(POLICIES), "--pool", "ocp-worker").stdout
+    txt = run_cli("explain", openshift, "--pool", "ocp-worker").stdout
     assert "  reserved from:       systemReserved formula:openshift\n" in txt
     assert "commit rule:" not in txt  # 100% everywhere: no commit rule applies
     txt = run_cli("explain", str(POLICIES), "--pool", "eks-general-purpose").stdout

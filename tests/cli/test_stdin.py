@@ -47,7 +47,7 @@ def test_lint_reads_stdin_with_the_repo_as_inventory(name: str, tmp_path: Path) 
     res = run("lint", "policies/pools", name, stdin=OVER, tmpdir=tmp_path)
     assert res.returncode == 1, res.stderr
     line = next(ln for ln in res.stdout.splitlines() if "[AL201]" in ln)
-    assert line.startswith("<stdin>:45:16: error: memory is over-committed at 120%")
+    assert line.startswith("<stdin>:45:16: error: memory over-committed at 120%")
     assert res.stderr.startswith("lint: ") and "Traceback" not in res.stderr
     assert _leftovers(tmp_path) == set(), "the copy of stdin is removed at exit"
 

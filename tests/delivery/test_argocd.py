@@ -138,7 +138,7 @@ def test_lint_errors_fail_with_the_findings_on_stderr(checkout: Path) -> None:
     proc = generate(checkout)
     assert proc.returncode != 0
     assert proc.stdout.strip() == "" or not objects(proc.stdout)
-    assert "policies/commitclasses/greedy.yaml:10:29: error: memory is over-committed at 130%" in proc.stderr
+    assert "policies/commitclasses/greedy.yaml:10:29: error: memory over-committed at 130%" in proc.stderr
     assert "[AL201]" in proc.stderr
 
 

@@ -118,7 +118,7 @@ def test_new_and_fixed_findings(tmp_path: Path) -> None:
     assert data["summary"]["newErrors"] >= 1
     assert data["summary"]["validationErrors"] == {"before": 1, "after": 0}
     text = run_cli("diff", "--base", "main", cwd=repo).stdout
-    assert "new findings:" in text and "policies/greedy.yaml:13:14: error: memory is over-committed" in text
+    assert "new findings:" in text and "policies/greedy.yaml:13:14: error: memory over-committed" in text
     assert "fixed findings:" in text
     md = run_cli("diff", "--base", "main", "-o", "markdown", cwd=repo).stdout
     assert "<details open>\n<summary>New findings" in md  # new errors are shown unfolded

@@ -129,7 +129,7 @@ def test_lint_hook_checks_the_whole_repo_not_just_the_passed_files(
     # Only an unrelated file is "changed": the hook still lints the policy repo it belongs to, as a whole.
     proc = run_hook(repo, pre_commit_home, "allocatable-lint", "policies/pools/general.yaml")
     assert proc.returncode == 1, proc.stdout
-    assert "policies/commitclasses/greedy.yaml:13:14: error: memory is over-committed at 130%" in proc.stdout
+    assert "policies/commitclasses/greedy.yaml:13:14: error: memory over-committed at 130%" in proc.stdout
     assert "[AL201] (CommitClass/greedy)" in proc.stdout
     # A YAML file outside every policy repo does not run anything.
     write(repo, {"deploy/app.yaml": "kind: Deployment\n"})
@@ -225,7 +225,7 @@ def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     assert r.stderr == (  # headings and summaries on stderr, findings on stdout
         "== team-a\nlint: 4 objects in 4 files: no problems found\n== team-b\nlint: 1 object in 1 file: 1 error, 2 warnings\n"
     )
-    assert "team-b/cc.yaml:13:14: error: memory is over-committed" in r.stdout
+    assert "team-b/cc.yaml:13:14: error: memory over-committed" in r.stdout
     r = run_cli("hook", "validate", "--arg=-o", "--arg=json", "team-a/pools/general.yaml", cwd=top)
     assert r.exit_code == 0 and r.stdout.lstrip().startswith("{")
     r = run_cli("hook", "lint", "README.md", cwd=top)

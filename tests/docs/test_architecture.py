@@ -37,6 +37,10 @@ EXTENSION_POINTS = {
         "a `@register`ed function in `renderer/verify/causes.py`",
         "a case in `tests/verify/test_causes.py`",
     ),
+    "render finding code": (
+        "a `RenderCode` class in `renderer/render/codes.py`",
+        "its use checked by `tests/render/test_render_codes.py`",
+    ),
 }
 
 

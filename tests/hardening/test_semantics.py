@@ -62,7 +62,7 @@ def test_match_fields_never_selects_a_nodepool(tmp_path: Path, term: str) -> Non
     assert [f["code"] for f in findings if f["code"] == "AL108"] == ["AL108"], findings
     al108 = next(f for f in findings if f["code"] == "AL108")
     assert al108["path"] == "policies/classes/by-name.yaml" and al108["line"] == 7, al108
-    assert "not applied to any of the 1 NodePool" in str(al108["message"])
+    assert "it selects none of the 1 NodePool" in str(al108["message"])
     explained = json.dumps(_explain(tmp_path))
     assert "CommitClass/by-name" not in explained or '"commitClass": null' in explained
 

@@ -54,12 +54,12 @@ def test_fallbacks_with_system_reserved_collide(repo: Path, body: str) -> None:
     (line,) = _lint(repo, [("w", "worker", body)])
     assert ": error: " in line
     assert "99-worker-allocatable-node-sizing" in line and "99-worker-generated-kubelet" in line
-    assert "NODE_SIZING_ENABLED=false" in line and line.endswith("(ReservationPolicy/w)")
+    assert "auto sizing stays off on MachineConfigPool worker" in line and line.endswith("(ReservationPolicy/w)")
 
 
 def test_control_plane_auto_sizing_with_system_reserved_collides(repo: Path) -> None:
     (line,) = _lint(repo, [("cp", "master", "  autoSizing: {formula: openshift}\n  systemReserved: {cpu: 500m}")])
-    assert "99-master-allocatable-node-sizing" in line and "control plane" in line
+    assert "99-master-allocatable-node-sizing" in line and "auto sizing stays off on MachineConfigPool master" in line
 
 
 @pytest.mark.parametrize(
@@ -85,7 +85,7 @@ def test_custom_pool_differing_from_inherited_worker_file_warns(repo: Path) -> N
         ],
     )
     (line,) = lines
-    assert ": warning: " in line and "custom MachineConfigPool infra" in line and "4.15" in line
+    assert ": warning: " in line and "on infra nodes" in line and "4.15" in line
     assert line.endswith("(ReservationPolicy/i)")
 
 

@@ -111,7 +111,7 @@ def test_pools_of_one_machineconfigpool_must_agree(repo: Path, tmp_path: Path) -
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
     assert res.exit_code == 1, res.stderr
     (line,) = [ln for ln in res.stdout.splitlines() if "[AL801]" in ln]
-    assert "NodePool/big and NodePool/small are both in MachineConfigPool worker" in line
+    assert "NodePool/big and NodePool/small in MachineConfigPool worker would render different" in line
     assert "kubeletConfig.kubeReserved.cpu" in line
     assert "pools.yaml:" in line.split(": error: ")[0]
     assert not (tmp_path / "out").exists()

@@ -379,7 +379,7 @@ def test_explain_shows_the_delivery_and_the_rounded_values() -> None:
     memory = pool["kubeReserved"]["memory"]
     assert memory.endswith("Mi") and int(memory[:-2]) % 16 == 0, "Karpenter rounds memory up to 16Mi"
     assert any("Karpenter rounds" in n for n in pool["notes"])
-    text = run_cli("explain", "--pool", "capi-prod-workers", cwd=REPO_ROOT).stdout
+    text = run_cli("explain", "docs/examples/cluster-api-fleet", "--pool", "capi-prod-workers", cwd=REPO_ROOT).stdout
     assert (
         "  delivery:            Cluster API KubeadmConfigTemplate fleet-prod/md-workers "
         "(md-workers-zone-a, md-workers-zone-b; cluster-api/)" in text

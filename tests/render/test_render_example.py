@@ -21,6 +21,23 @@ def test_rendered_output_holds_every_default_target() -> None:
         "kubelet/eks-general-purpose.yaml",
         "manifests/runtimeclasses.yaml",
         "manifests/koordinator.yaml",
-        "openshift/worker/kubeletconfig.yaml",
+        "karpenter/general.yaml",
+        "nodeadm/eks-al2023-batch.yaml",
     ):
         assert (rendered / path).is_file(), path
+
+
+def test_each_example_policy_directory_is_one_cluster() -> None:
+    """docs/render.md: one policy directory and one output directory per cluster, because a kustomization with both
+    EKS and OpenShift objects cannot be applied to either. The bundled policies/ is one EKS cluster; the other
+    clusters it once mixed in are policy directories of their own under docs/examples/."""
+    import json
+
+    for path, platform in (
+        ("policies", "eks"),
+        ("docs/examples/openshift-onprem", "openshift"),
+        ("docs/examples/cluster-api-fleet", "generic"),
+    ):
+        res = run_cli("explain", path, "-o", "json", cwd=REPO_ROOT)
+        assert res.exit_code == 0, res.stderr
+        assert {p["platform"] for p in json.loads(res.stdout)["pools"]} == {platform}, path

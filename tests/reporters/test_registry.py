@@ -38,7 +38,7 @@ def _findings() -> Any:
 def _explained() -> Any:
     from renderer.pipeline import explain
 
-    done = explain([Path("policies")], pools=["eks-general-purpose", "ocp-worker"])
+    done = explain([Path("policies")], pools=["eks-general-purpose", "eks-memory-heavy"])
     assert done.explained is not None, done.missing
     return done.explained
 

@@ -100,11 +100,11 @@ def test_lint_text_output_from_the_cli(project: Path) -> None:
     lines = res.stdout.splitlines()
     assert res.stderr == "lint: 3 objects in 3 files: 1 error, 2 warnings\n"
     assert "\033[" not in res.stdout
-    assert lines[0].startswith("../infra/policies/cc.yaml:11:14: warning: cpu is committed at 1000%")
+    assert lines[0].startswith("../infra/policies/cc.yaml:11:14: warning: cpu committed at 1000%")
     assert lines[0].endswith("[AL203] (CommitClass/batch)")
-    assert lines[1].startswith("../infra/policies/cc.yaml:13:14: error: memory is over-committed at 120%")
+    assert lines[1].startswith("../infra/policies/cc.yaml:13:14: error: memory over-committed at 120%")
     assert lines[2] == ""
-    assert lines[3].startswith('../infra/policies/rc.yaml:5:10: warning: handler "kata-qemu"')
+    assert lines[3].startswith('../infra/policies/rc.yaml:5:10: warning: sandboxed handler "kata-qemu"')
 
 
 def test_json_shape(project: Path) -> None:
@@ -134,7 +134,7 @@ def test_github_paths_are_relative_to_the_repository_root(project: Path) -> None
     assert res.exit_code == 1
     lines = res.stdout.splitlines()  # the most severe first, then in file order
     assert lines[0].startswith("::error file=infra/policies/cc.yaml,line=13,col=14,title=AL201::")
-    assert lines[1].startswith("::warning file=infra/policies/cc.yaml,line=11,col=14,title=AL203::cpu is committed")
+    assert lines[1].startswith("::warning file=infra/policies/cc.yaml,line=11,col=14,title=AL203::cpu committed")
     assert lines[2].startswith("::warning file=infra/policies/rc.yaml,line=5,col=10,title=AL211::")
     assert len(lines) == 3 and res.stderr.startswith("lint: 3 objects in 3 files")
     out = io.StringIO()
@@ -262,7 +262,7 @@ def test_sarif_loads_in_sarif_tools_with_repo_relative_locations(project: Path) 
 
 
 def test_sarif_has_every_field_code_scanning_requires(project: Path) -> None:
-    from renderer.lint.catalog import catalog
+    from renderer.reporters.catalog import catalog
 
     doc = _sarif(project)
     assert doc["version"] == "2.1.0" and doc["$schema"].startswith("https://")

@@ -115,7 +115,7 @@ def test_rules_json() -> None:
     res = run_cli("rules", "-o", "json")
     doc = json.loads(res.stdout)
     assert {d["code"] for d in doc} >= set(RULES)
-    assert all(set(d) == {"code", "name", "severity", "group", "summary"} for d in doc)
+    assert all(set(d) == {"code", "name", "severity", "group", "summary", "configurable"} for d in doc)
 
 
 def test_help_does_not_import_the_linter() -> None:

@@ -138,7 +138,11 @@ def test_an_eviction_threshold_from_elsewhere_is_named(repo: Path, dump: Path) -
     write_repo(repo, {"rp.yaml": POLICY.format(body=body)})
     res = run_cli("verify", str(repo), "--nodes", str(dump))
     assert res.exit_code == 1
-    assert "memory: predicted 6592680Ki, reported 7002280Ki: memory is 400Mi higher than predicted: " in res.stdout
+    # one unit for both, and each exactly as the kubelet writes it: 6592680Ki = 6.287 GiB, 7002280Ki = 6.678 GiB
+    assert (
+        "memory: predicted 6.29Gi (6592680Ki), reported 6.68Gi (7002280Ki): memory is 400Mi higher than predicted: "
+        in res.stdout
+    )
     assert (
         "the node's hard eviction is memory.available<100Mi (the kubelet's default), not 500Mi (explicit)" in res.stdout
     )
@@ -150,11 +154,11 @@ def test_formats(repo: Path, dump: Path) -> None:
     assert gh.exit_code == 1
     first = gh.stdout.splitlines()[0]
     assert first.startswith(
-        f"::warning file={dump},line=5,title=allocatable verify::Node/{NAME} differs: cpu: cpu is 100m"
+        f"::warning file={dump},line=5,title=allocatable verify::Node/{NAME} differs: cpu: cpu is 0.1 cores higher"
     )
     md = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "markdown")
     assert "| node | resource | predicted | reported | Δ | why |" in md.stdout
-    assert f"| `{NAME}` | cpu | 3400m | 3500m | 100m |" in md.stdout
+    assert f"| `{NAME}` | cpu | 3.4 cores | 3.5 cores | 0.1 cores |" in md.stdout
 
 
 POD = {
@@ -188,7 +192,8 @@ def test_pods_fit_and_do_not_fit(repo: Path, dump: Path, tmp_path: Path) -> None
     second = {**POD, "metadata": {"name": "web-2", "namespace": "shop"}}
     bad = run_cli("verify", str(repo), "--nodes", str(dump), "--pods", str(_pods(tmp_path, POD, second)))
     assert bad.exit_code == 1
-    assert f"Node/{NAME}: cpu 6 of 3500m, memory 2Gi of 7002280Ki, 2 of 250 pods: does not fit (cpu)" in bad.stdout
+    # one unit per resource (docs/cli.md#units): 3500m = 3.5 cores, 7002280Ki = 6.678 GiB
+    assert f"Node/{NAME}: cpu 6 of 3.5 cores, memory 2Gi of 6.68Gi, 2 of 250 pods: does not fit (cpu)" in bad.stdout
     assert "pods: 1 node over" in bad.stderr
 
 

@@ -188,9 +188,8 @@ def translate(pc: PoolCapacity, settings: Settings) -> Translation:
         takes_signal=lambda signal: preview and signal in SIGNALS,
         api=api,
         hint=(
-            "use autoSizing formula aks (what AKS reserves by itself)"
-            + ("" if preview else f", or apiVersion {PREVIEW} for kubeReserved cpu/memory and hard eviction")
-            + "; AKS has no systemReserved"
+            "use autoSizing.formula aks"
+            + ("" if preview else f", or apiVersion {PREVIEW} (kubeReserved and hard eviction)")
         ),
     )
     if config:

@@ -212,7 +212,7 @@ def translate(pc: PoolCapacity, settings: Settings) -> Translation:
             + "; ".join(f"{k}: {_KUBE_RESERVED_DEFAULTS[k]}" for k in missing)
             + "), which explain does not count",
             at,
-            "set every key of kubeReserved (cpu, memory, ephemeral-storage), or use autoSizing formula eks",
+            "set every kubeReserved key, or use autoSizing.formula eks",
         )
     if kubernetes:
         out.document = {"settings": {"kubernetes": dict(sorted(kubernetes.items()))}}

@@ -62,8 +62,8 @@ SOFT_PERCENT_RANGE = {
 }
 _MIB = 1024 * 1024
 _FIX = "change the value, or select this pool with another ReservationPolicy"
-_RESERVED_HINT = "use autoSizing formula gke (what GKE reserves by itself); GKE has no hard eviction setting"
-_GCLOUD_HINT = "; format: rest carries kubeReserved + systemReserved cpu and memory as one reservedResourcesConfig"
+_RESERVED_HINT = "use autoSizing.formula gke"
+_GCLOUD_HINT = ", or format: rest (it carries cpu and memory reservations)"
 
 
 def _int_range(lo: int, hi: int) -> Callable[[Any], str | None]:

@@ -63,14 +63,12 @@ class CommitClassConflict(Rule):
     # matches.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for c in conflicts(ctx, "CommitClass"):
-            named = "; ".join(f"{p.name} (matches {why})" for p, why in zip(c.policies, c.reasons, strict=True))
+            named = "; ".join(f"{p.name} ({why})" for p, why in zip(c.policies, c.reasons, strict=True))
             yield self.finding(
-                f"{plural(len(c.policies), 'CommitClass', 'CommitClasses')} select this pool: {named}; a node "
-                "takes one commit level, so none of them is applied",
+                f"{plural(len(c.policies), 'CommitClass', 'CommitClasses')} select this pool, so none applies: {named}",
                 source=c.pool.pool.source,
                 obj=c.pool.pool.ref,
                 field_path=NAME_PATH,
-                hint="make the selectors exclusive (add a NotIn or DoesNotExist expression to all but one class) "
-                "or change the pool's labels",
+                hint="make the selectors exclusive, or change the pool's labels",
                 related=[p.ref for p in c.policies],
             )

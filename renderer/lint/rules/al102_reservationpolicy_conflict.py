@@ -60,14 +60,13 @@ class ReservationPolicyConflict(Rule):
     # matches.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for c in conflicts(ctx, "ReservationPolicy"):
-            named = "; ".join(f"{p.name} (matches {why})" for p, why in zip(c.policies, c.reasons, strict=True))
+            named = "; ".join(f"{p.name} ({why})" for p, why in zip(c.policies, c.reasons, strict=True))
             yield self.finding(
-                f"{plural(len(c.policies), 'ReservationPolicy', 'ReservationPolicies')} select this pool: {named}; "
-                "a node runs one kubelet configuration, so none of them is applied",
+                f"{plural(len(c.policies), 'ReservationPolicy', 'ReservationPolicies')} select this pool, so none "
+                f"applies: {named}",
                 source=c.pool.pool.source,
                 obj=c.pool.pool.ref,
                 field_path=NAME_PATH,
-                hint="make the selectors exclusive (add a NotIn or DoesNotExist expression to all but one policy) "
-                "or change the pool's labels",
+                hint="make the selectors exclusive, or change the pool's labels",
                 related=[p.ref for p in c.policies],
             )

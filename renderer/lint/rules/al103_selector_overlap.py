@@ -83,13 +83,11 @@ class SelectorOverlap(Rule):
                     else "a node that has none of the labels they name"
                 )
                 yield self.finding(
-                    f"{o.second.ref} (term {o.second_term + 1}) and {o.first.ref} (term {o.first_term + 1}) can both "
-                    f"select {node}; no pool in the inventory has such labels "
-                    "yet, but the first one created would get two "
-                    + ("commit levels" if kind == "CommitClass" else "kubelet configurations"),
+                    f"{o.first.ref} (term {o.first_term + 1}) also selects {node} (this term {o.second_term + 1}): "
+                    + ("two commit levels" if kind == "CommitClass" else "two kubelet configurations"),
                     source=o.second.source,
                     obj=o.second.ref,
                     field_path=("spec", "selector", o.second_term),
-                    hint="add an expression that excludes these labels to one of the two selectors",
+                    hint="exclude these labels in one of the two selectors",
                     related=[o.first.ref],
                 )

@@ -68,9 +68,9 @@ class SelectorMatchesNoPool(Rule):
         p = ctx.load.policies
         pools = ctx.model.pools
         matched = (
-            f"does not match the only pool in the inventory ({pools[0].pool.ref})"
+            f"the selector does not match the only pool, {pools[0].pool.ref}"
             if len(pools) == 1
-            else f"matches none of the {len(pools)} pools in the inventory"
+            else f"the selector matches none of the {len(pools)} pools"
         )
         policies: list[Selecting] = [*p.commit_classes, *p.reservation_policies]
         near: _Near | None = None
@@ -86,8 +86,7 @@ class SelectorMatchesNoPool(Rule):
                 meant = " or ".join(dict.fromkeys(g for g, _, _ in guesses))
                 path, owner = guesses[0][1], guesses[0][2]
                 yield self.finding(
-                    f"the selector of {loaded.kind} {loaded.name} {matched}, so it applies to no node; did you mean "
-                    f"{meant}?",
+                    f"{matched}: this {loaded.kind} applies to no node; did you mean {meant}?",
                     source=loaded.source,
                     obj=loaded.ref,
                     field_path=("spec", "selector", *path),
@@ -96,11 +95,11 @@ class SelectorMatchesNoPool(Rule):
                 )
                 continue
             yield self.finding(
-                f"the selector of {loaded.kind} {loaded.name} {matched}, so it applies to no node",
+                f"{matched}: this {loaded.kind} applies to no node",
                 source=loaded.source,
                 obj=loaded.ref,
                 field_path=("spec", "selector"),
-                hint="check label keys and values against the pools (`allocatable explain` lists their labels)",
+                hint="compare its labels with the pools' (allocatable explain -o json lists them)",
             )
 
 

@@ -52,10 +52,9 @@ class RuntimeClassMatchesNoPool(Rule):
                 continue
             shown = ", ".join(f"{k}={v}" for k, v in sorted(selector.items()))
             yield self.finding(
-                f"no pool in the inventory has the labels {{{shown}}}, so pods of RuntimeClass {rc.name} can be "
-                "scheduled nowhere and stay Pending",
+                f"no pool has the labels {{{shown}}}: pods of this RuntimeClass stay Pending",
                 source=rc.source,
                 obj=rc.ref,
                 field_path=("scheduling", "nodeSelector"),
-                hint="correct the nodeSelector or label the pool that has this runtime installed",
+                hint="correct the nodeSelector, or label the pools that have the runtime",
             )

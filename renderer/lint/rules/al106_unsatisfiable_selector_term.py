@@ -58,5 +58,5 @@ class UnsatisfiableSelectorTerm(Rule):
                     source=loaded.source,
                     obj=loaded.ref,
                     field_path=("spec", "selector", i),
-                    hint="correct the contradicting requirements or delete the term",
+                    hint="correct the requirements or delete the term",
                 )

@@ -55,9 +55,9 @@ class NoInventory(Rule):
         if first is None:
             return
         yield self.finding(
-            "the policy repo has no NodePool and no Node, so selectors and capacity cannot be checked against any pool",
+            "no NodePool or Node in the repo: selectors and capacity are checked against nothing",
             source=first.source,
             obj=first.ref,
             field_path=(),
-            hint="add NodePools for your node groups, or `kubectl get nodes -o yaml` output",
+            hint="add NodePools, or kubectl get nodes -o yaml output",
         )

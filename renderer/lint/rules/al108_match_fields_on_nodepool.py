@@ -63,11 +63,10 @@ class MatchFieldsOnNodePool(Rule):
                     continue
                 shown = format_requirement(term.fields[0], field=True)
                 yield self.finding(
-                    f"selector term {i + 1} uses matchFields ({shown}), which the scheduler compares with each "
-                    f"Node's name; the names of a NodePool's nodes are not known, so the term is not applied to "
-                    f"any of the {plural(nodepools, 'NodePool', 'NodePools')}, only to exported Nodes",
+                    f"selector term {i + 1} uses matchFields ({shown}): it selects none of the "
+                    f"{plural(nodepools, 'NodePool', 'NodePools')}, whose node names are unknown",
                     source=loaded.source,
                     obj=loaded.ref,
                     field_path=("spec", "selector", i, "matchFields"),
-                    hint="select NodePools by labels with matchExpressions; keep matchFields for exported Nodes",
+                    hint="select NodePools by labels (matchExpressions)",
                 )

@@ -47,8 +47,7 @@ class MemoryOverCommit(Rule):
             for i, res in enumerate(cc.model.spec.resources):
                 if res.name == "memory" and res.percent > 100:
                     yield self.finding(
-                        f"memory is over-committed at {res.percent}%: memory is not compressible, so pods that use "
-                        "what they requested get OOM-killed or evicted",
+                        f"memory over-committed at {res.percent}%: pods that use their requests get OOM-killed",
                         source=cc.source,
                         obj=cc.ref,
                         field_path=("spec", "resources", i, "percent"),

@@ -48,9 +48,8 @@ class EphemeralStorageOverCommit(Rule):
             for i, res in enumerate(cc.model.spec.resources):
                 if res.name == "ephemeral-storage" and res.percent > 100:
                     yield self.finding(
-                        f"ephemeral-storage is over-committed at {res.percent}%: disk space is not compressible, so "
-                        "pods that use what they requested fill the disk and the kubelet evicts them under "
-                        "DiskPressure",
+                        f"ephemeral-storage over-committed at {res.percent}%: pods that use their requests get "
+                        "evicted under DiskPressure",
                         source=cc.source,
                         obj=cc.ref,
                         field_path=("spec", "resources", i, "percent"),

@@ -51,12 +51,10 @@ class CpuCommitCeiling(Rule):
             for i, res in enumerate(cc.model.spec.resources):
                 if res.name == "cpu" and res.percent > ceiling:
                     yield self.finding(
-                        f"cpu is committed at {res.percent}%, above the repo's ceiling of {ceiling}% "
-                        f"(thresholds.cpuCommitCeilingPercent): when pods burst together each gets about "
-                        f"{100 * 100 // res.percent}% of the CPU it requested",
+                        f"cpu committed at {res.percent}%, above the ceiling of {ceiling}%: pods bursting together get "
+                        f"about {100 * 100 // res.percent}% of their requests",
                         source=cc.source,
                         obj=cc.ref,
                         field_path=("spec", "resources", i, "percent"),
-                        hint=f"lower it to {ceiling}% or below, or record why this pool can take it: "
-                        f'allocatable.dev/ignore: "AL203: <reason>"',
+                        hint=f'lower it to {ceiling}%, or say why the pool takes it: "AL203: <reason>"',
                     )

@@ -49,17 +49,15 @@ class UnderCommit(Rule):
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         scales = ctx.settings.commit.underCommitScalesReserved
         rule = (
-            "reserved slices scale with it (commit.underCommitScalesReserved: true): committed = "
-            "(capacity − reserved) × percent"
+            "reserved slices scale with it (commit.underCommitScalesReserved)"
             if scales
-            else "reserved slices do not scale (commit.underCommitScalesReserved: false): committed = "
-            "capacity × percent − reserved"
+            else "reserved slices do not scale (commit.underCommitScalesReserved: false)"
         )
         for cc in ctx.load.policies.commit_classes:
             for i, res in enumerate(cc.model.spec.resources):
                 if res.percent < 100:
                     yield self.finding(
-                        f"{res.name} is under-committed at {res.percent}%: nodes advertise less than they have; {rule}",
+                        f"{res.name} under-committed at {res.percent}%: {rule}",
                         source=cc.source,
                         obj=cc.ref,
                         field_path=("spec", "resources", i, "percent"),

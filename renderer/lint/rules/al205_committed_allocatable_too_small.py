@@ -7,6 +7,7 @@ from renderer.capacity.model import RESOURCES, PoolCapacity
 from renderer.findings import Finding, Severity
 from renderer.lint.helpers import Blame, blame_capacity, describe_pools, plural, reservation_breakdown
 from renderer.lint.rule import LintContext, Rule, register
+from renderer.units import of, readable
 
 
 @register
@@ -65,14 +66,14 @@ class CommittedAllocatableTooSmall(Rule):
                 if committed.is_zero():
                     level = "error"
                     detail = (
-                        f"{pc.pool.ref} advertises 0 {resource} (capacity {cap}, {reservation_breakdown(pc, resource)}, "
-                        f"at {pc.percent[resource]}%)"
+                        f"{pc.pool.ref} advertises no {resource} (capacity {readable(cap, resource)}, "
+                        f"{reservation_breakdown(pc, resource)}, at {pc.percent[resource]}%)"
                     )
                 elif min_share > 0 and not cap.is_zero() and committed.value * 100 < cap.value * min_share:
                     level = "warning"
                     share = (committed.value * 100 / cap.value).quantize(Decimal("0.1"))
                     detail = (
-                        f"{pc.pool.ref} advertises {share}% of its {resource} ({committed} of {cap}; "
+                        f"{pc.pool.ref} advertises {share}% of its {resource} ({of(committed, cap, resource)}; "
                         f"{reservation_breakdown(pc, resource)}, at {pc.percent[resource]}%)"
                     )
                 else:
@@ -86,14 +87,11 @@ class CommittedAllocatableTooSmall(Rule):
                 f" (and {plural(len(items) - 1, 'more pool')}: {describe_pools(pools[1:])})" if len(items) > 1 else ""
             )
             if level == "error":
-                message = f"{items[0][1]}{more}: no pod that requests {resource} can be scheduled there"
-                hint = f"reduce the reservation or raise the percent so that some {resource} is left for pods"
+                message = f"{items[0][1]}{more}: no pod that requests {resource} fits"
+                hint = "reduce the reservation or raise the percent"
             else:
-                message = (
-                    f"{items[0][1]}{more}, below the repo's minimum of {min_share}% "
-                    "(thresholds.minCommittedShareOfCapacityPercent)"
-                )
-                hint = "check the percent and the reservations for a typo, or size the policy for these nodes"
+                message = f"{items[0][1]}{more}, below the minimum of {min_share}%"
+                hint = "check the percent and the reservations for a typo"
             yield self.finding(
                 message,
                 source=blame.source,

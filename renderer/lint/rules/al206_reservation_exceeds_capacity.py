@@ -66,16 +66,16 @@ class ReservationExceedsCapacity(Rule):
                 blame = blame_capacity(pc, resource, percent_first=False)
                 key = (blame.obj, tuple(blame.field_path), resource)
                 groups.setdefault(key, (blame, []))[1].append((pc, detail))
-        for (_, _, resource), (blame, items) in groups.items():
+        for (_, _, _resource), (blame, items) in groups.items():
             pools = [pc for pc, _ in items]
             more = (
                 f" (and {plural(len(items) - 1, 'more pool')}: {describe_pools(pools[1:])})" if len(items) > 1 else ""
             )
             yield self.finding(
-                f"the kubelet refuses to start: {items[0][1]}{more}. Expected capacity >= reservation",
+                f"the kubelet refuses to start: {items[0][1]}{more}",
                 source=blame.source,
                 obj=blame.obj,
                 field_path=blame.field_path,
-                hint=f"lower the {resource} reservation or narrow the selector to nodes it fits",
+                hint="lower the reservation, or select only nodes it fits",
                 related=blame.related,
             )

@@ -13,6 +13,7 @@ from renderer.lint.rule import LintContext, Rule, register
 from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
+from renderer.units import readable
 from renderer.validation.validate import Loaded
 
 CHECKED = ("cpu", "memory")
@@ -114,46 +115,42 @@ class ReservationBelowPlatformFormula(Rule):
                         current = current + part[resource].quantity
                 if current >= recommended:
                     continue
-                values = ", ".join(
-                    f"{label} {d[resource]}"
-                    for label, d in (("systemReserved", result.system_reserved), ("kubeReserved", result.kube_reserved))
-                    if resource in d
+                shape_text = (
+                    f"{_fmt_cpus(shape.cpus)} CPUs, {readable(pc.capacity['memory'], 'memory')} memory, "
+                    f"{pc.max_pods} pods"
                 )
-                shape_text = f"{_fmt_cpus(shape.cpus)} CPUs, {pc.capacity['memory']} memory, {pc.max_pods} pods"
+                # reservations as a policy writes them (the value to copy into one): 60m and 110m, 1Gi and 4Gi
+                amounts = [f"{current} {resource}", str(recommended)]
                 if rp is None:
                     assert pc.platform_default is not None
                     yield self.finding(
-                        f"{pc.pool.ref} gets only its platform's default reservation ({pc.platform_default.source}: "
-                        f"{current} {resource}, {pc.platform_default.reason}); the {formula_name} formula recommends "
-                        f"{recommended} ({values}) for its size ({shape_text}): the node's own daemons may be "
-                        f"starved of {resource} under load",
+                        f"{pc.pool.ref} reserves {amounts[0]} ({pc.platform_default.source}), less than "
+                        f"the {amounts[1]} the {formula_name} formula recommends for {shape_text}",
                         source=pc.pool.source,
                         obj=pc.pool.ref,
                         field_path=("spec", "platform") if pc.pool.origin == "NodePool" else ("metadata", "name"),
-                        hint="select the pool with a ReservationPolicy that reserves the recommended value (e.g. "
-                        f"spec.autoSizing.formula: {formula_name})",
+                        hint=f"select it with a ReservationPolicy (e.g. autoSizing.formula: {formula_name})",
                     )
                     continue
                 detail = (
-                    f"{pc.pool.ref} reserves {current} {resource} for the system and the kubelet; the {formula_name} "
-                    f"formula recommends {recommended} ({values}) for its size ({shape_text})"
+                    f"{pc.pool.ref} reserves {amounts[0]}, less than the {amounts[1]} the {formula_name} "
+                    f"formula recommends for {shape_text}"
                 )
                 key = (id(rp), resource, _where(rp, result.fills, resource))
                 owners[id(rp)] = rp
                 groups.setdefault(key, []).append((pc, detail))
-        for (rp_id, resource, path), items in groups.items():
+        for (rp_id, _resource, path), items in groups.items():
             rp = owners[rp_id]
             pools = [pc for pc, _ in items]
             more = (
                 f" (and {plural(len(items) - 1, 'more pool')}: {describe_pools(pools[1:])})" if len(items) > 1 else ""
             )
             yield self.finding(
-                f"{items[0][1]}{more}: the node's own daemons may be starved of {resource} under load",
+                f"{items[0][1]}{more}",
                 source=rp.source,
                 obj=rp.ref,
                 field_path=path,
-                hint=f"raise the {resource} reservation to the recommended value, or compute it per pool with "
-                "spec.autoSizing.formula",
+                hint="raise it, or compute it per pool: spec.autoSizing.formula",
                 related=[pc.pool.ref for pc in pools],
             )
 

@@ -55,18 +55,15 @@ class NoHardMemoryEviction(Rule):
                 if merge is not None and merge.value is True:
                     continue
                 yield self.finding(
-                    "evictionHard does not list memory.available; listing any signal drops the kubelet's defaults "
-                    "(mergeDefaultEvictionSettings is false), so these nodes have no hard memory threshold and the "
-                    "kernel OOM killer, not the kubelet, decides what dies",
+                    "evictionHard without memory.available: no hard memory threshold, the OOM killer decides what dies",
                     source=rp.source,
                     obj=rp.ref,
                     field_path=("spec", "evictionHard"),
-                    hint='add memory.available to evictionHard, e.g. memory.available: "100Mi"',
+                    hint='add memory.available: "100Mi" (any signal listed drops the defaults of the others)',
                 )
             elif value in DISABLED_THRESHOLDS:
                 yield self.finding(
-                    f'evictionHard memory.available is "{value}", which the kubelet treats as "no threshold": these '
-                    "nodes have no hard memory threshold and the kernel OOM killer, not the kubelet, decides what dies",
+                    f'evictionHard memory.available "{value}" is no threshold: the OOM killer decides what dies',
                     source=rp.source,
                     obj=rp.ref,
                     field_path=("spec", "evictionHard", "memory.available"),

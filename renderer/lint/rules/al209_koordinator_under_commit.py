@@ -60,20 +60,20 @@ class KoordinatorUnderCommit(Rule):
         for cc in ctx.load.policies.commit_classes:
             percents = cc.model.percents()
             lost = [f"{r} {percents[r]}%" for r in AMPLIFIED if percents[r] > 100]
-            also = f", so its over-commit ({', '.join(lost)}) is not delivered either" if lost else ""
+            also = f", and its {', '.join(lost)} with it" if lost else ""
             for i, res in enumerate(cc.model.spec.resources):
                 if res.percent >= 100:
                     continue
-                if res.name in AMPLIFIED:
-                    why = f"it would be an amplification ratio of {res.percent / 100:.2f}, and Koordinator rejects ratios below 1"
-                else:
-                    why = "Koordinator cannot lower what a node advertises (it amplifies cpu and memory only, by ratios of at least 1)"
+                why = (
+                    f"ratio {res.percent / 100:.2f} < 1"
+                    if res.name in AMPLIFIED
+                    else "it amplifies cpu and memory only"
+                )
                 yield self.finding(
-                    f"{res.name} at {res.percent}% cannot be delivered by Koordinator: {why}; with render.koordinator "
-                    f"true, `allocatable render` leaves the whole class out of Koordinator's configuration{also}",
+                    f"{res.name} at {res.percent}%: Koordinator cannot deliver an under-commit ({why}), so render "
+                    f"leaves the class out{also}",
                     source=cc.source,
                     obj=cc.ref,
                     field_path=("spec", "resources", i, "percent"),
-                    hint="keep under-commit out of Koordinator classes; for an intended under-commit record how it is "
-                    'delivered (allocatable.dev/ignore: "AL209: <how>") or set render.koordinator: false',
+                    hint='keep under-commit out of Koordinator classes, or record how it is delivered: "AL209: <how>"',
                 )

@@ -67,13 +67,12 @@ class CommitPercentLowered(Rule):
                 if after[resource] < before[resource]:
                     explained.add((cc.name, resource))
                     yield self.finding(
-                        f"{resource} commit goes down from {before[resource]}% (at {where}) to {after[resource]}%: "
-                        "nodes already running pods sized for the old level may be left over-allocated",
+                        f"{resource} commit lowered from {before[resource]}% (at {where}) to {after[resource]}%: "
+                        "running nodes may be over-allocated",
                         source=cc.source,
                         obj=cc.ref,
                         field_path=percent_path(cc.model, resource),
-                        hint="plan the rollout (drain or replace the nodes), then record it with "
-                        'allocatable.dev/ignore: "AL210: <plan>"',
+                        hint='drain or replace the nodes, then record it: "AL210: <plan>"',
                         related=[pc.pool.ref for pc in ctx.model.pools_selected_by(cc)],
                     )
 
@@ -109,12 +108,11 @@ class CommitPercentLowered(Rule):
             who = describe_pools(pools)
             nodes = "its nodes" if len(pools) == 1 else f"the nodes of these {plural(len(pools), 'pool')}"
             yield self.finding(
-                f"{resource} commit of {who} goes down from {was}% ({then} at {where}) to {now_pct}% ({now}): "
-                f"{nodes} may be left over-allocated",
+                f"{resource} commit of {who} lowered from {was}% ({then} at {where}) to {now_pct}% ({now}): "
+                f"{nodes} may be over-allocated",
                 source=source,
                 obj=obj,
                 field_path=path,
-                hint="plan the rollout (drain or replace the nodes), then record it with "
-                'allocatable.dev/ignore: "AL210: <plan>"',
+                hint='drain or replace the nodes, then record it: "AL210: <plan>"',
                 related=related,
             )

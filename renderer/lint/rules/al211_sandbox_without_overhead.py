@@ -65,11 +65,9 @@ class SandboxWithoutOverhead(Rule):
             if pod_fixed and any(not q.is_zero() for q in pod_fixed.values()):
                 continue
             yield self.finding(
-                f'handler "{handler}" runs every pod in a sandbox, but the RuntimeClass declares no pod overhead: '
-                "the scheduler and the pod's cgroup ignore what the sandbox itself uses, so nodes packed with "
-                "these pods run out of memory",
+                f'sandboxed handler "{handler}" without pod overhead: the scheduler ignores what each sandbox uses',
                 source=rc.source,
                 obj=rc.ref,
                 field_path=("overhead", "podFixed") if rc.model.overhead else ("handler",),
-                hint="add overhead.podFixed with the measured cpu and memory of one sandbox",
+                hint="add overhead.podFixed: the measured cpu and memory of one sandbox",
             )

@@ -6,6 +6,7 @@ from renderer.capacity.model import PoolCapacity
 from renderer.findings import Finding
 from renderer.lint.helpers import describe_pools, plural
 from renderer.lint.rule import LintContext, Rule, register
+from renderer.units import column
 
 
 @register
@@ -59,13 +60,13 @@ class OverheadExceedsAllocatable(Rule):
                 per_pod = rc.model.overhead.podFixed[resource]  # type: ignore[union-attr,index]
                 others = [p for p in pools if p is not worst]
                 more = f" (and {plural(len(others), 'more pool')}: {describe_pools(others)})" if others else ""
+                each, advertised = column([per_pod, worst.committed[resource]], resource)
                 yield self.finding(
-                    f"the {resource} overhead of one pod ({per_pod}) is more than {worst.pool.ref} advertises "
-                    f"({worst.committed[resource]} committed allocatable){more}: no pod of RuntimeClass {rc.name} "
-                    "can be scheduled there",
+                    f"{resource} overhead per pod ({each}) exceeds all {worst.pool.ref} advertises ({advertised})"
+                    f"{more}: no such pod fits",
                     source=rc.source,
                     obj=rc.ref,
                     field_path=("overhead", "podFixed", resource),
-                    hint="correct the overhead, or restrict the class to larger pools with scheduling.nodeSelector",
+                    hint="correct the overhead, or keep the class off these pools (scheduling.nodeSelector)",
                     related=[refs[i] for i in fits.none_fit],
                 )

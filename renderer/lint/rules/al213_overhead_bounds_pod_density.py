@@ -6,6 +6,7 @@ from renderer.capacity.model import PoolCapacity
 from renderer.findings import Finding
 from renderer.lint.helpers import describe_pools, plural
 from renderer.lint.rule import LintContext, Rule, register
+from renderer.units import column
 
 
 @register
@@ -61,14 +62,14 @@ class OverheadBoundsPodDensity(Rule):
                 per_pod = rc.model.overhead.podFixed[resource]  # type: ignore[union-attr,index]
                 others = [p for p, _ in items if p is not pc]
                 more = f" (also {plural(len(others), 'other pool')}: {describe_pools(others)})" if others else ""
+                each, committed = column([per_pod, pc.committed[resource]], resource)
+                word = " cores" if resource == "cpu" else ""
                 yield self.finding(
-                    f"at most {fit} pods of RuntimeClass {rc.name} fit on {pc.pool.ref} by {resource} overhead alone "
-                    f"({per_pod} each, {pc.committed[resource]} committed allocatable), fewer than its maxPods "
-                    f"{pc.max_pods}{more}: overhead, not the pod limit, bounds how densely these pods pack",
+                    f"{resource} overhead ({each}{word} a pod, of {committed}{word}) lets at most {fit} pods onto "
+                    f"{pc.pool.ref}, fewer than its maxPods {pc.max_pods}{more}",
                     source=rc.source,
                     obj=rc.ref,
                     field_path=("overhead", "podFixed", resource),
-                    hint="nothing to do on a shared pool; on a pool dedicated to this runtime lower maxPods or use "
-                    "larger nodes",
+                    hint="on a pool dedicated to it, lower maxPods or use larger nodes",
                     related=[refs[i] for i, _ in fits.bounded],
                 )

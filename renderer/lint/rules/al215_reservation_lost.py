@@ -2,12 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from renderer.capacity.explain import human
 from renderer.capacity.model import RESOURCES, PoolCapacity
 from renderer.findings import FieldPath, Finding, SourceRef
 from renderer.lint.helpers import NAME_PATH, describe_pools
 from renderer.lint.rule import LintContext, Rule, register
 from renderer.models.reservationpolicy import ReservationPolicy
+from renderer.units import column
 from renderer.validation.validate import Loaded
 
 
@@ -118,8 +118,8 @@ class ReservationLost(Rule):
 
 
 def _figures(old: PoolCapacity, new: PoolCapacity) -> tuple[str, bool]:
-    """``cpu 0.2 → 0, memory 700Mi (0.68Gi) → 100Mi (0.10Gi)`` (every resource whose reservation changes, before →
-    after, as ``explain`` writes amounts) and whether any goes down."""
+    """``cpu 0.2 → 0, memory 0.68Gi → 0.10Gi`` (every resource whose reservation changes, before → after, in one
+    unit each, as every text output writes amounts: ``renderer.units``) and whether any goes down."""
     parts: list[str] = []
     lower = False
     for resource in RESOURCES:
@@ -129,7 +129,8 @@ def _figures(old: PoolCapacity, new: PoolCapacity) -> tuple[str, bool]:
         if before == after:
             continue
         lower = lower or after < before
-        parts.append(f"{resource} {human(before, resource)} → {human(after, resource)}")
+        was, now = column([before, after], resource)
+        parts.append(f"{resource} {was} → {now}")
     return (", ".join(parts) if parts else "unchanged"), lower
 
 

@@ -52,12 +52,11 @@ class EnforceNodeAllocatableValues(Rule):
                 if value not in ENFORCEMENTS:
                     guess = closest(value, ENFORCEMENTS)
                     yield self.finding(
-                        f'the kubelet refuses to start: option "{value}" specified for enforceNodeAllocatable; valid '
-                        f"options are {', '.join(ENFORCEMENTS)}",
+                        f'the kubelet refuses to start: option "{value}" specified for enforceNodeAllocatable',
                         source=rp.source,
                         obj=rp.ref,
                         field_path=(*path, i),
-                        hint=f'did you mean "{guess}"?' if guess else None,
+                        hint=f'did you mean "{guess}"?' if guess else f"valid options: {', '.join(ENFORCEMENTS)}",
                     )
                 elif value in seen:
                     yield self.finding(

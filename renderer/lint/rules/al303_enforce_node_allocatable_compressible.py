@@ -56,5 +56,5 @@ class EnforceNodeAllocatableCompressible(Rule):
                         source=rp.source,
                         obj=rp.ref,
                         field_path=(*path, max(values.index(base), values.index(pair))),
-                        hint=f'keep "{pair}" (CPU only) or "{base}" (CPU and memory), not both',
+                        hint=f'keep one of them ("{pair}" enforces cpu only)',
                     )

@@ -65,6 +65,5 @@ class EnforcementCgroupMissing(Rule):
                     source=rp.source,
                     obj=rp.ref,
                     field_path=(*path, used[0]),
-                    hint=f"set spec.{cgroup} to the cgroup the daemons run in"
-                    + (" (/system.slice for systemd services)" if base == "system-reserved" else ""),
+                    hint=f"set spec.{cgroup}" + (" (e.g. /system.slice)" if base == "system-reserved" else ""),
                 )

@@ -50,7 +50,7 @@ class EnforcementNeedsCgroupsPerQOS(Rule):
             if not enforced:
                 continue
             path: FieldPath = ("spec", "cgroupsPerQOS")
-            default = "" if spec.enforceNodeAllocatable is not None else " (the default when it is not set)"
+            default = "" if spec.enforceNodeAllocatable is not None else " (the default)"
             yield self.finding(
                 f"the kubelet refuses to start: cgroupsPerQOS (--cgroups-per-qos) must be set to true when "
                 f'"{enforced[0]}" contained in enforceNodeAllocatable{default}',

@@ -58,6 +58,5 @@ class ReservedCpusWithReservedCgroup(Rule):
                     source=rp.source,
                     obj=rp.ref,
                     field_path=got.path,
-                    hint=f"remove {cgroup}, or reserve CPU through systemReserved/kubeReserved instead of "
-                    "reservedSystemCPUs",
+                    hint=f"remove {cgroup}, or reserve CPU with systemReserved instead",
                 )

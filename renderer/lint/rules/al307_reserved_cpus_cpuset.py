@@ -53,7 +53,7 @@ class ReservedCpusCpuset(Rule):
                     source=rp.source,
                     obj=rp.ref,
                     field_path=got.path,
-                    hint='write CPU numbers and ranges separated by commas, without spaces, e.g. "0-1,4"',
+                    hint='write numbers and ranges with commas, no spaces: "0-1,4"',
                 )
                 continue
             if not ranges:
@@ -75,10 +75,10 @@ class ReservedCpusCpuset(Rule):
                         if others
                         else ""
                     )
-                    + ": the CPU manager cannot reserve a CPU the node does not have",
+                    + ": a CPU the node does not have",
                     source=rp.source,
                     obj=rp.ref,
                     field_path=got.path,
-                    hint="reserve CPUs every selected pool has, or narrow the selector",
+                    hint="reserve CPUs every selected pool has",
                     related=[p.pool.ref for p in small],
                 )

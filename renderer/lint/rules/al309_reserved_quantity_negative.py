@@ -57,5 +57,5 @@ class ReservedQuantityNegative(Rule):
                             source=rp.source,
                             obj=rp.ref,
                             field_path=(*path, key),
-                            hint="use a non-negative quantity; to advertise more than a node has, use a CommitClass",
+                            hint="use 0 or more (a CommitClass advertises more than a node has)",
                         )

@@ -62,5 +62,5 @@ class EvictionPercentRange(Rule):
                         source=rp.source,
                         obj=rp.ref,
                         field_path=(*path, signal),
-                        hint='use a percentage between 0% and 100%, e.g. "10%", or a quantity such as "1Gi"',
+                        hint='use 0% to 100%, or a quantity such as "1Gi"',
                     )

@@ -63,5 +63,5 @@ class EvictionQuantityNotPositive(Rule):
                         source=rp.source,
                         obj=rp.ref,
                         field_path=(*path, signal),
-                        hint='use a positive quantity such as "100Mi", or a percentage such as "10%"',
+                        hint='use a positive quantity ("100Mi") or a percentage ("10%")',
                     )

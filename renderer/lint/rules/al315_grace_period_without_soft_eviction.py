@@ -60,11 +60,10 @@ class GracePeriodWithoutSoftEviction(Rule):
                 if signal not in EVICTION_SIGNALS or signal in active:
                     continue
                 yield self.finding(
-                    f"evictionSoftGracePeriod has {signal}, but evictionSoft has no (enabled) threshold for it: the "
-                    "kubelet ignores this grace period",
+                    f"evictionSoftGracePeriod {signal} has no evictionSoft threshold: the kubelet ignores it",
                     source=rp.source,
                     obj=rp.ref,
                     field_path=(*grace[1], signal),
                     at_key=True,
-                    hint=f"add evictionSoft {signal}, or remove this grace period",
+                    hint=f"add evictionSoft {signal}, or remove the grace period",
                 )

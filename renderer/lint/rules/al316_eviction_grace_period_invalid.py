@@ -60,7 +60,7 @@ class EvictionGracePeriodInvalid(Rule):
                     source=rp.source,
                     obj=rp.ref,
                     field_path=(*grace[1], signal),
-                    hint='write a non-negative Go duration with a unit, e.g. "90s" or "1m30s"',
+                    hint='write a Go duration of 0 or more: "90s", "1m30s"',
                 )
             transition = view.get("evictionPressureTransitionPeriod")
             if transition is not None:

@@ -46,10 +46,9 @@ class PodsPerCoreExceedsMaxPods(Rule):
                 continue
             if spec.podsPerCore > spec.maxPods:
                 yield self.finding(
-                    f"podsPerCore {spec.podsPerCore} is more than maxPods {spec.maxPods}: the pod limit is the smaller "
-                    "of maxPods and podsPerCore × cores, so podsPerCore never takes effect",
+                    f"podsPerCore {spec.podsPerCore} is more than maxPods {spec.maxPods}: it never takes effect",
                     source=rp.source,
                     obj=rp.ref,
                     field_path=("spec", "podsPerCore"),
-                    hint="lower podsPerCore to the per-core density you want, or remove it",
+                    hint="lower podsPerCore, or remove it",
                 )

@@ -62,11 +62,10 @@ class OpenShiftAutoSizingWithSystemReserved(Rule):
                 continue
             yield self.finding(
                 f"the Machine Config Operator rejects the KubeletConfig for {describe_pools(pools)}: "
-                '"autoSizingReserved and systemdReserved cannot be set together" (autoSizing.formula '
-                f"{spec.autoSizing.formula} turns on auto node sizing, which computes systemReserved itself)",
+                '"autoSizingReserved and systemdReserved cannot be set together"',
                 source=rp.source,
                 obj=rp.ref,
                 field_path=("spec", "systemReserved"),
-                hint="remove systemReserved and let auto sizing compute it, or remove autoSizing",
+                hint="remove systemReserved (auto sizing computes it), or remove autoSizing",
                 related=[pc.pool.ref for pc in pools],
             )

@@ -96,14 +96,12 @@ class OpenShiftEnvFileCollision(Rule):
                 continue
             mcp = plan.mcp
             yield self.finding(
-                f"on MachineConfigPool {mcp}, {machineconfig_name(mcp)} ({plan.reason}) and the operator's "
-                f"{generated_kubelet_name(mcp)} (from systemReserved {', '.join(plan.explicit_system_reserved)}) "
-                f"would both write {ENV_FILE}; the later name wins, so nodes get "
-                f"{plan.kubeletconfig_env.describe()} and auto sizing stays off",
+                f"auto sizing stays off on MachineConfigPool {mcp}: {generated_kubelet_name(mcp)} (from systemReserved "
+                f"{', '.join(plan.explicit_system_reserved)}) overwrites the {ENV_FILE} of {machineconfig_name(mcp)}",
                 source=policy.source,
                 obj=policy.ref,
                 field_path=("spec", "systemReserved"),
-                hint="remove systemReserved cpu/memory/ephemeral-storage; set the static values as autoSizing.fallback",
+                hint="move systemReserved cpu/memory/ephemeral-storage to autoSizing.fallback",
                 related=pools_of[key],
             )
 
@@ -115,14 +113,12 @@ class OpenShiftEnvFileCollision(Rule):
                 if worker.env == plan.env:
                     continue
                 yield self.finding(
-                    f"nodes of custom MachineConfigPool {mcp} also receive the worker pool's MachineConfigs: "
-                    f"{' and '.join(worker.writers)} (worker) and {' and '.join(plan.writers)} ({mcp}) would both "
-                    f"write {ENV_FILE} with different contents; OpenShift 4.15 and later give the custom pool "
-                    f"priority, earlier releases merge by name and the worker pool's file wins",
+                    f"before OpenShift 4.15, the worker pool's {' and '.join(worker.writers)} overwrites the {ENV_FILE} "
+                    f"of {' and '.join(plan.writers)} on {mcp} nodes",
                     source=policy.source,
                     obj=policy.ref,
                     field_path=_cause(plan),
-                    hint="give both pools the same auto-sizing settings, or make sure the cluster runs 4.15 or later",
+                    hint="give both pools the same auto-sizing settings, or run 4.15 or later",
                     severity="warning",
                     related=[*pools_of[(mcp, name)], worker_policy.ref],
                 )

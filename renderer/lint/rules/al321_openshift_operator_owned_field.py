@@ -88,6 +88,6 @@ class OpenShiftOperatorOwnedField(Rule):
                     obj=rp.ref,
                     field_path=got.path,
                     at_key=True,
-                    hint=f"remove {name}; OpenShift sets it from its own cluster configuration",
+                    hint=f"remove {name} (OpenShift sets it)",
                     related=[pc.pool.ref for pc in pools],
                 )

@@ -141,7 +141,6 @@ class ReservedMemoryMismatch(Rule):
                 source=rp.source,
                 obj=rp.ref,
                 field_path=path,
-                hint=f"make the reservedMemory limits of {name} over all NUMA nodes add up to {expected_text} "
-                "(systemReserved + kubeReserved + evictionHard memory.available)",
+                hint=f"make reservedMemory add up to {expected_text} (reserved + hard eviction)",
                 related=[pc.pool.ref for pc in pools],
             )

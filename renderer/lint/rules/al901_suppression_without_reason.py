@@ -53,10 +53,9 @@ class SuppressionWithoutReason(Rule):
             if p.kind != "no-reason":
                 continue
             yield self.finding(
-                f'{ANNOTATION} "{p.text}" gives no reason, so {p.code} is not suppressed: write why the finding is '
-                "acceptable for this object",
+                f'{ANNOTATION} "{p.text}" gives no reason: {p.code} is not suppressed',
                 source=p.source,
                 obj=p.obj,
                 field_path=ANNOTATION_PATH,
-                hint=f'write it as "{p.code}: <reason>"',
+                hint=f'write why it is acceptable here: "{p.code}: <reason>"',
             )

@@ -49,10 +49,9 @@ class UnusedSuppression(Rule):
             if s.used or s.code in skipped:
                 continue
             yield self.finding(
-                f'{ANNOTATION} suppresses {s.code} ("{s.reason}"), but {s.code} reports nothing on {s.obj}: remove '
-                "the stale entry so that it cannot hide the next real finding",
+                f'{ANNOTATION} suppresses {s.code} ("{s.reason}"), but {s.code} reports nothing here',
                 source=s.source,
                 obj=s.obj,
                 field_path=ANNOTATION_PATH,
-                hint=f"remove {s.code} from the annotation",
+                hint=f"remove {s.code} from the annotation before it hides a real finding",
             )

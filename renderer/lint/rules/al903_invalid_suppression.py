@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from renderer.findings import Finding
+from renderer.lint.helpers import closest_code
 from renderer.lint.rule import LintContext, Rule, register
 from renderer.lint.suppression import ANNOTATION, ANNOTATION_PATH
 
@@ -13,7 +14,8 @@ class InvalidSuppression(Rule):
     ## What it does
     Reports an `allocatable.dev/ignore` entry that cannot be used: text that does not start with a rule code
     (`AL` and three digits), a code no rule has, a code that cannot be suppressed (validation errors AL001-AL006,
-    which stop lint before rules run, and the AL9xx meta rules), or a code listed twice on one object.
+    which stop lint before rules run, the AL9xx meta rules, and the render stage's AL8xx codes, which
+    `.allocatable.yaml` configures instead), or a code listed twice on one object.
 
     ## Why is this bad?
     The entry silently does nothing, so the finding it was written for keeps appearing (or the annotation hides
@@ -45,32 +47,29 @@ class InvalidSuppression(Rule):
         if ctx.suppressions is None:
             return
         known = sorted(ctx.known_codes)
+        suppressible = [c for c in known if not c.startswith("AL9")]
         for p in ctx.suppressions.problems:
+            hint = 'entries look like "AL203: reason"'
             if p.kind == "no-reason":
                 continue
             if p.kind == "unreadable":
-                message = (
-                    f'{ANNOTATION} entry "{p.text}" does not start with a rule code; write entries as '
-                    '"ALnnn: reason", separated by commas'
-                )
+                message = f'{ANNOTATION} entry "{p.text}" does not start with a rule code'
+                hint = 'write "ALnnn: reason" entries, separated by commas'
             elif p.kind == "duplicate":
                 message = f"{ANNOTATION} lists {p.code} more than once; only the first entry is used"
             elif p.code in known:
-                message = (
-                    f"{ANNOTATION} names {p.code}, a meta rule about suppressions, which cannot be suppressed by "
-                    "annotation; switch it off in .allocatable.yaml if you must"
-                )
+                message = f"{ANNOTATION} names {p.code}, a meta rule, which annotations cannot suppress"
+                hint = "switch it off in .allocatable.yaml if you must"
             elif p.code is not None and p.code[2:4] == "00":
-                message = (
-                    f"{ANNOTATION} names {p.code}, a validation error, which cannot be suppressed: lint stops at "
-                    "validation errors before any rule runs; fix the file instead"
-                )
+                message = f"{ANNOTATION} names {p.code}, a validation error, which cannot be suppressed"
+                hint = "fix the file instead"
+            elif p.code is not None and p.code in ctx.other_codes:
+                fixed = ctx.other_codes[p.code]
+                message = f"{ANNOTATION} names {p.code}, a render finding, which annotations do not suppress"
+                hint = "configure it under rules in .allocatable.yaml" if fixed is None else f"it is fixed: {fixed}"
             else:
                 message = f"{ANNOTATION} names {p.code}, which is not a rule code (see `allocatable rules`)"
-            yield self.finding(
-                message,
-                source=p.source,
-                obj=p.obj,
-                field_path=ANNOTATION_PATH,
-                hint='entries look like "AL203: reason"',
-            )
+                guess = closest_code(p.code or "", suppressible)
+                if guess is not None:
+                    hint = f"did you mean {guess}?"
+            yield self.finding(message, source=p.source, obj=p.obj, field_path=ANNOTATION_PATH, hint=hint)

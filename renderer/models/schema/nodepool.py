@@ -117,7 +117,9 @@ class Delivery(Strict, records.Delivery):
         description="true: Bottlerocket user data (settings.kubernetes TOML), bottlerocket/<pool>.settings.toml; see "
         "docs/bottlerocket.md",
     )
-    talos: Annotated[TalosDelivery | None, AfterValidator(check_talos)] = Field(default=None, description="Talos machine-config patch (talos/<pool>.patch.yaml)")
+    talos: Annotated[TalosDelivery | None, AfterValidator(check_talos)] = Field(
+        default=None, description="Talos machine-config patch (talos/<pool>.patch.yaml)"
+    )
 
 
 class ClusterAutoscaler(Strict, records.ClusterAutoscaler):

@@ -33,16 +33,9 @@ from renderer.capacity.kubeletfields import kubelet_fields
 from renderer.models.nodepool import TEMPLATE_HASH_LENGTH
 from renderer.models.record import field_names
 from renderer.models.reservationpolicy import ReservationPolicySpec
+from renderer.render.codes import FieldNotDeliverable, NotRenderable, RolloutNotTriggered
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
-from renderer.render.target import (
-    FIELD_NOT_DELIVERABLE,
-    NOT_RENDERABLE,
-    ROLLOUT_NOT_TRIGGERED,
-    Output,
-    RenderContext,
-    Target,
-    register,
-)
+from renderer.render.target import Output, RenderContext, Target, register
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -129,7 +122,7 @@ def flag_value(style: str, value: Any) -> str:
 def kubelet_extra_args(ctx: RenderContext, pc: PoolCapacity, template: str) -> list[dict[str, str]]:
     policy = pc.policy
     assert policy is not None
-    problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+    problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
     fields = kubelet_fields(pc, policy.model.spec, problem)
     args: list[dict[str, str]] = []
     for name, value in fields.items():
@@ -137,15 +130,12 @@ def kubelet_extra_args(ctx: RenderContext, pc: PoolCapacity, template: str) -> l
         if flag is None:
             where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
             ctx.report(
-                FIELD_NOT_DELIVERABLE,
-                "error",
-                f"{name} has no kubelet flag this target knows, so it cannot go into the kubeletExtraArgs of "
-                f"KubeadmConfigTemplate {template}",
+                FieldNotDeliverable,
+                f"{name} has no kubelet flag for the kubeletExtraArgs of KubeadmConfigTemplate {template}",
                 policy.source,
                 policy.ref,
                 where,
-                hint="remove it from the policy of Cluster API pools, or write it into a KubeletConfiguration patch "
-                "of your KubeadmConfigTemplate (kubeadm patches, target kubeletconfiguration)",
+                hint="remove it for Cluster API pools, or patch it into the template (kubeadm patches)",
             )
             continue
         args.append({"name": flag[0], "value": flag_value(flag[1], value)})
@@ -231,10 +221,8 @@ class ClusterAPITarget(Target):
                 ctx,
                 shared,
                 configs,
-                sized_hint="give the pools separate KubeadmConfigTemplates (one per machine size), or replace the "
-                "formula with explicit values that fit all of them",
-                hint="select the pools of one KubeadmConfigTemplate with the same ReservationPolicy and settings that "
-                "do not depend on the machine size, or give them separate templates",
+                sized_hint="one KubeadmConfigTemplate per machine size, or explicit values that fit all",
+                hint="one ReservationPolicy with size-independent settings per template, or separate templates",
             ):
                 continue
             args = [{"name": k, "value": v} for k, v in sorted(configs[0].content.items())]
@@ -243,15 +231,13 @@ class ClusterAPITarget(Target):
             if not deployments:
                 first = configs[0].pc.pool
                 ctx.report(
-                    ROLLOUT_NOT_TRIGGERED,
-                    "warning",
-                    f"KubeadmConfigTemplate {namespace}/{template} names no MachineDeployment: Cluster API applies a "
-                    "changed template only to Machines created later",
+                    RolloutNotTriggered,
+                    f"KubeadmConfigTemplate {namespace}/{template} names no MachineDeployment: a change reaches only "
+                    "new Machines",
                     first.source,
                     first.ref,
                     ("spec", "delivery", "clusterAPI"),
-                    hint="list the MachineDeployments that use it in delivery.clusterAPI.machineDeployments, so a change "
-                    "renames the template and rolls them",
+                    hint="list them in delivery.clusterAPI.machineDeployments (a change then rolls them)",
                 )
             doc = {
                 "apiVersion": API_VERSION,

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Any
 
 from renderer.capacity.karpenter import NotExpressible, cel_form, not_expressible
 from renderer.capacity.kubeletfields import RESERVED_ORDER, eviction_hard, plain
+from renderer.render.codes import FieldNotDeliverable, NotRenderable
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
 from renderer.render.nodeadm_defaults import report_kept_defaults
-from renderer.render.target import FIELD_NOT_DELIVERABLE, NOT_RENDERABLE, Output, RenderContext, Target, register
+from renderer.render.target import Output, RenderContext, Target, register
 
 if TYPE_CHECKING:
     from renderer.capacity.formulas import Formula
@@ -156,7 +157,7 @@ class _Pool:
                 fields[name] = list(value) if isinstance(value, list) else value
             else:
                 left_out.append(name)
-        problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+        problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
         for name, value in (spec.kubelet or {}).items():
             if name in TYPED_FIELDS or passthrough:
                 fields[name] = plain(value, ("spec", "kubelet", name), problem)
@@ -164,15 +165,15 @@ class _Pool:
                 left_out.append(f"kubelet.{name}")
         if left_out:
             ctx.report(
-                FIELD_NOT_DELIVERABLE,
-                "warning",
+                FieldNotDeliverable,
                 f"{', '.join(left_out)} left out of EC2NodeClass {self.class_name}: Karpenter v1's kubelet block has "
                 "no such field",
                 policy.source,
                 policy.ref,
                 ("spec",),
-                hint="set render.karpenter.kubeletPassthrough: true in .allocatable.yaml if your Karpenter passes any "
-                "KubeletConfiguration field through (AL2023 AMI family), or deliver them with the class's userData",
+                hint="set render.karpenter.kubeletPassthrough if your Karpenter passes them through (AL2023), or use "
+                "the class's userData",
+                severity="warning",
             )
         self._check_eviction(fields)
         return dict(sorted(fields.items()))
@@ -195,13 +196,12 @@ class _Pool:
                 else:
                     continue
                 self.ctx.report(
-                    FIELD_NOT_DELIVERABLE,
-                    "error",
+                    FieldNotDeliverable,
                     f"{name}: {reason} (EC2NodeClass {self.class_name})",
                     policy.source,
                     policy.ref,
                     ("spec", name, signal),
-                    hint="use another signal or value for pools delivered through Karpenter",
+                    hint="use another signal or value for Karpenter pools",
                 )
 
 
@@ -239,8 +239,7 @@ class KarpenterTarget(Target):
                 shared,
                 configs,
                 sized_hint=_sized_hint(configs),
-                hint="select the pools of one EC2NodeClass with the same ReservationPolicy, or point them at separate "
-                "EC2NodeClasses",
+                hint="one ReservationPolicy per EC2NodeClass, or separate EC2NodeClasses",
             ):
                 continue
             kubelet = configs[0].content
@@ -299,11 +298,8 @@ def _sized_hint(configs: list[PoolConfig]) -> str:
     for name in sorted(formulas):
         reason = not_expressible(formulas[name])
         if reason is not None:
-            return (
-                f"formula {name} has no CEL form: {reason}; give the pools separate EC2NodeClasses "
-                "(one per instance size) or use explicit values"
-            )
+            return f"formula {name} has no CEL form ({reason}): one EC2NodeClass per instance size, or explicit values"
     return (
-        "turn on render.karpenter.expressions in .allocatable.yaml (Karpenter then evaluates the formula per instance "
-        "type; needs its NodeClassCEL feature gate), or give the pools separate EC2NodeClasses"
+        "set render.karpenter.expressions (Karpenter evaluates the formula per instance type), or separate "
+        "EC2NodeClasses"
     )

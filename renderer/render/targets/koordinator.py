@@ -23,7 +23,8 @@ import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from renderer.render.target import SELECTOR_NOT_EXPRESSIBLE, Output, RenderContext, Target, register
+from renderer.render.codes import SelectorNotExpressible
+from renderer.render.target import Output, RenderContext, Target, register
 from renderer.render.yamlout import Literal
 
 if TYPE_CHECKING:
@@ -117,15 +118,12 @@ class KoordinatorTarget(Target):
                 if reason is not None:
                     failed = True
                     ctx.report(
-                        SELECTOR_NOT_EXPRESSIBLE,
-                        "error",
-                        f"CommitClass {cc.metadata.name} cannot be delivered to Koordinator: selector term {i + 1} "
-                        f"uses {reason}, and Koordinator selects nodes by label selector",
+                        SelectorNotExpressible,
+                        f"selector term {i + 1} uses {reason}, which Koordinator's label selectors cannot express",
                         loaded.source,
                         loaded.ref,
                         ("spec", "selector", i),
-                        hint="select the nodes by labels with In, NotIn, Exists or DoesNotExist, or set "
-                        "render.koordinator: false in .allocatable.yaml",
+                        hint="select by In, NotIn, Exists or DoesNotExist, or set render.koordinator: false",
                     )
                     continue
                 if selector is None:

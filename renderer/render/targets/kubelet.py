@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from renderer import platforms
 from renderer.capacity.kubeletfields import kubelet_fields
-from renderer.render.target import NO_KUBELET_FILE, NOT_RENDERABLE, Output, RenderContext, Target, register
+from renderer.render.codes import NoKubeletFile, NotRenderable
+from renderer.render.target import Output, RenderContext, Target, register
 
 API_VERSION = "kubelet.config.k8s.io/v1beta1"
 KIND = "KubeletConfiguration"
@@ -42,8 +43,7 @@ class KubeletConfigurationTarget(Target):
             if not platform.kubelet_file:
                 # a file nothing reads would look delivered: say so for the pool instead
                 ctx.report(
-                    NO_KUBELET_FILE,
-                    "warning",
+                    NoKubeletFile,
                     f"{pc.pool.ref}: nothing is rendered for it: {platform.no_kubelet_file}",
                     pc.pool.source,
                     pc.pool.ref,
@@ -51,7 +51,7 @@ class KubeletConfigurationTarget(Target):
                     hint=f"add spec.delivery ({', '.join(sorted(platform.deliveries))}) to the NodePool",
                 )
                 continue
-            problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+            problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
             doc = {"apiVersion": API_VERSION, "kind": KIND, **kubelet_fields(pc, policy.model.spec, problem)}
             outputs.append(
                 Output(

@@ -17,9 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from renderer.capacity.kubeletfields import kubelet_fields
+from renderer.render.codes import NotRenderable
 from renderer.render.delivered import delivered_pools
 from renderer.render.nodeadm_defaults import report_kept_defaults
-from renderer.render.target import NOT_RENDERABLE, Output, RenderContext, Target, register
+from renderer.render.target import Output, RenderContext, Target, register
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -55,7 +56,7 @@ class NodeadmTarget(Target):
             policy = pc.policy
             if policy is None:
                 continue
-            problem = ctx.reporter(NOT_RENDERABLE, "error", policy.source, policy.ref)
+            problem = ctx.reporter(NotRenderable, policy.source, policy.ref)
             config = kubelet_fields(pc, policy.model.spec, problem)
             report_kept_defaults(ctx, pc, config, f"the NodeConfig of {pc.pool.ref}")
             kubelet: dict[str, Any] = {"config": config}

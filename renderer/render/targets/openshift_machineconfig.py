@@ -12,8 +12,9 @@ import urllib.parse
 from typing import Any
 
 from renderer.capacity.openshift_sizing import ENV_FILE, EnvValues, machineconfig_name
+from renderer.render.codes import NotRenderable
 from renderer.render.openshift_pools import McpRender, openshift_pools
-from renderer.render.target import MANAGED_BY, NOT_RENDERABLE, Output, RenderContext, Target, register
+from renderer.render.target import MANAGED_BY, Output, RenderContext, Target, register
 from renderer.render.templating import TemplateValueError, render_text
 
 API_VERSION = "machineconfiguration.openshift.io/v1"
@@ -92,8 +93,7 @@ class OpenShiftMachineConfigTarget(Target):
         bad = _negative(env)
         if bad:
             ctx.report(
-                NOT_RENDERABLE,
-                "error",
+                NotRenderable,
                 f"auto-sizing fallback {', '.join(bad)} is negative; a reservation cannot be negative",
                 policy.source,
                 policy.ref,
@@ -103,5 +103,5 @@ class OpenShiftMachineConfigTarget(Target):
         try:
             return env_file(env)
         except TemplateValueError as exc:
-            ctx.report(NOT_RENDERABLE, "error", str(exc), policy.source, policy.ref, ("spec", "autoSizing", "fallback"))
+            ctx.report(NotRenderable, str(exc), policy.source, policy.ref, ("spec", "autoSizing", "fallback"))
             return None

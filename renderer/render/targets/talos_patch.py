@@ -14,7 +14,9 @@ from renderer.render.target import Output, RenderContext, Target, register
 @register
 class TalosPatchTarget(Target):
     name = "talos-patch"
-    summary = "Talos machine-config patch: machine.kubelet.extraConfig or a KubeletConfig document (talos/<pool>.patch.yaml)"
+    summary = (
+        "Talos machine-config patch: machine.kubelet.extraConfig or a KubeletConfig document (talos/<pool>.patch.yaml)"
+    )
     delivers = True
 
     def render(self, ctx: RenderContext) -> list[Output]:

@@ -2,48 +2,35 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from renderer.capacity.diff import DIFF_RESOURCES, Change, DiffResult, PoolDiff
 from renderer.escaping import markdown as md
 from renderer.escaping import plain
 from renderer.findings import Finding
 from renderer.quantity import Quantity
+from renderer.units import is_bytes, readable, unit_for
 
 #: First line of the markdown: lets a bot find and update its earlier comment instead of adding another.
 MARKER = "<!-- allocatable-diff -->"
 MAX_LISTED = 50  # findings / pools / objects listed in full before "… and N more"
-_UNITS = (("Ei", 1024**6), ("Pi", 1024**5), ("Ti", 1024**4), ("Gi", 1024**3), ("Mi", 1024**2), ("Ki", 1024))
 HEADERS = {"cpu": "cpu (cores)", "memory": "memory", "ephemeral-storage": "ephemeral-storage", "pods": "pods"}
 
 
-def _trim(d: Decimal) -> str:
-    text = f"{d:f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return text or "0"
+def unit(resource: str, *values: Quantity | None) -> str | None:
+    """One unit for the byte values shown together (a cell, a column; ``renderer.units``); None for others."""
+    return unit_for(values) if is_bytes(resource) else None
 
 
-def amount(q: Quantity | None, resource: str) -> str:
-    """A readable amount: cores for cpu, binary units for bytes (2 decimals at most), integers for pods."""
+def amount(q: Quantity | None, resource: str, in_unit: str | None = None) -> str:
+    """A readable amount (``renderer.units``): cores for cpu, bytes in ``in_unit`` (default: their own), counts."""
     if q is None:
         return "—"
-    v = q.value
-    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
-        mag = abs(v)
-        for unit, size in _UNITS:
-            if mag >= size:
-                scaled = v / size
-                exact = scaled == scaled.to_integral_value()
-                return (_trim(scaled) if exact else f"{scaled:.2f}") + unit
-        return _trim(v)
-    return _trim(v.quantize(Decimal("0.001")) if resource == "cpu" else v)
+    return readable(q, resource, in_unit)
 
 
-def signed(q: Quantity, resource: str) -> str:
+def signed(q: Quantity, resource: str, in_unit: str | None = None) -> str:
     if q.is_zero():
         return "0"
-    text = amount(q, resource)
+    text = amount(q, resource, in_unit)
     return text if text.startswith("-") else "+" + text
 
 
@@ -54,20 +41,22 @@ def pct(c: Change) -> str:
     return f"{'+' if p > 0 else ''}{p}%"
 
 
-def delta(c: Change, resource: str) -> str:
+def delta(c: Change, resource: str, in_unit: str | None = None) -> str:
     if not c.changed:
         return "0"
     p = pct(c)
-    return signed(c.delta, resource) + (f" ({p})" if p else "")
+    return signed(c.delta, resource, in_unit) + (f" ({p})" if p else "")
 
 
-def cell(c: Change | None, resource: str) -> str:
+def cell(c: Change | None, resource: str, in_unit: str | None = None) -> str:
+    """``before → after (Δ%)`` in one unit (``in_unit``, default: theirs), or the value when it did not change."""
     if c is None:
         return "—"
+    u = in_unit if in_unit is not None else unit(resource, c.before, c.after)
     if not c.changed:
-        return amount(c.after, resource)
+        return amount(c.after, resource, u)
     p = pct(c)
-    return f"{amount(c.before, resource)} → {amount(c.after, resource)}" + (f" ({p})" if p else "")
+    return f"{amount(c.before, resource, u)} → {amount(c.after, resource, u)}" + (f" ({p})" if p else "")
 
 
 def _plural(n: int, word: str) -> str:
@@ -163,3 +152,17 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
 
 
 # -------------------------------------------------------------------------------------------------------- json
+
+
+def pool_units(pd: PoolDiff, res: list[str]) -> dict[str, str | None]:
+    """One unit per column of a pool's table: its committed values before and after, and the cluster change."""
+    out: dict[str, str | None] = {}
+    for r in res:
+        c, k = pd.committed.get(r), pd.cluster.get(r)
+        out[r] = unit(r, *(c.before, c.after) if c else (), k.delta if k else None)
+    return out
+
+
+def total_units(d: DiffResult, res: list[str]) -> dict[str, str | None]:
+    """One unit per column of the cluster totals: before, after and the change."""
+    return {r: unit(r, _side(d, r, 0), _side(d, r, 1), d.totals[r].delta if r in d.totals else None) for r in res}

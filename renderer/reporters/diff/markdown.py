@@ -23,6 +23,8 @@ from renderer.reporters.diff._common import (
     cell,
     delta,
     headline,
+    total_units,
+    unit,
 )
 
 
@@ -64,11 +66,12 @@ def markdown(d: DiffResult) -> str:
     out.append("| | nodes | " + " | ".join(HEADERS[r] for r in res) + " |")
     out.append("|---|---:|" + "---:|" * len(res))
     nodes = Change(Quantity.from_value(d.nodes[0]), Quantity.from_value(d.nodes[1]))
-    out.append(f"| before | {d.nodes[0]} | " + " | ".join(amount(_side(d, r, 0), r) for r in res) + " |")
-    out.append(f"| after | {d.nodes[1]} | " + " | ".join(amount(_side(d, r, 1), r) for r in res) + " |")
+    u = total_units(d, res)
+    out.append(f"| before | {d.nodes[0]} | " + " | ".join(amount(_side(d, r, 0), r, u[r]) for r in res) + " |")
+    out.append(f"| after | {d.nodes[1]} | " + " | ".join(amount(_side(d, r, 1), r, u[r]) for r in res) + " |")
     out.append(
         f"| Δ | {delta(nodes, 'pods')} | "
-        + " | ".join(delta(d.totals[r], r) if r in d.totals else "—" for r in res)
+        + " | ".join(delta(d.totals[r], r, u[r]) if r in d.totals else "—" for r in res)
         + " |"
     )
     out.append("")
@@ -112,11 +115,15 @@ def _md_pool(pd: PoolDiff, res: list[str]) -> list[str]:
         ("cluster committed", pd.cluster, False),
         ("Δ cluster", pd.cluster, True),
     ]
+    units = {}  # one per column
+    for r in res:
+        shown = [c for _, changes, _ in rows if (c := changes.get(r)) is not None]
+        units[r] = unit(r, *(q for c in shown for q in (c.before, c.after, c.delta)))
     for label, changes, is_delta in rows:
         cells = []
         for r in res:
             c = changes.get(r)
-            cells.append("—" if c is None else (delta(c, r) if is_delta else cell(c, r)))
+            cells.append("—" if c is None else (delta(c, r, units[r]) if is_delta else cell(c, r, units[r])))
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     pb, pa = pd.percent
     if pb != pa and pb and pa:

@@ -18,6 +18,8 @@ from renderer.reporters.diff._common import (
     cell,
     delta,
     headline,
+    pool_units,
+    total_units,
 )
 
 
@@ -36,15 +38,18 @@ def text(d: DiffResult) -> str:
     for pd in d.changed_pools:
         out.append(f"{plain(pd.ref)} ({pd.status}): {plain('; '.join(pd.reasons))}")
         rows = [["", "nodes", *res]]
-        rows.append(["committed/node", _count(pd), *(cell(pd.committed.get(r), r) for r in res)])
-        rows.append(["cluster", "", *(delta(pd.cluster[r], r) if r in pd.cluster else "—" for r in res)])
+        u = pool_units(pd, res)
+        rows.append(["committed/node", _count(pd), *(cell(pd.committed.get(r), r, u[r]) for r in res)])
+        rows.append(["cluster", "", *(delta(pd.cluster[r], r, u[r]) if r in pd.cluster else "—" for r in res)])
         out += _table(rows)
         out.append("")
     rows = [["cluster committed", "nodes", *res]]
-    rows.append(["before", str(d.nodes[0]), *(amount(_side(d, r, 0), r) for r in res)])
-    rows.append(["after", str(d.nodes[1]), *(amount(_side(d, r, 1), r) for r in res)])
+    u = total_units(d, res)
+    rows.append(["before", str(d.nodes[0]), *(amount(_side(d, r, 0), r, u[r]) for r in res)])
+    rows.append(["after", str(d.nodes[1]), *(amount(_side(d, r, 1), r, u[r]) for r in res)])
     nodes = Change(Quantity.from_value(d.nodes[0]), Quantity.from_value(d.nodes[1]))
-    rows.append(["change", delta(nodes, "pods"), *(delta(d.totals[r], r) if r in d.totals else "—" for r in res)])
+    changes = (delta(d.totals[r], r, u[r]) if r in d.totals else "—" for r in res)
+    rows.append(["change", delta(nodes, "pods"), *changes])
     out += _table(rows, indent="")
     if d.objects:
         out.append("")

@@ -8,7 +8,8 @@ cluster (× node count, summed) close the page.
 The page is inline SVG and CSS only: no script, no external style, font or image, so it reads the same offline, in
 a CI artifact viewer and without JavaScript. Accessibility: every bar has a title and description, every segment a
 ``<title>`` with its value, segments carry patterns and labels besides colour, and a table under each chart gives
-the numbers as text. Generated with Jinja2, autoescape on: every value from a policy is escaped (control
+the numbers as text; per pool, a table of the RuntimeClasses that can land there with their pod overhead, the pods
+that fit by overhead alone and the share of committed allocatable maxPods such pods spend on it. Generated with Jinja2, autoescape on: every value from a policy is escaped (control
 characters are shown as ``\\xNN`` first). Cost: O(pools × resources).
 """
 
@@ -21,9 +22,19 @@ from importlib import resources
 from typing import Any, TextIO
 
 from renderer import __version__
-from renderer.capacity.explain import Explained, cores, human, pool_rows, rule_text, sources, totals_rows, under_commits
+from renderer.capacity.explain import (
+    Explained,
+    exact,
+    overhead_rows,
+    pool_rows,
+    rule_text,
+    sources,
+    totals_rows,
+    under_commits,
+)
 from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
 from renderer.quantity import Quantity
+from renderer.units import cores, readable, unit_for
 
 BAR_WIDTH = 640  # px of the widest part of a bar (capacity, or capacity plus amplification)
 LEFT = 170  # px left of the bars, for the resource names
@@ -53,17 +64,17 @@ def _visible(value: Any) -> Any:
     return value
 
 
-def _show(q: Quantity, resource: str) -> str:
+def _show(q: Quantity, resource: str, unit: str | None) -> str:
     if resource == "cpu":
         return f"{cores(q)} cores"
-    return human(q, resource)
+    return readable(q, resource, unit)
 
 
 @dataclass
 class Segment:
     key: str
     label: str
-    value: str  # as text, e.g. "100Mi (0.10Gi)"
+    value: str  # as text, in the bar's unit, e.g. "0.10Gi"
     share: str  # of capacity, e.g. "0.3%"
     x: str  # SVG coordinates, formatted once here so the page is byte-stable
     width: str
@@ -89,8 +100,12 @@ def _bar(
     parts = [(k, q) for k, q in parts if not q.is_zero() and not q.is_negative()]
     total = sum((q.value for _, q in parts), Decimal(0))
     extent = max(total, capacity.value)
+    unit = unit_for([capacity, committed, *(q for _, q in parts)])  # one unit per bar
     bar = Bar(
-        resource=resource, capacity=_show(capacity, resource), committed=_show(committed, resource), percent=percent
+        resource=resource,
+        capacity=_show(capacity, resource, unit),
+        committed=_show(committed, resource, unit),
+        percent=percent,
     )
     if extent <= 0:
         return bar
@@ -103,7 +118,7 @@ def _bar(
             Segment(
                 key=key,
                 label=SEGMENTS[key],
-                value=_show(q, resource),
+                value=_show(q, resource, unit),
                 share=f"{share:.1f}%",
                 x=f"{x:.2f}",
                 width=f"{width:.2f}",
@@ -156,6 +171,8 @@ class PoolView:
     bars: list[Bar]
     rules: list[str]
     notes: list[str]
+    overhead: list[list[str]]  # the RuntimeClasses that can land there (heading row first), or [] for none
+    exact: list[tuple[str, str]]  # capacity and allocatable bytes as the kubelet writes them
 
 
 def _pool_view(index: int, pc: PoolCapacity) -> PoolView:
@@ -186,6 +203,8 @@ def _pool_view(index: int, pc: PoolCapacity) -> PoolView:
         bars=bars,
         rules=[rule_text(pc, r) for r in RESOURCES if r in pc.capacity and pc.percent[r] != 100],
         notes=list(pc.notes),
+        overhead=overhead_rows(pc) if pc.overhead else [],
+        exact=exact(pc),
     )
 
 

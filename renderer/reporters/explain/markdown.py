@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from renderer.capacity.explain import Explained, ordered, pool_rows, totals_rows
+from renderer.capacity.explain import Explained, exact, ordered, pool_rows, totals_rows
 from renderer.capacity.model import CapacityModel, PoolCapacity
 from renderer.reporters.explain.text import count
 
@@ -31,6 +31,10 @@ def markdown(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         out.append("")
         out.extend(_md_table(pool_rows(pc)))
         out.append("")
+        said = "; ".join(f"{label}: {values}" for label, values in exact(pc))
+        if said:
+            out.append(f"Exact, as the node reports them — {said}")
+            out.append("")
         for o in pc.overhead:
             if o.pod_fixed:
                 share = ", ".join(f"{k} {v}%" for k, v in ordered(o.max_pods_share).items() if v is not None)

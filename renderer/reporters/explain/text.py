@@ -9,6 +9,7 @@ from renderer.capacity.explain import (
     Explained,
     committed_resources,
     delivery_text,
+    exact,
     narrow_leaves_out,
     ordered,
     pool_rows,
@@ -66,6 +67,8 @@ def pieces(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) 
         if how is not None:
             out.append(f"  delivery:            {how}")
         out.extend(table(pool_rows(pc, wide)))
+        for label, values in exact(pc, wide):
+            out.append(f"  {'exact ' + label + ':':<20} {values}")
         hidden = [] if wide else narrow_leaves_out(pc)
         if hidden:
             out.append(f"  more resources: {', '.join(hidden)} (-o wide shows them)")

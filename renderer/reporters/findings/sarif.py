@@ -1,6 +1,6 @@
 """SARIF 2.1.0 for GitHub code scanning (``github/codeql-action/upload-sarif``) and other SARIF consumers.
 
-One run; ``tool.driver`` lists every code the tool can report (validation codes and all lint rules) with id,
+One run; ``tool.driver`` lists every code the tool can report (validation, lint rules, render) with id,
 name, short and full description, help (plain text and markdown, from the rule's docstring) and default level.
 Each result has ruleId and ruleIndex, level, message, one physical location — ``artifactLocation.uri`` relative to
 the repository root (the git top-level of the reported files, else the current directory) with ``uriBaseId``
@@ -38,7 +38,8 @@ def _plain(markdown: str) -> str:
 
 
 def rule_descriptors() -> tuple[list[dict[str, Any]], dict[str, int]]:
-    from renderer.lint.catalog import catalog, section
+    from renderer.lint.catalog import section
+    from renderer.reporters.catalog import catalog
 
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}

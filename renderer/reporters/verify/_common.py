@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from renderer.escaping import plain
 from renderer.quantity import Quantity
+from renderer.units import column, is_bytes
 
 
 def clean(text: str) -> str:
@@ -21,3 +22,20 @@ def ordered(keys: list[str] | set[str]) -> list[str]:
 
 def quantities(values: dict[str, Quantity]) -> str:
     return ", ".join(f"{k} {values[k]}" for k in ordered(list(values))) or "-"
+
+
+def compared(predicted: Quantity | None, reported: Quantity | None, resource: str) -> tuple[str, str]:
+    """A predicted and a reported value for reading side by side, in one unit (``renderer.units``); bytes also
+    exactly as the kubelet writes them, to compare with ``kubectl describe node``: ``56.42Gi (60585346153)``,
+    ``3.4 cores``.
+    "nothing" where a value is missing."""
+    shown = column([predicted, reported], resource)
+    out = []
+    for q, text in zip((predicted, reported), shown, strict=True):
+        if q is None:
+            out.append("nothing")
+        elif is_bytes(resource) and text != str(q):
+            out.append(f"{text} ({q})")
+        else:
+            out.append(f"{text} cores" if resource == "cpu" else text)
+    return out[0], out[1]

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import TextIO
 
 from renderer.escaping import markdown, markdown_code
+from renderer.reporters.verify._common import compared
 from renderer.reporters.verify.text import pod_line
+from renderer.units import readable
 from renderer.verify.result import VerifyResult
 
 
@@ -29,9 +31,11 @@ def write(result: VerifyResult, out: TextIO) -> None:
             checks = [("", n.check)] + ([(" (raw-allocatable)", n.raw)] if n.raw is not None else [])
             for label, check in checks:
                 for d in check.differences:
+                    predicted, reported = compared(d.predicted, d.reported, d.resource)
+                    delta = "-" if d.delta is None else readable(d.delta, d.resource)
+                    delta += " cores" if d.resource == "cpu" and d.delta is not None else ""
                     lines.append(
-                        f"| {markdown_code(n.name)} | {d.resource}{label} | {_or_dash(d.predicted)} | "
-                        f"{_or_dash(d.reported)} | {_or_dash(d.delta)} | "
+                        f"| {markdown_code(n.name)} | {d.resource}{label} | {predicted} | {reported} | {delta} | "
                         f"{_cell(d.explanation)} |"
                     )
         lines.append("")
@@ -47,8 +51,3 @@ def write(result: VerifyResult, out: TextIO) -> None:
         if bad:
             lines.append("")
     out.write("\n".join(lines))
-
-
-def _or_dash(value: object) -> str:
-    """A quantity, or "-" where there is none (never "None" in a PR comment)."""
-    return "-" if value is None else str(value)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TextIO
 
-from renderer.reporters.verify._common import clean, ordered, quantities
+from renderer.reporters.verify._common import clean, compared, ordered, quantities
+from renderer.units import of
 from renderer.verify.result import NodeCheck, PodFit, VerifyResult
 
 
@@ -20,14 +21,13 @@ def node_lines(n: NodeCheck) -> list[str]:
     shown = {k: v for k, v in n.check.reported.items() if not (k.startswith("hugepages-") and v.is_zero())}
     out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(shown)}"]
     for d in n.check.differences:
-        shown_reported = "nothing" if d.reported is None else d.reported  # never "None"
-        out.append(f"  {d.resource}: predicted {d.predicted}, reported {shown_reported}: {clean(d.explanation)}")
+        predicted, reported = compared(d.predicted, d.reported, d.resource)  # never "None"
+        out.append(f"  {d.resource}: predicted {predicted}, reported {reported}: {clean(d.explanation)}")
     if n.raw is not None:
         for d in n.raw.differences:
+            predicted, annotated = compared(d.predicted, d.reported, d.resource)
             out.append(
-                f"  {d.resource} (raw-allocatable): predicted {d.predicted}, annotated "
-                f"{'nothing' if d.reported is None else d.reported}: "
-                f"{clean(d.explanation)}"
+                f"  {d.resource} (raw-allocatable): predicted {predicted}, annotated {annotated}: {clean(d.explanation)}"
             )
     return out
 
@@ -35,7 +35,7 @@ def node_lines(n: NodeCheck) -> list[str]:
 def pod_line(p: PodFit) -> str:
     parts = []
     for r in ordered([r for r in p.requested if r in p.allocatable]):
-        parts.append(f"{r} {p.requested[r]} of {p.allocatable[r]}")
+        parts.append(f"{r} {of(p.requested[r], p.allocatable[r], r)}")
     parts.append(f"{p.pods} of {p.max_pods} pods")
     state = "fits" if p.fits else f"does not fit ({', '.join(p.over)})"
     line = f"Node/{clean(p.node)}: {', '.join(parts)}: {state}"
