@@ -26,8 +26,11 @@ if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.explain import Explained
     from renderer.capacity.model import CapacityModel
+    from renderer.impact.report import ImpactReport
+    from renderer.impact.snapshot import Snapshot
     from renderer.platforms import Assignment
     from renderer.render.engine import RenderResult
+    from renderer.validation.validate import PolicySet
     from renderer.verify.kubectl import Kubectl
     from renderer.verify.result import VerifyResult
 
@@ -213,6 +216,8 @@ class Verified:
     result: VerifyResult | None = None
     base_invalid: bool = False
     no_nodes: bool = False
+    #: With ``simulate``: where the pods the repo's allocatable displaces would go, and what it costs.
+    impact: ImpactReport | None = None
 
 
 @_stage
@@ -225,11 +230,13 @@ def verify(
     platform: list[Assignment] | None = None,
     max_file_bytes: int | None = None,
     live: Kubectl | None = None,
+    simulate: bool = True,
 ) -> Verified:
     """The repo's prediction against the nodes of ``nodes`` (a ``kubectl get nodes`` dump, ``-`` for standard
     input) — or, with ``live``, of ``kubectl get nodes -o json`` — and the repo's inventory, and with ``pods`` the
-    fit of the pods running there. Raises ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read
-    (or a kubectl that cannot be run)."""
+    fit of the pods running there, and (``simulate``) the re-packing simulation of the repo's allocatable against
+    what the nodes report. Raises ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read (or a
+    kubectl that cannot be run)."""
     from renderer.loading.bounds import DEFAULT_MAX_FILE_BYTES
     from renderer.verify.compare import verify as compare
     from renderer.verify.kubectl import live_nodes
@@ -243,8 +250,13 @@ def verify(
         source = live_nodes(live, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
         snapshot = read_nodes(source, platform, max_file_bytes)
     else:
-        snapshot = read_nodes(nodes, platform, max_file_bytes) if nodes else []
-    pod_records = read_pods(pods, max_file_bytes) if pods is not None else None
+        snapshot = read_nodes(nodes, platform, max_file_bytes, mixed=nodes == pods) if nodes else []
+    pod_records = read_pods(pods, max_file_bytes, mixed=nodes == pods) if pods is not None else None
+    cluster = None
+    if pods is not None and simulate and nodes is not None and live is None:
+        from renderer.impact.snapshot import read_snapshot
+
+        cluster = read_snapshot([nodes, pods], platform, max_file_bytes)
     if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
         return Verified(result, no_nodes=True)
     base_policies = None
@@ -257,7 +269,11 @@ def verify(
         base_policies = base_load.policies
     verified = compare(result.policies, snapshot, pod_records, base_policies, base)
     _locate_nodes(result, verified)
-    return Verified(result, verified)
+    report = None
+    if cluster is not None:
+        report = _impact(cluster, None, result.policies, "verify", "what the nodes report", "the policy repo")
+        verified.impact = report
+    return Verified(result, verified, impact=report)
 
 
 def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
@@ -278,20 +294,37 @@ def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
 
 @dataclass
 class Diffed:
-    """``diff``: the two sides compared, per pool and finding."""
+    """``diff``: the two sides compared, per pool and finding; with a snapshot, the simulation (``result.impact``
+    too, for the reporters)."""
 
     base: LoadResult
     head: LoadResult
     result: DiffResult
+    impact: ImpactReport | None = None
 
 
 @_stage
-def diff(paths: list[Path], *, base: str, head: str | None = None, max_file_bytes: int | None = None) -> Diffed:
+def diff(
+    paths: list[Path],
+    *,
+    base: str,
+    head: str | None = None,
+    max_file_bytes: int | None = None,
+    snapshot: list[str] | None = None,
+    platform: list[Assignment] | None = None,
+) -> Diffed:
     """The policy repo at ``base`` against the work tree (or ``head``): committed allocatable per pool before →
-    after, and the lint findings that are new or fixed. Raises ``UsageError`` for a revision git cannot resolve."""
+    after, and the lint findings that are new or fixed; with ``snapshot`` (``kubectl get nodes,pods -A -o json``
+    dumps, ``-`` for standard input), the re-packing simulation of the change on that cluster. Raises
+    ``UsageError`` for a revision git cannot resolve, ``SnapshotError`` for a dump that cannot be read."""
     from renderer.capacity.diff import compare
     from renderer.validation.revision import load_revision
 
+    cluster = None
+    if snapshot:
+        from renderer.impact.snapshot import read_snapshot
+
+        cluster = read_snapshot(snapshot, platform, max_file_bytes)  # first: a bad dump costs no git read
     base_load = load_revision(paths, base, max_file_bytes=max_file_bytes)
     head_load = (
         load_revision(paths, head, max_file_bytes=max_file_bytes)
@@ -316,7 +349,66 @@ def diff(paths: list[Path], *, base: str, head: str | None = None, max_file_byte
         head_commit=head_rev.commit if head_rev is not None else None,
     )
     result.invalid = (_errors(base_load), _errors(head_load))
-    return Diffed(base_load, head_load, result)
+    report = None
+    if cluster is not None:
+        report = _impact(cluster, base_load.policies, head_load.policies, "diff", result.base_label, result.head_label)
+        result.impact = report
+    return Diffed(base_load, head_load, result, report)
+
+
+def _impact(
+    cluster: Snapshot, before: PolicySet | None, after: PolicySet, mode: str, before_label: str, after_label: str
+) -> ImpactReport:
+    """The re-packing simulation of ``after`` on ``cluster``: each node modelled as verify models it (a pool of one,
+    the policies that select it), its allocatable moved by what ``after`` advertises differently from ``before`` —
+    from what the node reports when ``before`` is None (verify) — and grouped into the repo's pools for the report.
+    Cost: two capacity models of the snapshot's nodes, then ``renderer.impact.repack``'s."""
+    from dataclasses import replace
+
+    from renderer.impact.capacity_view import advertised
+    from renderer.impact.repack import simulate
+    from renderer.impact.report import ImpactReport, karpenter_view, pool_of
+    from renderer.verify.compare import node_model
+
+    nodepools = [(p.name, p.labels) for p in after.pools if p.origin == "NodePool"]
+    for node in cluster.nodes:
+        node.pool = pool_of(node.labels, nodepools)
+    head = {pc.pool.name: advertised(pc) for pc in node_model(replace(after, pools=[]), cluster.pools).pools}
+    if before is not None:
+        base = {pc.pool.name: advertised(pc) for pc in node_model(replace(before, pools=[]), cluster.pools).pools}
+    else:
+        base = {n.name: n.allocatable for n in cluster.nodes}
+    change: dict[str, dict[str, int]] = {}
+    for name, now in head.items():
+        was = base.get(name, {})
+        moved = {r: v for r, v in now.items() if was.get(r) != v}
+        if moved:
+            change[name] = moved
+    from renderer.impact.repack import ImpactOptions
+
+    result = simulate(cluster.nodes, cluster.pods, {}, ImpactOptions(node_change=change))
+    shapes: dict[str, set[str]] = {}
+    for node in cluster.nodes:
+        kind = node.labels.get("node.kubernetes.io/instance-type")
+        if kind:
+            shapes.setdefault(node.pool, set()).add(kind)
+    settings = after.settings.impact
+    after_alloc = {n.name: {**n.allocatable, **change.get(n.name, {})} for n in cluster.nodes}
+    recommendations, gaps = karpenter_view(cluster.nodes, after_alloc, settings.vmMemoryOverheadPercent)
+    return ImpactReport(
+        mode=mode,
+        before=before_label,
+        after=after_label,
+        result=result,
+        shapes={pool: "/".join(sorted(kinds)) for pool, kinds in shapes.items()},
+        skipped=dict(cluster.skipped),
+        sources=list(cluster.sources),
+        nodes_changed=len(change),
+        max_new_pending=settings.maxNewPendingPods,
+        recommendations=recommendations,
+        gaps=gaps,
+        vm_overhead_percent=settings.vmMemoryOverheadPercent,
+    )
 
 
 def _label(ref: str, short: str) -> str:

@@ -141,6 +141,9 @@ class DiffResult:
     unchanged_findings: int
     head_findings: list[Finding]
     invalid: tuple[int, int] = (0, 0)  # validation errors (base, head): what they define is left out of the figures
+    #: The re-packing simulation of the change on a cluster snapshot (``renderer.impact.report.ImpactReport``), set by
+    #: the composer when ``diff`` is given one; the diff reporters print it as a section of their own.
+    impact: Any = None
 
     @property
     def changed_pools(self) -> list[PoolDiff]:

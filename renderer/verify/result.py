@@ -142,6 +142,9 @@ class VerifyResult:
     base_ref: str | None = None
     notes: list[str] = field(default_factory=list)
     show_all: bool = False  # text output: list matching nodes and fitting pods too (--all), not only problems
+    #: The re-packing simulation with --pods (``renderer.impact.report.ImpactReport``), set by the composer; the
+    #: verify reporters print it as a section of their own.
+    impact: Any = None
 
     @property
     def drift(self) -> list[NodeCheck]:

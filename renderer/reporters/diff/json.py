@@ -14,8 +14,9 @@ def write(result: DiffResult, out: TextIO) -> None:
 
 
 def as_json(d: DiffResult) -> dict[str, Any]:
-    """The documented shape (docs/diff.md); "version" changes only with incompatible changes."""
-    return {
+    """The documented shape (docs/diff.md); "version" changes only with incompatible changes. With a simulation,
+    ``impact`` holds the impact report's document (docs/impact.md)."""
+    out = {
         "version": 1,
         "base": {"ref": d.base_ref, "commit": d.base_commit},
         "head": {"ref": d.head_ref, "commit": d.head_commit, "workingTree": d.head_ref is None},
@@ -42,3 +43,8 @@ def as_json(d: DiffResult) -> dict[str, Any]:
             "fixed": [f.as_dict() for f in d.fixed_findings],
         },
     }
+    if d.impact is not None:
+        from renderer.reporters.impact.json import as_json as impact_json
+
+        out["impact"] = impact_json(d.impact)
+    return out

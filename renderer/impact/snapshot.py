@@ -1,0 +1,124 @@
+"""A cluster snapshot for the simulation: the Nodes and Pods of ``kubectl get nodes,pods -A -o json`` dumps, read as
+``verify`` reads them (``renderer.verify.snapshot``: one bounded reader, JSON in chunks, each object pruned to the
+fields used while it is read), kept as the simulation's small records.
+
+A dump may hold Nodes, Pods or both (one ``kubectl get nodes,pods -A -o json`` List, or two files). What cannot be
+used is counted and said, never guessed:
+
+- objects of other kinds (``kubectl get all``) are skipped, counted per kind;
+- a Node without ``status.capacity`` cpu and memory (exported without its status, or not registered yet) is skipped:
+  nothing can be placed on it, and its pods count as on an unknown node;
+- Pods that are Succeeded or Failed hold nothing, Pods without ``spec.nodeName`` are Pending, Pods bound to a node the
+  snapshot does not have are left out: ``repack.simulate`` counts each (``InputSummary``);
+- a value that cannot be read (a quantity ``lots``, a list where a mapping belongs) is one located error
+  (``SnapshotError``, ``path:line:col``), as in ``verify``.
+
+Cost: O(size of the dumps); memory O(nodes + pods) records, never the dumps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from renderer.impact.nodes import IMPACT_NODE_KEEP, NodeError, SimNode, node_from_object
+from renderer.impact.pods import IMPACT_POD_KEEP, PodError, SimPod, pod_from_object
+from renderer.loading.prune import NODE_FIELDS, KeepSpec
+from renderer.models.inventory import Pool
+from renderer.verify.nodes import NODE_KIND, POD_KIND, at_field, expect_kind, node_pool
+from renderer.verify.snapshot import Item, SnapshotError, read_dump
+
+if TYPE_CHECKING:
+    from renderer.platforms import Assignment
+
+__all__ = ["NODE_KEEP", "Snapshot", "read_snapshot"]
+
+
+def _merge(a: KeepSpec, b: KeepSpec) -> KeepSpec:
+    out: dict[str, Any] = dict(a)
+    for key, sub in b.items():
+        have = out.get(key)
+        if have is True or sub is True:
+            out[key] = True
+        elif isinstance(have, dict) and isinstance(sub, dict):
+            out[key] = _merge(have, sub)
+        else:
+            out[key] = sub
+    return out
+
+
+#: What is kept of a Node: what verify's model reads and what the simulation reads.
+NODE_KEEP: KeepSpec = _merge(NODE_FIELDS, IMPACT_NODE_KEEP)
+_LIST_KEEP: KeepSpec = {"apiVersion": True, "kind": True, "items": True}
+
+
+@dataclass
+class Snapshot:
+    """Nodes (as pools of one for the capacity model, and as the simulation's nodes, in dump order) and pods."""
+
+    pools: list[Pool] = field(default_factory=list)
+    nodes: list[SimNode] = field(default_factory=list)
+    pods: list[SimPod] = field(default_factory=list)
+    #: What was skipped and why: reason -> count (``Node without status.capacity``, ``v1 Service``, ...).
+    skipped: dict[str, int] = field(default_factory=dict)
+    sources: list[str] = field(default_factory=list)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+def _has_capacity(data: dict[str, Any]) -> bool:
+    status = data.get("status")
+    capacity = status.get("capacity") if isinstance(status, dict) else None
+    return isinstance(capacity, dict) and "cpu" in capacity and "memory" in capacity
+
+
+def _node(snapshot: Snapshot, item: Item, display: str, seen: dict[str, int], assignments: Any) -> None:
+    if not _has_capacity(item.data):
+        snapshot.skip("Node without status.capacity cpu and memory (exported without its status?)")
+        return
+    pool = node_pool(item, display, seen, assignments)
+    try:
+        node = node_from_object(item.data)
+    except NodeError as exc:
+        raise at_field(item.text, display, item, exc.field_path, f"Node {pool.name}: {exc}") from None
+    snapshot.pools.append(pool)
+    snapshot.nodes.append(node)
+
+
+def _pod(snapshot: Snapshot, item: Item, display: str) -> None:
+    try:
+        snapshot.pods.append(pod_from_object(item.data))
+    except PodError as exc:
+        raise at_field(item.text, display, item, exc.field_path, f"Pod item {item.index + 1}: {exc}") from None
+
+
+def read_snapshot(
+    sources: Sequence[str], assignments: list[Assignment] | None = None, max_bytes: int | None = None
+) -> Snapshot:
+    """The Nodes and Pods of every dump in ``sources`` (paths, ``-`` for standard input; a path given twice is read
+    once). Raises ``SnapshotError``."""
+    snapshot = Snapshot()
+    seen: dict[str, int] = {}
+    prune = {NODE_KIND: NODE_KEEP, POD_KIND: IMPACT_POD_KEEP}
+    for path in dict.fromkeys(sources):
+        dump = read_dump(path, _LIST_KEEP, max_bytes=max_bytes, prune=prune)
+        snapshot.sources.append(dump.display)
+        for item in dump.items:
+            key = (item.data.get("apiVersion"), item.data.get("kind"))
+            if key == POD_KIND:
+                _pod(snapshot, item, dump.display)
+            elif key == NODE_KIND:
+                _node(snapshot, item, dump.display, seen, assignments)
+            elif item.data.get("kind") == "List" or not all(isinstance(k, str) for k in key):
+                expect_kind(item.text, dump.display, item, "Node", "--nodes", "kubectl get nodes,pods -A -o json")
+            else:
+                snapshot.skip(f"{key[0]} {key[1]} (not a Node or Pod)")
+    if not snapshot.nodes:
+        shown = " and ".join(snapshot.sources)
+        raise SnapshotError(
+            f"{shown}: no Node with its status: the simulation needs the nodes; pass `kubectl get nodes -o json` "
+            "output with --nodes (or one `kubectl get nodes,pods -A -o json` List with --snapshot)"
+        )
+    return snapshot
