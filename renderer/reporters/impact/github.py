@@ -11,21 +11,28 @@ from renderer.reporters.findings.github import escape_data, escape_property
 from renderer.reporters.impact._common import headline, plural
 from renderer.reporters.impact.text import write as write_text
 
-__all__ = ["write"]
+__all__ = ["workflow_annotations", "write"]
 
 _TITLE = escape_property("allocatable impact")
 
 
-def write(result: ImpactReport, out: TextIO) -> None:
+def workflow_annotations(result: ImpactReport) -> str:
+    """The annotations alone (``verify -o github`` writes them before its own text)."""
+    out = []
     level = "error" if result.failed else "warning"
     for p in result.result.pools:
         if p.new_pending > 0:
             text = f"{p.pool}: {plural(p.new_pending, 'pod')} newly Pending"
             if p.nodes_to_add > 0:
                 text += f"; the autoscaler would add {p.nodes_to_add} × {result.shape(p.pool)}"
-            out.write(f"::{level} title={_TITLE}::{escape_data(text)}\n")
+            out.append(f"::{level} title={_TITLE}::{escape_data(text)}\n")
         elif p.displaced:
             text = f"{p.pool}: {plural(p.displaced, 'pod')} no longer fit their node and move"
-            out.write(f"::warning title={_TITLE}::{escape_data(text)}\n")
-    out.write(f"::notice title={_TITLE}::{escape_data(headline(result))}\n")
+            out.append(f"::warning title={_TITLE}::{escape_data(text)}\n")
+    out.append(f"::notice title={_TITLE}::{escape_data(headline(result))}\n")
+    return "".join(out)
+
+
+def write(result: ImpactReport, out: TextIO) -> None:
+    out.write(workflow_annotations(result))
     write_text(result, out)

@@ -34,4 +34,8 @@ def write(result: VerifyResult, out: TextIO) -> None:
         title = "allocatable verify: pods"
         props = _props(node, title) if node else f"title={escape_property(title)}"
         out.write(f"::error {props}::{escape_data(pod_line(p))}\n")
+    if result.impact is not None:
+        from renderer.reporters.impact.github import workflow_annotations
+
+        out.write(workflow_annotations(result.impact))
     write_text(result, out)
