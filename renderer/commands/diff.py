@@ -6,7 +6,17 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import EXIT_FINDINGS, EXIT_OK, add_paths, error, note, output_choices, paths_of, write
+from renderer.commands.common import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    add_paths,
+    error,
+    note,
+    output_choices,
+    paths_of,
+    platform_assignments,
+    write,
+)
 
 NAME = "diff"
 ORDER = 35
@@ -92,12 +102,9 @@ def run(args: argparse.Namespace) -> int:
     sources = snapshot_sources(args)
     if isinstance(sources, str):
         return error(sources)
-    from renderer import platforms
-
-    try:
-        assignments = [platforms.parse_assignment(v) for v in args.platform or []]
-    except ValueError as exc:
-        return error(str(exc))
+    assignments = platform_assignments(args.platform)
+    if isinstance(assignments, str):
+        return error(assignments)
     try:
         done = diff(
             paths,

@@ -14,6 +14,7 @@ from renderer.commands.common import (
     emit_load,
     output_choices,
     paths_of,
+    platform_assignments,
     write,
 )
 
@@ -154,12 +155,9 @@ def run(args: argparse.Namespace) -> int:
     live = _live(args)
     if isinstance(live, str):
         return _fail(live)
-    from renderer import platforms
-
-    try:
-        assignments = [platforms.parse_assignment(v) for v in args.platform or []]
-    except ValueError as exc:
-        return _fail(str(exc))
+    assignments = platform_assignments(args.platform)
+    if isinstance(assignments, str):
+        return _fail(assignments)
     try:
         done = verify(
             paths_of(args),
