@@ -56,7 +56,16 @@ def git(repo: Path, *args: str) -> None:
 def prepare(out: Path, nodes: int, pods: int) -> None:
     if not (out / "pods.json").is_file():
         subprocess.run(
-            [sys.executable, str(HERE / "verify_dumps.py"), str(out), "--nodes", str(nodes), "--pods", str(pods)],
+            [
+                sys.executable,
+                str(HERE / "verify_dumps.py"),
+                str(out),
+                "--nodes",
+                str(nodes),
+                "--pods",
+                str(pods),
+                "--no-yaml",
+            ],
             check=True,
         )
     repo = out / "repo"

@@ -14,7 +14,7 @@ so a pod pinned to one node or one pool costs the size of that pool, not of the 
 decided once per distinct (taints, unschedulable) of the nodes.
 
 Cost: building O(nodes + labels); each distinct (affinity, tolerations) O(matching nodes + taint groups); bind and
-unbind O(resources the pod requests + its host ports).
+unbind O(resources the pod requests + its host ports); the change log one position per bind, unbind, removal.
 """
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ class ClusterState:
     removed_count: int = 0
     #: Bumped whenever room is freed (a pod unbound, a node restored), so cached "cannot fit" answers are dropped.
     epoch: int = 0
+    #: Positions of the nodes whose usage changed, in order (``scoretree.ScoreTree`` re-reads them).
+    changes: list[int] = field(default_factory=list)
 
     @classmethod
     def build(cls, nodes: Sequence[SimNode], allocatable: Sequence[dict[str, int]] | None = None) -> ClusterState:
@@ -123,6 +125,7 @@ class ClusterState:
         if pod.host_ports:
             self.ports[i].update(pod.host_ports)
         self.pods[i].append(pod)
+        self.changes.append(i)
 
     def unbind(self, pod: SimPod, i: int, fresh: bool = True) -> None:
         """Take ``pod`` off node ``i``; ``fresh=False`` when the caller keeps cached answers right itself (a
@@ -139,6 +142,7 @@ class ClusterState:
         if pod.host_ports:
             self.ports[i].difference_update(pod.host_ports)
         self.pods[i].remove(pod)
+        self.changes.append(i)
         if fresh:
             self.epoch += 1
 
@@ -147,11 +151,13 @@ class ClusterState:
         if not self.removed[i]:
             self.removed[i] = 1
             self.removed_count += 1
+            self.changes.append(i)
 
     def restore_node(self, i: int, fresh: bool = True) -> None:
         if self.removed[i]:
             self.removed[i] = 0
             self.removed_count -= 1
+            self.changes.append(i)
             if fresh:
                 self.epoch += 1
 
