@@ -125,11 +125,18 @@ __all__ = [
 _LOADED: list[bool] = []
 
 
-def module_names() -> list[str]:
-    """Every platform name, from the module names alone (imports nothing)."""
-    import renderer.platforms as pkg
+_MODULE_NAMES: list[str] = []
 
-    return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+
+def module_names() -> list[str]:
+    """Every platform name, from the module names alone (imports nothing); the directory is listed once per process
+    (the schemas check every pool's platform name with it)."""
+    if not _MODULE_NAMES:
+        import renderer.platforms as pkg
+
+        names = (m.name.replace("_", "-") for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+        _MODULE_NAMES.extend(sorted(names))
+    return list(_MODULE_NAMES)
 
 
 def _load() -> dict[str, Platform]:
