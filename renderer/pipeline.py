@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from renderer.render.engine import RenderResult
     from renderer.validation.validate import PolicySet
     from renderer.verify.kubectl import Kubectl
+    from renderer.verify.pods import PodRecord
     from renderer.verify.result import VerifyResult
 
 __all__ = [
@@ -246,17 +247,20 @@ def verify(
     if not result.ok:
         result.finish(result.findings)
         return Verified(result)
+    cluster = None
+    pod_records: list[PodRecord] | None
     if live is not None:
         source = live_nodes(live, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
         snapshot = read_nodes(source, platform, max_file_bytes)
+        pod_records = read_pods(pods, max_file_bytes) if pods is not None else None
+    elif pods is not None and simulate and nodes is not None:
+        from renderer.impact.snapshot import read_verify_dumps
+
+        cluster, pod_records = read_verify_dumps(nodes, pods, platform, max_file_bytes)  # each dump read once
+        snapshot = cluster.pools
     else:
         snapshot = read_nodes(nodes, platform, max_file_bytes, mixed=nodes == pods) if nodes else []
-    pod_records = read_pods(pods, max_file_bytes, mixed=nodes == pods) if pods is not None else None
-    cluster = None
-    if pods is not None and simulate and nodes is not None and live is None:
-        from renderer.impact.snapshot import read_snapshot
-
-        cluster = read_snapshot([nodes, pods], platform, max_file_bytes)
+        pod_records = read_pods(pods, max_file_bytes, mixed=nodes == pods) if pods is not None else None
     if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
         return Verified(result, no_nodes=True)
     base_policies = None
@@ -325,13 +329,17 @@ def diff(
         from renderer.impact.snapshot import read_snapshot
 
         cluster = read_snapshot(snapshot, platform, max_file_bytes)  # first: a bad dump costs no git read
+    # One side at a time: the base is loaded, modelled and linted, and its findings placed, before the head is read,
+    # so what the base's reading and rules leave behind is freed first.
     base_load = load_revision(paths, base, max_file_bytes=max_file_bytes)
+    base_model, base_findings = _model_and_findings(base_load)
+    base_finished = base_load.finish([*base_load.findings, *base_findings])
+    del base_findings
     head_load = (
         load_revision(paths, head, max_file_bytes=max_file_bytes)
         if head
         else load(paths, max_file_bytes=max_file_bytes)
     )
-    base_model, base_findings = _model_and_findings(base_load)
     head_model, head_findings = _model_and_findings(head_load, base_model)
     base_rev = base_load.revision
     head_rev = head_load.revision
@@ -339,7 +347,7 @@ def diff(
     result = compare(
         base_model,
         head_model,
-        base_load.finish([*base_load.findings, *base_findings]),
+        base_finished,
         head_load.finish([*head_load.findings, *head_findings]),
         base_label=_label(base, base_rev.short),
         head_label="working tree" if head_rev is None or head is None else _label(head, head_rev.short),

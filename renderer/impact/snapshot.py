@@ -27,12 +27,13 @@ from renderer.impact.pods import IMPACT_POD_KEEP, PodError, SimPod, pod_from_obj
 from renderer.loading.prune import NODE_FIELDS, KeepSpec
 from renderer.models.inventory import Pool
 from renderer.verify.nodes import NODE_KIND, POD_KIND, at_field, expect_kind, node_pool
+from renderer.verify.pods import PodRecord, pod_record
 from renderer.verify.snapshot import Item, SnapshotError, read_dump
 
 if TYPE_CHECKING:
     from renderer.platforms import Assignment
 
-__all__ = ["NODE_KEEP", "Snapshot", "read_snapshot"]
+__all__ = ["NODE_KEEP", "Snapshot", "read_snapshot", "read_verify_dumps"]
 
 
 def _merge(a: KeepSpec, b: KeepSpec) -> KeepSpec:
@@ -122,3 +123,43 @@ def read_snapshot(
             "output with --nodes (or one `kubectl get nodes,pods -A -o json` List with --snapshot)"
         )
     return snapshot
+
+
+def read_verify_dumps(
+    nodes: str, pods: str, assignments: list[Assignment] | None = None, max_bytes: int | None = None
+) -> tuple[Snapshot, list[PodRecord]]:
+    """``verify --nodes NODES --pods PODS`` with the simulation: each dump read once (the same path given to both,
+    a ``kubectl get nodes,pods -A -o json`` List, once), checked as ``renderer.verify.nodes`` checks it — an object
+    of another kind, or a Node without its capacity, is the same located error — and kept both ways: the snapshot
+    (its ``pools`` are verify's nodes, in dump order) and verify's pod records. Raises ``SnapshotError``."""
+    snapshot = Snapshot()
+    records: list[PodRecord] = []
+    seen: dict[str, int] = {}
+    prune = {NODE_KIND: NODE_KEEP, POD_KIND: IMPACT_POD_KEEP}
+    mixed = nodes == pods
+    for path, kind in ((nodes, "Node"), (pods, "Pod")) if not mixed else ((nodes, "Node"),):
+        dump = read_dump(path, _LIST_KEEP, max_bytes=max_bytes, prune=prune, positions=kind == "Node")
+        snapshot.sources.append(dump.display)
+        for item in dump.items:
+            key = (item.data.get("apiVersion"), item.data.get("kind"))
+            if key == NODE_KIND and (kind == "Node" or mixed):
+                pool = node_pool(item, dump.display, seen, assignments)  # verify's checks and messages
+                try:
+                    node = node_from_object(item.data)
+                except NodeError as exc:
+                    raise at_field(item.text, dump.display, item, exc.field_path, f"Node {pool.name}: {exc}") from None
+                snapshot.pools.append(pool)
+                snapshot.nodes.append(node)
+            elif key == POD_KIND and (kind == "Pod" or mixed):
+                try:
+                    records.append(pod_record(item.data))
+                    snapshot.pods.append(pod_from_object(item.data))
+                except PodError as exc:
+                    raise at_field(
+                        item.text, dump.display, item, exc.field_path, f"Pod item {item.index + 1}: {exc}"
+                    ) from None
+            elif kind == "Node":
+                expect_kind(item.text, dump.display, item, "Node", "--nodes", "kubectl get nodes -o json")
+            else:
+                expect_kind(item.text, dump.display, item, "Pod", "--pods", "kubectl get pods -A -o json")
+    return snapshot, records

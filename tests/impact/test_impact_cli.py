@@ -185,3 +185,34 @@ def test_verify_with_pods_simulates_the_repo_against_what_nodes_report() -> None
 def test_snapshot_options_are_checked(pr: Path, args: tuple[str, ...], message: str) -> None:
     done = run_cli("diff", "policies", "--base", "main", *args, cwd=pr)
     assert done.exit_code == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+def test_verify_with_the_simulation_reads_each_dump_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify's own check and the simulation share one read of each dump: the nodes and the pods as two files are
+    opened once each, one ``kubectl get nodes,pods`` List given to both options once in all."""
+    import renderer.verify.snapshot as dumps
+    from renderer.pipeline import verify
+
+    data = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    paths = {}
+    for kind in ("Node", "Pod"):
+        paths[kind] = tmp_path / f"{kind.lower()}s.json"
+        items = [i for i in data["items"] if i["kind"] == kind]
+        paths[kind].write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": items}), encoding="utf-8")
+    opened: list[str] = []
+    real = dumps.stream
+
+    def counting(source: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(source.display)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(dumps, "stream", counting)
+    split = verify([EXAMPLE / "policies"], nodes=str(paths["Node"]), pods=str(paths["Pod"]))
+    assert sorted(opened) == sorted([str(paths["Node"]), str(paths["Pod"])])
+    opened.clear()
+    whole = verify([EXAMPLE / "policies"], nodes=str(SNAPSHOT), pods=str(SNAPSHOT))
+    assert opened == [str(SNAPSHOT)]
+    assert split.impact is not None and whole.impact is not None
+    assert split.impact.result == whole.impact.result
+    assert split.result is not None and whole.result is not None
+    assert len(split.result.nodes) == len(whole.result.nodes) == 4
