@@ -26,8 +26,12 @@ if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.explain import Explained
     from renderer.capacity.model import CapacityModel
-    from renderer.impact.report import ImpactReport
+    from renderer.impact.pods import SimPod
+    from renderer.impact.provisioners.karpenter import NodeClass
+    from renderer.impact.report import AsgPool, ImpactReport
+    from renderer.impact.result import ImpactResult
     from renderer.impact.snapshot import Snapshot
+    from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
     from renderer.render.engine import RenderResult
     from renderer.validation.validate import PolicySet
@@ -359,23 +363,33 @@ def diff(
     result.invalid = (_errors(base_load), _errors(head_load))
     report = None
     if cluster is not None:
-        report = _impact(cluster, base_load.policies, head_load.policies, "diff", result.base_label, result.head_label)
+        report = _impact(
+            cluster, base_load.policies, head_load.policies, "diff", result.base_label, result.head_label, head_model
+        )
         result.impact = report
     return Diffed(base_load, head_load, result, report)
 
 
 def _impact(
-    cluster: Snapshot, before: PolicySet | None, after: PolicySet, mode: str, before_label: str, after_label: str
+    cluster: Snapshot,
+    before: PolicySet | None,
+    after: PolicySet,
+    mode: str,
+    before_label: str,
+    after_label: str,
+    model: CapacityModel | None = None,
 ) -> ImpactReport:
     """The re-packing simulation of ``after`` on ``cluster``: each node modelled as verify models it (a pool of one,
     the policies that select it), its allocatable moved by what ``after`` advertises differently from ``before`` —
     from what the node reports when ``before`` is None (verify) — and grouped into the repo's pools for the report.
+    The provisioners' views read ``model`` (``after``'s capacity model, built here when not given and needed): the
+    EC2NodeClass of pools delivered through Karpenter, the scale-from-zero tags of pools with ``clusterAutoscaler``.
     Cost: two capacity models of the snapshot's nodes, then ``renderer.impact.repack``'s."""
     from dataclasses import replace
 
     from renderer.impact.capacity_view import advertised
     from renderer.impact.repack import simulate
-    from renderer.impact.report import ImpactReport, karpenter_view, pool_of
+    from renderer.impact.report import ImpactReport, autoscaler_view, karpenter_view, pool_of
     from renderer.verify.compare import node_model
 
     nodepools = [(p.name, p.labels) for p in after.pools if p.origin == "NodePool"]
@@ -402,7 +416,14 @@ def _impact(
             shapes.setdefault(node.pool, set()).add(kind)
     settings = after.settings.impact
     after_alloc = {n.name: {**n.allocatable, **change.get(n.name, {})} for n in cluster.nodes}
-    recommendations, gaps = karpenter_view(cluster.nodes, after_alloc, settings.vmMemoryOverheadPercent)
+    delivered = [p for p in after.pools if p.origin == "NodePool" and (p.cluster_autoscaler or _karpenter(p))]
+    if delivered and model is None:
+        from renderer.capacity.model import build
+
+        model = build(after)
+    node_classes, asg_pools = _provisioned(model, after, cluster, result) if delivered and model else ({}, [])
+    recommendations, gaps = karpenter_view(cluster.nodes, after_alloc, settings.vmMemoryOverheadPercent, node_classes)
+    autoscaler_gaps = autoscaler_view(cluster.nodes, after_alloc, asg_pools)
     return ImpactReport(
         mode=mode,
         before=before_label,
@@ -416,7 +437,65 @@ def _impact(
         recommendations=recommendations,
         gaps=gaps,
         vm_overhead_percent=settings.vmMemoryOverheadPercent,
+        autoscaler_gaps=autoscaler_gaps,
     )
+
+
+def _karpenter(pool: Pool) -> bool:
+    return pool.delivery is not None and pool.delivery.karpenter is not None
+
+
+def _provisioned(
+    model: CapacityModel, after: PolicySet, cluster: Snapshot, result: ImpactResult
+) -> tuple[dict[str, NodeClass], list[AsgPool]]:
+    """Per pool delivered through Karpenter, the EC2NodeClass its nodes get (the kubelet block ``render`` writes:
+    reservations, hard eviction, maxPods when the policy sets it; kube-reserved left to Karpenter where the pool's
+    formula is Karpenter's own default); the pools the cluster autoscaler scales from zero, with the ``resources/*``
+    tags their groups carry when the ``cluster-autoscaler-tags`` target is rendered."""
+    from renderer.capacity.kubeletfields import eviction_hard
+    from renderer.impact.provisioners.karpenter import NodeClass
+    from renderer.impact.report import AsgPool
+    from renderer.impact.resources import from_quantities
+    from renderer.render.engine import select_targets
+    from renderer.render.targets.cluster_autoscaler_tags import resource_tags
+
+    tagged = "cluster-autoscaler-tags" in select_targets(after.settings.render, None)
+    by_key = {p.key: p for p in cluster.pods}
+    pending: dict[str, list[SimPod]] = {}
+    for p in result.pending:
+        if p.pool is not None and p.pod in by_key:
+            pending.setdefault(p.pool, []).append(by_key[p.pod])
+    sides = {p.pool: p.after for p in result.pools}
+    node_classes: dict[str, NodeClass] = {}
+    asg_pools: list[AsgPool] = []
+    for pc in model.pools:
+        pool = pc.pool
+        if pool.origin != "NodePool":
+            continue
+        if _karpenter(pool):
+            spec = pc.policy.model.spec if pc.policy is not None else None
+            formula = pc.formula.spec if pc.formula is not None else None
+            left = formula is not None and formula.delivery_default == "karpenter"
+            kube = {} if left else from_quantities({k: r.quantity for k, r in pc.kube_reserved.items()})
+            pods_set = spec is not None and (spec.maxPods is not None or spec.podsPerCore is not None)
+            node_classes[pool.name] = NodeClass(
+                max_pods=pc.max_pods if pods_set else None,
+                kube_reserved=kube,
+                system_reserved=from_quantities({k: r.quantity for k, r in pc.system_reserved.items()}),
+                eviction_hard=eviction_hard(pc, platform_formula_ok=True) or {},
+            )
+        if pool.cluster_autoscaler is not None:
+            side = sides.get(pool.name)
+            asg_pools.append(
+                AsgPool(
+                    pool.name,
+                    tuple(pool.cluster_autoscaler.autoScalingGroups),
+                    resource_tags(pc) if tagged else {},
+                    side.daemon_overhead if side is not None else {},
+                    pending.get(pool.name, []),
+                )
+            )
+    return node_classes, asg_pools
 
 
 def _label(ref: str, short: str) -> str:

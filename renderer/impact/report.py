@@ -9,10 +9,16 @@ Also the two small decisions the composer needs and that are the impact's own:
 - :func:`karpenter_view`: from real Karpenter nodes (labelled ``karpenter.k8s.aws/instance-memory`` and
   ``-instance-cpu`` by Karpenter itself), the ``vmMemoryOverheadPercent`` that keeps Karpenter's estimate safe per
   instance family (``provisioners.karpenter_overhead``), and per instance type Karpenter's predicted allocatable
-  (``provisioners.karpenter``: its default kube-reserved and eviction, the node's reported pod capacity as its pod
-  count) against what the node advertises after the change (``provisioners.gaps``).
+  (``provisioners.karpenter``: the kube-reserved, system-reserved, eviction and maxPods of the EC2NodeClass the
+  repo delivers to the node's pool — Karpenter's defaults where it delivers none — and the node's reported pod
+  capacity as its ENI pod count) against what the node advertises after the change (``provisioners.gaps``);
+- :func:`autoscaler_view`: for pools whose Auto Scaling groups the cluster autoscaler scales from zero
+  (``spec.clusterAutoscaler``), the node it imagines for the group (``provisioners.cluster_autoscaler_aws``: the
+  instance type's cpu and memory, 110 pods, allocatable = capacity, overridden by the ``resources/*`` tags the repo
+  renders) against what the pool's nodes advertise after the change, each instance type of the pool once.
 
-Cost: O(nodes × labels of the NodePools) to assign pools (NodePools indexed by label), O(nodes) for the rest.
+Cost: O(nodes × labels of the NodePools) to assign pools (NodePools indexed by label), O(nodes) for the rest, plus
+the gaps' packing of the pods a pool's new node would be launched for.
 """
 
 from __future__ import annotations
@@ -23,13 +29,15 @@ from decimal import Decimal
 from typing import Any
 
 from renderer.impact.nodes import SimNode
+from renderer.impact.pods import SimPod
+from renderer.impact.provisioners.cluster_autoscaler_aws import MIB, AsgInstance, template_node
 from renderer.impact.provisioners.gaps import ProvisionerGap, compare
-from renderer.impact.provisioners.karpenter import InstanceType, KarpenterOptions, predict
+from renderer.impact.provisioners.karpenter import InstanceType, KarpenterOptions, NodeClass, predict
 from renderer.impact.provisioners.karpenter_overhead import FamilyRecommendation, Observation, recommend
 from renderer.impact.resources import CPU, MEMORY, PODS
 from renderer.impact.result import ImpactResult
 
-__all__ = ["GROUP_LABELS", "ImpactReport", "karpenter_view", "pool_of"]
+__all__ = ["GROUP_LABELS", "AsgPool", "ImpactReport", "autoscaler_view", "karpenter_view", "pool_of"]
 
 #: Labels provisioners put on the nodes of one group, in the order they are tried.
 GROUP_LABELS = (
@@ -71,10 +79,15 @@ def _int(text: str | None) -> int | None:
 
 
 def karpenter_view(
-    nodes: Sequence[SimNode], after: Mapping[str, Mapping[str, int]], percent: float
+    nodes: Sequence[SimNode],
+    after: Mapping[str, Mapping[str, int]],
+    percent: float,
+    node_classes: Mapping[str, NodeClass] | None = None,
 ) -> tuple[list[FamilyRecommendation], list[ProvisionerGap]]:
     """Recommendations and prediction gaps from the Karpenter nodes among ``nodes``; ``after``: per node name, the
-    allocatable it advertises after the change."""
+    allocatable it advertises after the change; ``node_classes``: per pool, the EC2NodeClass the repo delivers to it
+    (Karpenter's defaults for the others)."""
+    node_classes = node_classes or {}
     observations: dict[str, Observation] = {}
     gaps: dict[tuple[str, str], ProvisionerGap] = {}
     for node in nodes:
@@ -89,7 +102,7 @@ def karpenter_view(
         if vcpus is None or not pods:
             continue
         it = InstanceType(name, vcpus, memory_mib, arch, eni_pods=pods)
-        predicted = predict(it, options=KarpenterOptions(percent)).allocatable
+        predicted = predict(it, node_classes.get(node.pool), KarpenterOptions(percent)).allocatable
         actual = after.get(node.name, node.allocatable)
         shared = {r: predicted[r] for r in (CPU, MEMORY, PODS) if r in actual}
         for gap in compare("karpenter", node.pool, name, shared, {r: actual[r] for r in shared}):
@@ -98,6 +111,58 @@ def karpenter_view(
                 gaps[key] = gap
     found = [gaps[k] for k in sorted(gaps)]
     return recommend(observations.values(), current=percent), found
+
+
+@dataclass(frozen=True)
+class AsgPool:
+    """A pool the cluster autoscaler scales from zero: its groups and the ``resources/*`` tags they will carry (none
+    when the repo does not render them), with what a new node of it takes for DaemonSets and the pods it would be
+    launched for."""
+
+    pool: str
+    groups: tuple[str, ...]
+    tags: Mapping[str, str]
+    overhead: Mapping[str, int] = field(default_factory=dict)
+    pods: Sequence[SimPod] = ()
+
+
+def autoscaler_view(
+    nodes: Sequence[SimNode], after: Mapping[str, Mapping[str, int]], pools: Sequence[AsgPool]
+) -> list[ProvisionerGap]:
+    """The gaps between the cluster autoscaler's template node and what the nodes of each pool in ``pools``
+    advertise after the change (``after``: per node name), one per (pool, instance type, resource). The template's
+    memory without a tag: Karpenter's ``instance-memory`` label when the node has one, else the node's memory
+    capacity (the autoscaler's table holds the nominal size, a little more: the over-estimate shown is then a lower
+    bound)."""
+    by_pool = {p.pool: p for p in pools}
+    seen: set[tuple[str, str]] = set()
+    gaps: list[ProvisionerGap] = []
+    for node in nodes:
+        asg = by_pool.get(node.pool)
+        name = node.labels.get(INSTANCE_TYPE)
+        cpu, memory = node.capacity.get(CPU), node.capacity.get(MEMORY)
+        if asg is None or not name or not cpu or not memory or (node.pool, name) in seen:
+            continue
+        seen.add((node.pool, name))
+        memory_mib = _int(node.labels.get(INSTANCE_MEMORY)) or memory // MIB
+        instance = AsgInstance(name, (cpu + 999) // 1000, memory_mib, arch=node.labels.get(ARCH, "amd64"))
+        template = template_node(instance, asg.tags)
+        predicted = template.allocatable_units()
+        actual = after.get(node.name, node.allocatable)
+        shared = [r for r in (CPU, MEMORY, PODS) if r in actual and r in predicted]
+        group = "/".join(asg.groups) or node.pool
+        gaps += compare(
+            "cluster-autoscaler",
+            node.pool,
+            f"{name} ({group})",
+            {r: predicted[r] for r in shared},
+            {r: actual[r] for r in shared},
+            asg.overhead,
+            asg.pods,
+            template.labels,
+            template.taints,
+        )
+    return sorted(gaps, key=lambda g: (g.pool, g.instance_type, g.resource))
 
 
 @dataclass
@@ -118,6 +183,8 @@ class ImpactReport:
     recommendations: Sequence[FamilyRecommendation] = ()
     gaps: Sequence[ProvisionerGap] = ()
     vm_overhead_percent: float = KARPENTER_DEFAULT_OVERHEAD
+    #: The cluster autoscaler's scale-from-zero templates against the nodes (pools with ``spec.clusterAutoscaler``).
+    autoscaler_gaps: Sequence[ProvisionerGap] = ()
 
     @property
     def failed(self) -> bool:
@@ -154,6 +221,8 @@ class ImpactReport:
                 "gaps": [g.as_dict() for g in self.gaps],
             }
         }
+        if self.autoscaler_gaps:
+            out["provisioners"]["clusterAutoscaler"] = {"gaps": [g.as_dict() for g in self.autoscaler_gaps]}
         return out
 
 

@@ -216,3 +216,67 @@ def test_verify_with_the_simulation_reads_each_dump_once(tmp_path: Path, monkeyp
     assert split.impact.result == whole.impact.result
     assert split.result is not None and whole.result is not None
     assert len(split.result.nodes) == len(whole.result.nodes) == 4
+
+
+def _provisioned(pr: Path, targets: str | None) -> dict[str, Any]:
+    """The docs example with eks-batch delivered through Karpenter (EC2NodeClass ``batch``; its nodes carry the
+    labels Karpenter gives c6i.2xlarge: 8 vCPUs, 16,384 MiB) and eks-general scaled from zero by the cluster
+    autoscaler (group ``eks-general-1a``), on both sides of the change; ``targets``: ``render.targets``."""
+    pools = pr / "policies" / "pools.yaml"
+    text = pools.read_text(encoding="utf-8")
+    text = text.replace(
+        "  count: 2\n  platform: eks\n---",
+        "  count: 2\n  platform: eks\n  delivery:\n    karpenter: {ec2NodeClass: batch}\n---",
+    )
+    text += "  clusterAutoscaler:\n    autoScalingGroups: [eks-general-1a]\n"
+    pools.write_text(text, encoding="utf-8")
+    if targets is not None:
+        (pr / "policies" / ".allocatable.yaml").write_text(
+            f"apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender:\n  targets: [{targets}]\n",
+            encoding="utf-8",
+        )
+    _git(pr, "-c", "user.name=t", "-c", "user.email=t@example.com", "add", "-A")
+    data = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    for item in data["items"]:
+        if item["kind"] == "Node" and item["metadata"]["labels"]["example.com/tier"] == "batch":
+            item["metadata"]["labels"]["karpenter.k8s.aws/instance-cpu"] = "8"
+            item["metadata"]["labels"]["karpenter.k8s.aws/instance-memory"] = "16384"
+    (pr / "snapshot.json").write_text(json.dumps(data), encoding="utf-8")
+    done = _run(pr, "diff", "policies", "--base", "HEAD", "--snapshot", "snapshot.json", "-o", "json")
+    assert done.returncode == 1, done.stderr
+    return _impact(json.loads(done.stdout))["provisioners"]
+
+
+def test_karpenter_is_judged_with_the_ec2nodeclass_the_repo_delivers(pr: Path) -> None:
+    # Karpenter's view of c6i.2xlarge (8 vCPUs, 16,384 MiB; vmMemoryOverheadPercent 0.075; pods: the node's 58):
+    #   memory capacity 16,384 - ceil(16,384 × 0.075 = 1,228.8) = 15,155 MiB.
+    # With the EC2NodeClass the repo renders for eks-batch after the change (kube-reserved 1500m / 1Gi, system 0,
+    # evictionHard memory.available 100Mi): cpu 8,000 - 1,500 = 6,500m — what the node will advertise (no gap);
+    # memory 15,155 - 1,024 - 100 = 14,031 MiB against the node's 15,126,528Ki = 14,772 MiB: an under-estimate.
+    # (With Karpenter's defaults instead — kube-reserved cpu 60+10+5+5+4×2.5 = 90m, memory 11×58+255 = 893 MiB —
+    # it would have been judged to believe 7,910m cpu, an over-estimate the repo's class does not have.)
+    gaps = _provisioned(pr, None)["karpenter"]["gaps"]
+    assert [(g["resource"], g["predicted"], g["actual"], g["kind"]) for g in gaps] == [
+        ("memory", "14031Mi", "14772Mi", "under-estimate")
+    ]
+
+
+def test_the_autoscalers_scale_from_zero_template_against_the_nodes(pr: Path) -> None:
+    # Without the cluster-autoscaler-tags target the group carries no resources/* tags: the autoscaler's template
+    # for m5.xlarge is cpu 4, memory the node's 16,277,504Ki (no instance-memory label: 15,896 MiB), pods 110, and
+    # allocatable = capacity. The nodes advertise 3500m, 15,126,528Ki (15,896 - 1,024 kube-reserved - 100 eviction
+    # = 14,772 MiB) and 58 pods: three over-estimates. No Pending pod of eks-general lies between the two views
+    # (web/renderer asks 4 cpu: more than either view's room after node-exporter), so each is a warning.
+    gaps = _provisioned(pr, "kubelet, runtimeclasses")["clusterAutoscaler"]["gaps"]
+    assert [(g["resource"], g["predicted"], g["actual"], g["kind"], g["severity"]) for g in gaps] == [
+        ("cpu", "4", "3500m", "over-estimate", "warning"),
+        ("memory", "15896Mi", "14772Mi", "over-estimate", "warning"),
+        ("pods", "110", "58", "over-estimate", "warning"),
+    ]
+    assert {g["instanceType"] for g in gaps} == {"m5.xlarge (eks-general-1a)"}
+
+
+def test_rendered_autoscaler_tags_close_the_gap(pr: Path) -> None:
+    # With the target rendered, the group's tags carry the NodePool's allocatable (4 - 500m, 15,896Mi - 1Gi - 100Mi,
+    # 58 pods): the template equals what the nodes advertise, so there is no gap and no clusterAutoscaler section.
+    assert "clusterAutoscaler" not in _provisioned(pr, None)

@@ -273,7 +273,10 @@ def test_score_trees_choose_what_the_plain_walk_chooses(
         pods.append(pod(f"p{k}", cpu, memory, **spec))
     got, engine = _engine(nodes, pods)
     assert got == _reference(nodes, pods)
-    assert engine._trees and any(tree is not None for tree in engine._trees.values())
+    from renderer.impact.scheduler import TREE_MIN_NODES
+
+    if any(len(engine.eligible(p)) >= TREE_MIN_NODES for p in pods):
+        assert any(tree is not None for tree in engine._trees.values())
 
 
 def test_a_long_run_of_pods_costs_log_nodes_each_not_a_window_of_nodes() -> None:

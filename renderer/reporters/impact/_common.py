@@ -167,7 +167,8 @@ def not_simulated_lines(report: ImpactReport) -> list[str]:
 
 
 def karpenter_lines(report: ImpactReport) -> list[str]:
-    """The provisioner view: the overhead percent real nodes call for, and where Karpenter's estimate is off."""
+    """The provisioner view: the overhead percent real nodes call for, and where Karpenter's estimate or the cluster
+    autoscaler's scale-from-zero template is off."""
     out = []
     fleet = fleet_percent(report.recommendations)
     if fleet is not None:
@@ -184,6 +185,6 @@ def karpenter_lines(report: ImpactReport) -> list[str]:
         )
         for r in report.recommendations:
             out.append(f"  {r.family}: {r.percent} (decided by {r.decided_by}, {plural(r.types, 'type')} seen)")
-    for g in report.gaps:
+    for g in (*report.gaps, *report.autoscaler_gaps):
         out.append(f"{g.severity}: {g.message} ({g.kind})")
     return out
