@@ -79,8 +79,9 @@ class ClusterState:
     removed_count: int = 0
     #: Bumped whenever room is freed (a pod unbound, a node restored), so cached "cannot fit" answers are dropped.
     epoch: int = 0
-    #: Positions of the nodes whose usage changed, in order (``scoretree.ScoreTree`` re-reads them).
-    changes: list[int] = field(default_factory=list)
+    #: Positions of the nodes whose usage changed, in order, once a reader asked for them (``scoretree.ScoreTree``
+    #: re-reads them; None until then: the pods bound while the state is built are not logged).
+    changes: list[int] | None = None
 
     @classmethod
     def build(cls, nodes: Sequence[SimNode], allocatable: Sequence[dict[str, int]] | None = None) -> ClusterState:
@@ -125,7 +126,8 @@ class ClusterState:
         if pod.host_ports:
             self.ports[i].update(pod.host_ports)
         self.pods[i].append(pod)
-        self.changes.append(i)
+        if self.changes is not None:
+            self.changes.append(i)
 
     def unbind(self, pod: SimPod, i: int, fresh: bool = True) -> None:
         """Take ``pod`` off node ``i``; ``fresh=False`` when the caller keeps cached answers right itself (a
@@ -142,22 +144,34 @@ class ClusterState:
         if pod.host_ports:
             self.ports[i].difference_update(pod.host_ports)
         self.pods[i].remove(pod)
-        self.changes.append(i)
+        if self.changes is not None:
+            self.changes.append(i)
         if fresh:
             self.epoch += 1
+
+    def release(self) -> None:
+        """Drop what each node holds (its pods, usage and ports) once a run's results are taken: the nodes, their
+        order and allocatable stay."""
+        n = len(self.nodes)
+        self.pods = [[] for _ in range(n)]
+        self.used = [{} for _ in range(n)]
+        self.ports = [set() for _ in range(n)]
+        self.changes = None
 
     def remove_node(self, i: int) -> None:
         """Take node ``i`` out (scale-down): no pod is placed there any more."""
         if not self.removed[i]:
             self.removed[i] = 1
             self.removed_count += 1
-            self.changes.append(i)
+            if self.changes is not None:
+                self.changes.append(i)
 
     def restore_node(self, i: int, fresh: bool = True) -> None:
         if self.removed[i]:
             self.removed[i] = 0
             self.removed_count -= 1
-            self.changes.append(i)
+            if self.changes is not None:
+                self.changes.append(i)
             if fresh:
                 self.epoch += 1
 

@@ -106,12 +106,14 @@ class Scheduler:
         fit_args: FitArgs = DEFAULT_ARGS,
         percentage_of_nodes_to_score: int = 0,
         prune: bool = True,
+        eligibility: Eligibility | None = None,
     ) -> None:
         self.state = state
         self.fit_args = fit_args
         self.percentage = percentage_of_nodes_to_score
         self.prune = prune
-        self.eligibility = Eligibility(state.nodes)
+        #: The static filters: ``eligibility`` when given (another run over the same nodes in the same order).
+        self.eligibility = eligibility if eligibility is not None else Eligibility(state.nodes)
         self._shapes: dict[tuple[object, ...], Shape] = {}
         self._next_start = 0
         self._prefer_counts: dict[tuple[object, ...], int] = {}
@@ -245,7 +247,7 @@ class Scheduler:
             tree = self._trees[key]
         else:
             tree = self._trees[key] = self._new_tree(pod)
-        if tree is not None:
+        if tree is not None and self.state.changes is not None:
             before = tree.computed
             tree.refresh(self.state.changes)
             self.examined += tree.computed - before
@@ -278,6 +280,8 @@ class Scheduler:
                 return -1
             return resource_scores(st, i, pod_cpu, pod_mem, real_cpu, real_mem)
 
+        if st.changes is None:
+            st.changes = []
         tree = ScoreTree(eligible, value, len(st.changes))
         self.examined += len(eligible)
         self.scored += len(eligible)
@@ -310,6 +314,13 @@ class Scheduler:
             return None
         self._next_start = (last + 1) % len(self.state)
         return last
+
+    def release(self) -> None:
+        """Drop the per-node state and the per-shape caches once this run's results are taken (see
+        ``ClusterState.release``)."""
+        self.state.release()
+        self._shapes.clear()
+        self._trees.clear()
 
     # -- trials --------------------------------------------------------------------------------------------------
 

@@ -13,11 +13,12 @@ Leaves go stale when their node's usage changes; :class:`~renderer.impact.cluste
 changes (``changes``) and a tree re-reads the nodes logged since it last looked (``refresh``).
 
 Cost: building O(nodes of the shape); a cycle O(log nodes) plus O(log nodes) per node changed since the tree's last
-cycle; memory O(nodes of the shape) per tree.
+cycle; memory O(nodes of the shape) per tree, in flat arrays of 32-bit integers.
 """
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
@@ -29,16 +30,15 @@ class ScoreTree:
     score, -1 when the pod does not fit."""
 
     def __init__(self, positions: Sequence[int], value: Callable[[int], int], log_at: int) -> None:
-        self.positions = list(positions)
+        self.positions = array("i", positions)
         self._value = value
-        self._leaf = {p: k for k, p in enumerate(self.positions)}
         n = len(self.positions)
         size = 1
         while size < max(n, 1):
             size *= 2
         self._size = size
-        self._max = [-1] * (2 * size)
-        self._count = [0] * (2 * size)
+        self._max = array("i", [-1]) * (2 * size)
+        self._count = array("i", [0]) * (2 * size)
         mx, cnt = self._max, self._count
         for k, p in enumerate(self.positions):
             v = value(p)
@@ -58,13 +58,16 @@ class ScoreTree:
 
     def refresh(self, changes: Sequence[int]) -> None:
         """Re-read the nodes logged in ``changes`` since :attr:`log_at`."""
-        leaf, mx, cnt, value = self._leaf, self._max, self._count, self._value
+        positions, mx, cnt, value = self.positions, self._max, self._count, self._value
+        n = len(positions)
         seen: set[int] = set()
         for p in changes[self.log_at :]:
-            k = leaf.get(p)
-            if k is None or p in seen:
+            if p in seen:
                 continue
             seen.add(p)
+            k = bisect_left(positions, p)
+            if k == n or positions[k] != p:
+                continue
             v = value(p)
             self.computed += 1
             x = self._size + k
