@@ -23,7 +23,6 @@ import os
 import pstats
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from contextlib import redirect_stdout, suppress
@@ -33,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import SHAPES, generate  # noqa: E402
+from impact import git  # noqa: E402
 from run import allocatable_command, paired  # noqa: E402
 
 DEFAULT_SHAPES = ("synthetic", "two-files", "one-per-file", "runtime-matrix", "label-ranges", "inventory-json")
@@ -49,23 +49,12 @@ def _bare_twice(path: Path) -> list[str]:
     return [sys.executable, "-c", script, str(path)]
 
 
-def _git(repo: Path, *args: str) -> None:
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "HOME": str(repo)}
-    subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-        cwd=repo,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-
-
 def prepare(shape: str, n: int, into: Path) -> int:
     """The repo at ``into`` with its base committed and the change in the work tree; how many files changed."""
     generate(shape, n, into)
-    _git(into, "init", "-q", "-b", "main")
-    _git(into, "add", "-A")
-    _git(into, "commit", "-q", "-m", "base")
+    git(into, "init", "-q", "-b", "main")
+    git(into, "add", "-A")
+    git(into, "commit", "-q", "-m", "base")
     changed = 0
     for path in sorted(into.rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")

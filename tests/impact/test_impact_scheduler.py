@@ -64,6 +64,19 @@ def _engine(nodes: list[SimNode], pods: list[SimPod]) -> tuple[list[str | None],
     return out, engine
 
 
+def _pods(specs: list[tuple[str, str, str | None, bool]]) -> list[SimPod]:
+    """Pods of (cpu, memory, the pool their nodeSelector names or None, whether they tolerate the taint ``t``)."""
+    pods = []
+    for k, (cpu, memory, selector, tolerant) in enumerate(specs):
+        spec: dict[str, object] = {}
+        if selector:
+            spec["nodeSelector"] = {"pool": selector}
+        if tolerant:
+            spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
+        pods.append(pod(f"p{k}", cpu, memory, **spec))
+    return pods
+
+
 SIZES = st.sampled_from(["250m", "500m", "1000m", "1500m", "2500m"])
 
 
@@ -94,14 +107,7 @@ def test_engine_places_every_pod_where_the_plain_walk_does(
         )
         for i, (pool, cpu, tainted, cordoned) in enumerate(node_specs)
     ]
-    pods = []
-    for k, (cpu, memory, selector, tolerant) in enumerate(pod_specs):
-        spec: dict[str, object] = {}
-        if selector:
-            spec["nodeSelector"] = {"pool": selector}
-        if tolerant:
-            spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
-        pods.append(pod(f"p{k}", cpu, memory, **spec))
+    pods = _pods(pod_specs)
     got, _ = _engine(nodes, pods)
     assert got == _reference(nodes, pods)
 
@@ -263,14 +269,7 @@ def test_score_trees_choose_what_the_plain_walk_chooses(
         )
         for i in range(size)
     ]
-    pods = []
-    for k, (cpu, memory, selector, tolerant) in enumerate(pod_specs):
-        spec: dict[str, object] = {}
-        if selector:
-            spec["nodeSelector"] = {"pool": selector}
-        if tolerant:
-            spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
-        pods.append(pod(f"p{k}", cpu, memory, **spec))
+    pods = _pods(pod_specs)
     got, engine = _engine(nodes, pods)
     assert got == _reference(nodes, pods)
     from renderer.impact.scheduler import TREE_MIN_NODES
