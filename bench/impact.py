@@ -4,7 +4,7 @@
 
 1. writes OUTDIR/repo, OUTDIR/nodes.json and OUTDIR/pods.json with ``bench/verify_dumps.py`` (unless they exist);
 2. makes OUTDIR/repo a git repository: the generated policies committed as ``main``, then every ReservationPolicy's
-   kube-reserved memory raised by 512Mi in the work tree (a change that displaces pods on the fullest nodes);
+   kube-reserved memory raised by 2Gi in the work tree (a change that displaces pods on the fullest nodes);
 3. times, each in a fresh process started from a small probe (so its peak RSS is its own): ``allocatable diff repo
    --base main --nodes nodes.json --pods pods.json -o json`` and ``json.loads`` of both files (the floor: reading
    them and nothing else); prints wall and CPU seconds, the ratio and each peak RSS.
@@ -81,7 +81,7 @@ def prepare(out: Path, nodes: int, pods: int) -> None:
 
 
 def _raise(m: re.Match[str]) -> str:
-    return f"{m.group(1)}{int(m.group(2)) + 512}Mi"
+    return f"{m.group(1)}{int(m.group(2)) + 2048}Mi"
 
 
 def main() -> int:

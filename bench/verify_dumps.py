@@ -8,7 +8,9 @@
 - ``OUTDIR/nodes.yaml`` and ``OUTDIR/nodes.json``: the ``inventory`` and ``inventory-json`` shapes' Node Lists
   (``bench/generate.py``: the real Node layout of ``fleet.py``), as ``kubectl get nodes -o yaml|json`` prints them;
 - ``OUTDIR/pods.json``: ``kubectl get pods -A -o json`` of as many pods spread over those Nodes (see ``pod_object``),
-  written one item at a time.
+  written one item at a time: one pod of each DaemonSet on every node first, then the workloads' pods, each on a
+  random node with room for it (as a scheduler leaves a cluster: no node over-committed), Pending when eight tries
+  find none.
 
 The pods follow a real ``kubectl get pods -o json`` List (gpdgpa/kuard, ``temp.sh`` at commit 8b6fbf3: a minikube
 pod of a ReplicaSet, 6.9 KB as kubectl prints it): the same fields in the same order (kubectl sorts keys and indents
@@ -212,13 +214,59 @@ def _status(rng: random.Random, name: str, image: str, phase: str, started: str)
     }
 
 
+def _requests(workload: tuple[Any, ...]) -> tuple[int, int]:
+    """(millicores, bytes) a pod of ``workload`` holds: its containers and init containers, summed (a little more
+    than the init-container rule asks: room to spare, never too little)."""
+    cpu = mem = 0
+    for c in (*workload[3], *workload[4]):
+        cpu += int(float(c[2][:-1]) if c[2].endswith("m") else float(c[2]) * 1000)
+        if c[3]:
+            amount = int(c[3][:-2])
+            mem += amount * (2**30 if c[3].endswith("Gi") else 2**20)
+    return cpu, mem
+
+
+class _Room:
+    """What each node has left, so pods go where a scheduler would have put them (no node over-committed): the
+    allocatable ``fleet.node_object`` writes, a little under."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.index = {name: i for i, name in enumerate(names)}
+        self.free: list[list[int]] = []
+        for i in range(len(names)):
+            _, cpu, mem, max_pods = fleet.INSTANCE_TYPES[i % len(fleet.INSTANCE_TYPES)]
+            self.free.append([cpu * 1000 - 70 - 10 * cpu, mem * 2**30 - 1_700_000 * 1024, max_pods])
+
+    def take(self, name: str, request: tuple[int, int]) -> None:
+        free = self.free[self.index[name]]
+        free[0] -= request[0]
+        free[1] -= request[1]
+        free[2] -= 1
+
+    def place(self, rng: random.Random, request: tuple[int, int]) -> str | None:
+        """A random node with room for ``request`` (eight tries), taken; None when none was found."""
+        for _ in range(8):
+            i = rng.randrange(len(self.names))
+            free = self.free[i]
+            if free[0] >= request[0] and free[1] >= request[1] and free[2] >= 1:
+                self.take(self.names[i], request)
+                return self.names[i]
+        return None
+
+
 def _fields_of(container: dict[str, Any]) -> dict[str, Any]:
     """The fieldsV1 of a container as the controller that created the pod owns it (the top-level fields)."""
     return {".": {}, **{f"f:{key}": {} for key in container}}
 
 
 def pod_object(
-    i: int, rng: random.Random, nodes: list[str], managed_fields: bool = False, daemon_on: str | None = None
+    i: int,
+    rng: random.Random,
+    nodes: list[str],
+    managed_fields: bool = False,
+    daemon_on: str | None = None,
+    room: _Room | None = None,
 ) -> dict[str, Any]:
     """One Pod as ``kubectl get pods -A -o json`` prints it (the fields, key order and nesting of a real one, see the
     module docstring), on a random node of ``nodes`` (half the Pending ones on none); with ``managed_fields``, its
@@ -231,6 +279,12 @@ def pod_object(
         workload = rng.choices(_APPS, [w[5] for w in _APPS])[0]
         phase = rng.choice(_PHASES)
         node = None if phase == "Pending" and rng.random() < 0.5 else nodes[rng.randrange(len(nodes))]
+        if room is not None and node is not None and phase in ("Running", "Pending"):
+            node = room.place(rng, _requests(workload))  # where a scheduler would have found room, or nowhere
+            if node is None:
+                phase = "Pending"
+    if room is not None and daemon_on is not None:
+        room.take(daemon_on, _requests(workload))
     namespace, app, owner, containers, inits, _ = workload
     template_hash = f"{rng.getrandbits(40):010x}"[:10]
     suffix = fleet._hex(rng, 5)
@@ -411,6 +465,7 @@ def write(
         (outdir / "repo" / "inventory").rmdir()
     names = [fleet.node_labels(i, random.Random(0))[1] for i in range(nodes)]
     rng = random.Random(f"{seed}:pods:{pods}")
+    room = _Room(names)
     # The List as json.dumps(indent=4, sort_keys=True) prints it whole, written one item at a time: a 200,000-pod
     # dump is never held in memory.
     with (outdir / "pods.json").open("w", encoding="utf-8") as out:
@@ -418,7 +473,8 @@ def write(
         for i in range(pods):
             # One pod of every DaemonSet on every node first (as the DaemonSet controller keeps them), then the apps.
             daemon_on = names[i // len(_DAEMONSETS)] if i < len(names) * len(_DAEMONSETS) else None
-            item = json.dumps(pod_object(i, rng, names, managed_fields, daemon_on), indent=4, sort_keys=True)
+            pod = pod_object(i, rng, names, managed_fields, daemon_on, room)
+            item = json.dumps(pod, indent=4, sort_keys=True)
             out.write(("\n" if i == 0 else ",\n") + _ITEM_PAD + item.replace("\n", "\n" + _ITEM_PAD))
         out.write('\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
 
