@@ -23,7 +23,9 @@ Scoring in O(log nodes): when the scores of a pod's candidates depend on each no
 no PreferNoSchedule taint the pod does not tolerate on its nodes — the common case), a shape with more than
 ``TREE_MIN_NODES`` nodes keeps a ``scoretree.ScoreTree`` of its nodes' feasibility and scores: a cycle is two descents
 of the tree, plus one leaf update per node whose usage changed since that shape's last cycle. Same choice and same
-next start as the walk (tests/impact/test_impact_scheduler.py holds both to a plain walk over every node).
+next start as the walk (tests/impact/test_impact_scheduler.py holds both to a plain walk over every node). The
+first fit scale-down asks for (no scores) comes from a tree of feasibility alone, which every shape with enough nodes
+gets, trials included: their binds and undoing are logged like any other.
 
 Cost per pod: with a score tree, O(log nodes + nodes changed since the shape's last cycle); otherwise O(examined
 nodes) for the search, at most ``numFeasibleNodesToFind`` of them scored, the dropping keeping the examined nodes of
@@ -237,16 +239,17 @@ class Scheduler:
         totals = self.totals(pod, candidates)
         return candidates[totals.index(max(totals))]
 
-    def _tree(self, pod: SimPod) -> ScoreTree | None:
+    def _tree(self, pod: SimPod, scores: bool = True) -> ScoreTree | None:
         """The shape's score tree, up to date; None where scores depend on the candidate set or the shape has few
-        nodes (see the module docstring)."""
-        if not self.prune or self._trial is not None or pod.affinity.preferred:
+        nodes (see the module docstring). ``scores=False``: a tree of feasibility alone (every leaf 0 or -1), for
+        the first fit, which any shape with enough nodes gets."""
+        if not self.prune or (scores and (self._trial is not None or pod.affinity.preferred)):
             return None
-        key = (_shape_key(pod), pod.score_cpu, pod.score_memory)
+        key = (_shape_key(pod), pod.score_cpu, pod.score_memory) if scores else ("fit", _shape_key(pod))
         if key in self._trees:
             tree = self._trees[key]
         else:
-            tree = self._trees[key] = self._new_tree(pod)
+            tree = self._trees[key] = self._new_tree(pod, scores)
         if tree is not None and self.state.changes is not None:
             before = tree.computed
             tree.refresh(self.state.changes)
@@ -254,13 +257,13 @@ class Scheduler:
             self.scored += tree.computed - before
         return tree
 
-    def _new_tree(self, pod: SimPod) -> ScoreTree | None:
+    def _new_tree(self, pod: SimPod, scores: bool) -> ScoreTree | None:
         tolerations = pod.scheduling_tolerations()
         eligible = self.eligibility.eligible(pod.affinity, tolerations)
         if len(eligible) < TREE_MIN_NODES:
             return None
         counts = self._prefer_counts
-        for taints in {self.state.nodes[i].taints for i in eligible}:
+        for taints in {self.state.nodes[i].taints for i in eligible} if scores else ():
             if taints:
                 key = (tolerations, taints)
                 count = counts.get(key)
@@ -278,7 +281,7 @@ class Scheduler:
                 return -1
             if not fits(requests, st.allocatable[i], st.used[i], st.count[i], args):
                 return -1
-            return resource_scores(st, i, pod_cpu, pod_mem, real_cpu, real_mem)
+            return resource_scores(st, i, pod_cpu, pod_mem, real_cpu, real_mem) if scores else 0
 
         if st.changes is None:
             st.changes = []
@@ -308,7 +311,15 @@ class Scheduler:
 
     def first_fit(self, pod: SimPod, exclude: int = -1) -> int | None:
         """The first node (in node order from the rotating start) where ``pod`` passes every filter, without scoring:
-        how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound."""
+        how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound. A shape with
+        more than ``TREE_MIN_NODES`` nodes asks its feasibility tree (O(log nodes)); others are walked."""
+        tree = self._tree(pod, scores=False)
+        if tree is not None:
+            found = tree.first(self._next_start, exclude)
+            if found < 0:
+                return None
+            self._next_start = (found + 1) % len(self.state)
+            return found
         _, last = self._scan(pod, 1, exclude)
         if last < 0:
             return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from itertools import islice
 
 __all__ = ["ScoreTree"]
 
@@ -61,7 +62,7 @@ class ScoreTree:
         positions, mx, cnt, value = self.positions, self._max, self._count, self._value
         n = len(positions)
         seen: set[int] = set()
-        for p in changes[self.log_at :]:
+        for p in islice(changes, self.log_at, None):
             if p in seen:
                 continue
             seen.add(p)
@@ -149,6 +150,21 @@ class ScoreTree:
         while x < size:
             x = 2 * x if mx[2 * x] >= target else 2 * x + 1
         return x - size
+
+    def first(self, start: int, exclude: int = -1) -> int:
+        """The first node with value >= 0 in walk order from node position ``start`` (wrapping round), other than
+        ``exclude``; -1 when there is none."""
+        total = self._count[1]
+        n = len(self.positions)
+        if total == 0:
+            return -1
+        s = bisect_left(self.positions, start)
+        before = self._prefix(s) if s < n else total
+        for k in range(min(2, total)):  # the excluded node can be one of them only
+            position = self.positions[self._kth((before + k) % total + 1)]
+            if position != exclude:
+                return position
+        return -1
 
     def choose(self, start: int, want: int) -> tuple[int, int, int]:
         """One cycle's choice from node position ``start`` on: (node chosen or -1 when none fits, the node where the

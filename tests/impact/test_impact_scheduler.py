@@ -145,6 +145,27 @@ def test_full_nodes_are_not_examined_again_for_pods_of_the_same_shape() -> None:
 def test_scale_down_removes_the_same_nodes_with_and_without_pruning(
     node_specs: list[tuple[str, str]], pod_specs: list[tuple[str, int, bool, bool]], threshold: float
 ) -> None:
+    _same_scale_down(node_specs, pod_specs, threshold)
+
+
+@settings(deadline=None, max_examples=20)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["2", "4"])), min_size=140, max_size=200),
+    st.lists(st.tuples(SIZES, st.integers(0, 199), st.booleans(), st.booleans()), max_size=300),
+    st.sampled_from([0.5, 0.8]),
+)
+def test_scale_down_with_feasibility_trees_removes_what_the_walk_removes(
+    node_specs: list[tuple[str, str]], pod_specs: list[tuple[str, int, bool, bool]], threshold: float
+) -> None:
+    # 140-200 nodes: shapes have more than TREE_MIN_NODES nodes, so the first fits of scale-down's trials come from
+    # feasibility trees (updated through the trials' binds and their undoing); the walk without pruning is the
+    # reference.
+    _same_scale_down(node_specs, pod_specs, threshold)
+
+
+def _same_scale_down(
+    node_specs: list[tuple[str, str]], pod_specs: list[tuple[str, int, bool, bool]], threshold: float
+) -> None:
     from renderer.impact.scaledown import ScaleDownOptions, scale_down
 
     nodes = [node(f"n{i:03d}", pool, cpu=cpu, memory="8Gi", pods="6") for i, (pool, cpu) in enumerate(node_specs)]
