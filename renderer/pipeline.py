@@ -384,7 +384,8 @@ def _impact(
     from what the node reports when ``before`` is None (verify) — and grouped into the repo's pools for the report.
     The provisioners' views read ``model`` (``after``'s capacity model, built here when not given and needed): the
     EC2NodeClass of pools delivered through Karpenter, the scale-from-zero tags of pools with ``clusterAutoscaler``.
-    Cost: two capacity models of the snapshot's nodes, then ``renderer.impact.repack``'s."""
+    Cost: two capacity models of the snapshot's nodes (built ``_NODE_CHUNK`` nodes at a time), then
+    ``renderer.impact.repack``'s."""
     from dataclasses import replace
 
     from renderer.impact.capacity_view import advertised
@@ -395,11 +396,20 @@ def _impact(
     nodepools = [(p.name, p.labels) for p in after.pools if p.origin == "NodePool"]
     for node in cluster.nodes:
         node.pool = pool_of(node.labels, nodepools)
-    head = {pc.pool.name: advertised(pc) for pc in node_model(replace(after, pools=[]), cluster.pools).pools}
-    if before is not None:
-        base = {pc.pool.name: advertised(pc) for pc in node_model(replace(before, pools=[]), cluster.pools).pools}
-    else:
-        base = {n.name: n.allocatable for n in cluster.nodes}
+
+    def advertised_by(policies: PolicySet) -> dict[str, dict[str, int]]:
+        # The nodes in chunks: each node is a pool of its own, so a chunk's model is the whole model's for its
+        # nodes, and only one chunk's PoolCapacity objects are alive at a time.
+        bare = replace(policies, pools=[])
+        out: dict[str, dict[str, int]] = {}
+        for k in range(0, len(cluster.pools), _NODE_CHUNK):
+            out.update(
+                (pc.pool.name, advertised(pc)) for pc in node_model(bare, cluster.pools[k : k + _NODE_CHUNK]).pools
+            )
+        return out
+
+    head = advertised_by(after)
+    base = advertised_by(before) if before is not None else {n.name: n.allocatable for n in cluster.nodes}
     change: dict[str, dict[str, int]] = {}
     for name, now in head.items():
         was = base.get(name, {})
@@ -439,6 +449,10 @@ def _impact(
         vm_overhead_percent=settings.vmMemoryOverheadPercent,
         autoscaler_gaps=autoscaler_gaps,
     )
+
+
+#: Nodes modelled at a time for the simulation (memory: one chunk's capacity model, not 20,000 nodes').
+_NODE_CHUNK = 1000
 
 
 def _karpenter(pool: Pool) -> bool:
