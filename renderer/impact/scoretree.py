@@ -21,7 +21,6 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from itertools import islice
 
 __all__ = ["ScoreTree"]
 
@@ -62,7 +61,8 @@ class ScoreTree:
         positions, mx, cnt, value = self.positions, self._max, self._count, self._value
         n = len(positions)
         seen: set[int] = set()
-        for p in islice(changes, self.log_at, None):
+        for at in range(self.log_at, len(changes)):  # by index: islice would walk the log from its start
+            p = changes[at]
             if p in seen:
                 continue
             seen.add(p)
