@@ -42,6 +42,15 @@ class Change:
         return (self.delta.value * 100 / self.before.value).quantize(Decimal("0.1"))
 
     def as_dict(self) -> dict[str, Any]:
+        before, after = self.before, self.after
+        if before is not None and after is not None and before == after:
+            # most numbers of a diff do not move: no arithmetic for them (the same text as below)
+            return {
+                "before": str(before),
+                "after": str(after),
+                "delta": "0",
+                "deltaPercent": None if before.is_zero() else "0.0",
+            }
         pct = self.percent
         return {
             "before": None if self.before is None else str(self.before),
