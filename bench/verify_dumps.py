@@ -7,8 +7,20 @@
   the dump only;
 - ``OUTDIR/nodes.yaml`` and ``OUTDIR/nodes.json``: the ``inventory`` and ``inventory-json`` shapes' Node Lists
   (``bench/generate.py``: the real Node layout of ``fleet.py``), as ``kubectl get nodes -o yaml|json`` prints them;
-- ``OUTDIR/pods.json``: ``kubectl get pods -A -o json`` of as many pods spread over those Nodes, laid out as the API
-  server returns them (see ``pod_object``).
+- ``OUTDIR/pods.json``: ``kubectl get pods -A -o json`` of as many pods spread over those Nodes (see ``pod_object``),
+  written one item at a time: one pod of each DaemonSet on every node first, then the workloads' pods, each on a
+  random node with room for it (as a scheduler leaves a cluster: no node over-committed), Pending when eight tries
+  find none.
+
+The pods follow a real ``kubectl get pods -o json`` List (gpdgpa/kuard, ``temp.sh`` at commit 8b6fbf3: a minikube
+pod of a ReplicaSet, 6.9 KB as kubectl prints it): the same fields in the same order (kubectl sorts keys and indents
+by 4), the service account's projected ``kube-api-access`` volume and its mount in every container, the two default
+NoExecute tolerations, five conditions, a status per container; to that a workload adds what real charts carry:
+requests and limits, an ``env`` with a downward-API field, a port, init and sidecar containers, owner references
+and labels of its controller. kubectl prints no managedFields unless asked (``--show-managed-fields``, since
+kubectl 1.21: kubernetes/kubernetes#96878), so they are left out unless ``--managed-fields`` is given. About
+10.7 KB a pod on average (8.8 KB for one container, 13 KB for the three-container DaemonSet pods); ``--managed-fields``
+adds about 4 KB.
 
 Then, for example::
 
@@ -139,58 +151,36 @@ _WORKLOADS: tuple[tuple[str, str, str, tuple[tuple[str, str, str, str], ...], tu
         15,
     ),
 )
+_DAEMONSETS = tuple(w for w in _WORKLOADS if w[2] == "DaemonSet")
+_APPS = tuple(w for w in _WORKLOADS if w[2] != "DaemonSet")
 _PHASES = ("Running",) * 17 + ("Succeeded", "Pending", "Failed")
+#: Containers that carry the application's configuration (env, probes, security context); the others are agents and
+#: sidecars with their resources, mounts and a port only, as their charts ship them.
+_MAIN = frozenset({"aws-node", "kube-proxy", "ebs-plugin", "api", "indexer", "server", "export", "controller"})
 
 
 def _container(rng: random.Random, name: str, image: str, cpu: str, memory: str, port: int) -> dict[str, Any]:
     requests = {"cpu": cpu}
     if memory:
         requests["memory"] = memory
-    return {
-        "args": ["--port", str(port), "--log-format=json", f"--metrics-bind-address=:{port + 1}"],
-        "env": [
-            {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
-            {
-                "name": "POD_NAMESPACE",
-                "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}},
-            },
-            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "spec.nodeName"}}},
-            {"name": "GOMAXPROCS", "valueFrom": {"resourceFieldRef": {"divisor": "0", "resource": "limits.cpu"}}},
-            {"name": "LOG_LEVEL", "value": rng.choice(("info", "warn", "debug"))},
-        ],
+    container: dict[str, Any] = {
         "image": image,
         "imagePullPolicy": "IfNotPresent",
-        "livenessProbe": {
-            "failureThreshold": 3,
-            "httpGet": {"path": "/healthz", "port": port, "scheme": "HTTP"},
-            "initialDelaySeconds": 10,
-            "periodSeconds": 10,
-            "successThreshold": 1,
-            "timeoutSeconds": 1,
-        },
         "name": name,
-        "ports": [{"containerPort": port, "name": "http", "protocol": "TCP"}],
-        "readinessProbe": {
-            "failureThreshold": 3,
-            "httpGet": {"path": "/readyz", "port": port, "scheme": "HTTP"},
-            "periodSeconds": 5,
-            "successThreshold": 1,
-            "timeoutSeconds": 1,
-        },
         "resources": {"limits": {"memory": memory or "256Mi"}, "requests": requests},
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "capabilities": {"drop": ["ALL"]},
-            "readOnlyRootFilesystem": True,
-            "runAsNonRoot": True,
-        },
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "File",
         "volumeMounts": [
-            {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": "kube-api-access", "readOnly": True},
-            {"mountPath": "/tmp", "name": "tmp"},
+            {"mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "name": "kube-api-access", "readOnly": True}
         ],
     }
+    if name in _MAIN:
+        container["env"] = [
+            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "spec.nodeName"}}},
+            {"name": "LOG_LEVEL", "value": rng.choice(("info", "warn", "debug"))},
+        ]
+        container["ports"] = [{"containerPort": port, "name": "http", "protocol": "TCP"}]
+    return container
 
 
 def _status(rng: random.Random, name: str, image: str, phase: str, started: str) -> dict[str, Any]:
@@ -224,13 +214,77 @@ def _status(rng: random.Random, name: str, image: str, phase: str, started: str)
     }
 
 
-def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
-    """One Pod as ``kubectl get pods -A -o json`` returns it (metadata with owner, labels and managedFields; spec
-    with containers, init containers, probes, env, volumes and tolerations; status with conditions and container
-    statuses), on a random node of ``nodes`` (half the Pending ones on none)."""
-    workload = rng.choices(_WORKLOADS, [w[5] for w in _WORKLOADS])[0]
-    phase = "Running" if workload[2] == "DaemonSet" else rng.choice(_PHASES)
-    node = None if phase == "Pending" and rng.random() < 0.5 else nodes[rng.randrange(len(nodes))]
+def _requests(workload: tuple[Any, ...]) -> tuple[int, int]:
+    """(millicores, bytes) a pod of ``workload`` holds: its containers and init containers, summed (a little more
+    than the init-container rule asks: room to spare, never too little)."""
+    cpu = mem = 0
+    for c in (*workload[3], *workload[4]):
+        cpu += int(float(c[2][:-1]) if c[2].endswith("m") else float(c[2]) * 1000)
+        if c[3]:
+            amount = int(c[3][:-2])
+            mem += amount * (2**30 if c[3].endswith("Gi") else 2**20)
+    return cpu, mem
+
+
+class _Room:
+    """What each node has left, so pods go where a scheduler would have put them (no node over-committed): the
+    allocatable ``fleet.node_object`` writes, a little under."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        self.index = {name: i for i, name in enumerate(names)}
+        self.free: list[list[int]] = []
+        for i in range(len(names)):
+            _, cpu, mem, max_pods = fleet.INSTANCE_TYPES[i % len(fleet.INSTANCE_TYPES)]
+            self.free.append([cpu * 1000 - 70 - 10 * cpu, mem * 2**30 - 1_700_000 * 1024, max_pods])
+
+    def take(self, name: str, request: tuple[int, int]) -> None:
+        free = self.free[self.index[name]]
+        free[0] -= request[0]
+        free[1] -= request[1]
+        free[2] -= 1
+
+    def place(self, rng: random.Random, request: tuple[int, int]) -> str | None:
+        """A random node with room for ``request`` (eight tries), taken; None when none was found."""
+        for _ in range(8):
+            i = rng.randrange(len(self.names))
+            free = self.free[i]
+            if free[0] >= request[0] and free[1] >= request[1] and free[2] >= 1:
+                self.take(self.names[i], request)
+                return self.names[i]
+        return None
+
+
+def _fields_of(container: dict[str, Any]) -> dict[str, Any]:
+    """The fieldsV1 of a container as the controller that created the pod owns it (the top-level fields)."""
+    return {".": {}, **{f"f:{key}": {} for key in container}}
+
+
+def pod_object(
+    i: int,
+    rng: random.Random,
+    nodes: list[str],
+    managed_fields: bool = False,
+    daemon_on: str | None = None,
+    room: _Room | None = None,
+) -> dict[str, Any]:
+    """One Pod as ``kubectl get pods -A -o json`` prints it (the fields, key order and nesting of a real one, see the
+    module docstring), on a random node of ``nodes`` (half the Pending ones on none); with ``managed_fields``, its
+    managedFields as the API server keeps them (one entry for the controller that created it, one for the kubelet's
+    status), which kubectl prints only with ``--show-managed-fields``."""
+    if daemon_on is not None:
+        workload = _DAEMONSETS[i % len(_DAEMONSETS)]
+        phase, node = "Running", daemon_on
+    else:
+        workload = rng.choices(_APPS, [w[5] for w in _APPS])[0]
+        phase = rng.choice(_PHASES)
+        node = None if phase == "Pending" and rng.random() < 0.5 else nodes[rng.randrange(len(nodes))]
+        if room is not None and node is not None and phase in ("Running", "Pending"):
+            node = room.place(rng, _requests(workload))  # where a scheduler would have found room, or nowhere
+            if node is None:
+                phase = "Pending"
+    if room is not None and daemon_on is not None:
+        room.take(daemon_on, _requests(workload))
     namespace, app, owner, containers, inits, _ = workload
     template_hash = f"{rng.getrandbits(40):010x}"[:10]
     suffix = fleet._hex(rng, 5)
@@ -244,7 +298,7 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
         if restart:
             c["restartPolicy"] = restart
         spec_inits.append(c)
-    labels = {"app.kubernetes.io/name": app, "app.kubernetes.io/part-of": namespace}
+    labels = {"app.kubernetes.io/name": app}
     if owner == "ReplicaSet":
         labels["pod-template-hash"] = template_hash
     elif owner == "DaemonSet":
@@ -253,15 +307,22 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
     else:
         labels["batch.kubernetes.io/job-name"] = name
     owner_name = f"{app}-{template_hash}" if owner == "ReplicaSet" else app
+    conditions = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
+    spec_fields: dict[str, Any] = {
+        "f:containers": {f'k:{{"name":"{c["name"]}"}}': _fields_of(c) for c in spec_containers},
+        "f:dnsPolicy": {},
+        "f:restartPolicy": {},
+        "f:schedulerName": {},
+        "f:serviceAccount": {},
+        "f:terminationGracePeriodSeconds": {},
+    }
+    if spec_inits:
+        spec_fields["f:initContainers"] = {f'k:{{"name":"{c["name"]}"}}': _fields_of(c) for c in spec_inits}
     pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
-            "annotations": {
-                "kubectl.kubernetes.io/restartedAt": "2025-11-30T08:00:00Z",
-                "prometheus.io/port": str(port + 1),
-                "prometheus.io/scrape": "true",
-            },
+            "annotations": {"prometheus.io/port": str(port + 1), "prometheus.io/scrape": "true"},
             "creationTimestamp": created,
             "generateName": f"{owner_name}-",
             "labels": labels,
@@ -270,10 +331,12 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
                     "apiVersion": "v1",
                     "fieldsType": "FieldsV1",
                     "fieldsV1": {
-                        "f:metadata": {"f:generateName": {}, "f:labels": {f"f:{k}": {} for k in labels}},
-                        "f:spec": {
-                            "f:containers": {f'k:{{"name":"{c[0]}"}}': {".": {}, "f:image": {}} for c in containers}
+                        "f:metadata": {
+                            "f:generateName": {},
+                            "f:labels": {".": {}, **{f"f:{k}": {} for k in labels}},
+                            "f:ownerReferences": {".": {}, 'k:{"uid":"(owner)"}': {}},
                         },
+                        "f:spec": spec_fields,
                     },
                     "manager": "kube-controller-manager",
                     "operation": "Update",
@@ -282,7 +345,14 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
                 {
                     "apiVersion": "v1",
                     "fieldsType": "FieldsV1",
-                    "fieldsV1": {"f:status": {"f:conditions": {}, "f:containerStatuses": {}, "f:phase": {}}},
+                    "fieldsV1": {
+                        "f:status": {
+                            "f:conditions": {f'k:{{"type":"{kind}"}}': {"f:status": {}} for kind in conditions},
+                            "f:containerStatuses": {},
+                            "f:phase": {},
+                            "f:startTime": {},
+                        }
+                    },
                     "manager": "kubelet",
                     "operation": "Update",
                     "subresource": "status",
@@ -312,7 +382,7 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
             "priority": 2000001000 if owner == "DaemonSet" else 0,
             "restartPolicy": "OnFailure" if owner == "Job" else "Always",
             "schedulerName": "default-scheduler",
-            "securityContext": {"fsGroup": 65534, "seccompProfile": {"type": "RuntimeDefault"}},
+            "securityContext": {},
             "serviceAccount": app,
             "serviceAccountName": app,
             "terminationGracePeriodSeconds": 30,
@@ -351,13 +421,12 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
                         ],
                     },
                 },
-                {"emptyDir": {}, "name": "tmp"},
             ],
         },
         "status": {
             "conditions": [
                 {"lastProbeTime": None, "lastTransitionTime": created, "status": "True", "type": kind}
-                for kind in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
+                for kind in conditions
             ],
             "containerStatuses": [_status(rng, c[0], c[1], phase, created) for c in containers],
             "phase": phase,
@@ -365,6 +434,8 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
             "startTime": created,
         },
     }
+    if not managed_fields:
+        del pod["metadata"]["managedFields"]
     if spec_inits:
         pod["spec"]["initContainers"] = spec_inits
         pod["status"]["initContainerStatuses"] = [_status(rng, c[0], c[1], "Succeeded", created) for c in inits]
@@ -377,23 +448,38 @@ def pod_object(i: int, rng: random.Random, nodes: list[str]) -> dict[str, Any]:
     return pod
 
 
-def write(outdir: Path, nodes: int, pods: int, seed: int = 0) -> None:
+def write(
+    outdir: Path, nodes: int, pods: int, seed: int = 0, *, yaml_nodes: bool = True, managed_fields: bool = False
+) -> None:
     if outdir.exists():
         shutil.rmtree(outdir)
     outdir.mkdir(parents=True)
-    for shape, name in (("inventory", "nodes.yaml"), ("inventory-json", "nodes.json")):
+    shapes = (
+        (("inventory", "nodes.yaml"), ("inventory-json", "nodes.json"))
+        if yaml_nodes
+        else (("inventory-json", "nodes.json"),)
+    )
+    for shape, name in shapes:
         generate.generate(shape, 2 * nodes, outdir / "repo", seed)
         (outdir / "repo" / "inventory" / name).rename(outdir / name)
         (outdir / "repo" / "inventory").rmdir()
     names = [fleet.node_labels(i, random.Random(0))[1] for i in range(nodes)]
     rng = random.Random(f"{seed}:pods:{pods}")
-    dump = {
-        "apiVersion": "v1",
-        "items": [pod_object(i, rng, names) for i in range(pods)],
-        "kind": "List",
-        "metadata": {"resourceVersion": ""},
-    }
-    (outdir / "pods.json").write_text(json.dumps(dump, indent=4, sort_keys=True) + "\n", encoding="utf-8")
+    room = _Room(names)
+    # The List as json.dumps(indent=4, sort_keys=True) prints it whole, written one item at a time: a 200,000-pod
+    # dump is never held in memory.
+    with (outdir / "pods.json").open("w", encoding="utf-8") as out:
+        out.write('{\n    "apiVersion": "v1",\n    "items": [')
+        for i in range(pods):
+            # One pod of every DaemonSet on every node first (as the DaemonSet controller keeps them), then the apps.
+            daemon_on = names[i // len(_DAEMONSETS)] if i < len(names) * len(_DAEMONSETS) else None
+            pod = pod_object(i, rng, names, managed_fields, daemon_on, room)
+            item = json.dumps(pod, indent=4, sort_keys=True)
+            out.write(("\n" if i == 0 else ",\n") + _ITEM_PAD + item.replace("\n", "\n" + _ITEM_PAD))
+        out.write('\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
+
+
+_ITEM_PAD = " " * 8
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -402,11 +488,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=5000, help="Nodes in the dumps (default 5,000)")
     parser.add_argument("--pods", type=int, default=20000, help="Pods in the dump (default 20,000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--no-yaml", action="store_true", help="write nodes.json only (not nodes.yaml)")
+    parser.add_argument(
+        "--managed-fields", action="store_true", help="pods with managedFields (kubectl --show-managed-fields)"
+    )
     args = parser.parse_args(argv)
     if args.nodes < 10 or args.pods < 1:
         parser.error("--nodes must be at least 10 and --pods at least 1")
-    write(args.outdir, args.nodes, args.pods, args.seed)
-    for name in ("nodes.yaml", "nodes.json", "pods.json"):
+    write(
+        args.outdir, args.nodes, args.pods, args.seed, yaml_nodes=not args.no_yaml, managed_fields=args.managed_fields
+    )
+    for name in ("nodes.json", "pods.json") if args.no_yaml else ("nodes.yaml", "nodes.json", "pods.json"):
         print(f"{name}: {(args.outdir / name).stat().st_size / 1e6:.1f} MB")
     return 0
 

@@ -26,10 +26,18 @@ if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.explain import Explained
     from renderer.capacity.model import CapacityModel
+    from renderer.impact.pods import SimPod
+    from renderer.impact.provisioners.karpenter import NodeClass
+    from renderer.impact.report import AsgPool, ImpactReport
+    from renderer.impact.result import ImpactResult
+    from renderer.impact.snapshot import Snapshot
     from renderer.loading.git import Revision
+    from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
     from renderer.render.engine import RenderResult
+    from renderer.validation.validate import PolicySet
     from renderer.verify.kubectl import Kubectl
+    from renderer.verify.pods import PodRecord
     from renderer.verify.result import VerifyResult
 
 __all__ = [
@@ -244,6 +252,8 @@ class Verified:
     no_nodes: bool = False
     #: With ``base``: the commit compared with (as for ``lint``).
     base: Revision | None = None
+    #: With ``simulate``: where the pods the repo's allocatable displaces would go, and what it costs.
+    impact: ImpactReport | None = None
 
 
 @_stage
@@ -257,11 +267,13 @@ def verify(
     platform: list[Assignment] | None = None,
     max_file_bytes: int | None = None,
     live: Kubectl | None = None,
+    simulate: bool = True,
 ) -> Verified:
     """The repo's prediction against the nodes of ``nodes`` (a ``kubectl get nodes`` dump, ``-`` for standard
     input) — or, with ``live``, of ``kubectl get nodes -o json`` — and the repo's inventory, and with ``pods`` the
-    fit of the pods running there. Raises ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read
-    (or a kubectl that cannot be run)."""
+    fit of the pods running there, and (``simulate``) the re-packing simulation of the repo's allocatable against
+    what the nodes report. Raises ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read (or a
+    kubectl that cannot be run)."""
     from renderer.loading.bounds import DEFAULT_MAX_FILE_BYTES
     from renderer.verify.compare import verify as compare
     from renderer.verify.kubectl import live_nodes
@@ -276,12 +288,20 @@ def verify(
     if not result.ok:
         result.finish(result.findings)
         return Verified(result)
+    cluster = None
+    pod_records: list[PodRecord] | None
     if live is not None:
         source = live_nodes(live, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
         snapshot = read_nodes(source, platform, max_file_bytes)
+        pod_records = read_pods(pods, max_file_bytes) if pods is not None else None
+    elif pods is not None and simulate and nodes is not None:
+        from renderer.impact.snapshot import read_verify_dumps
+
+        cluster, pod_records = read_verify_dumps(nodes, pods, platform, max_file_bytes)  # each dump read once
+        snapshot = cluster.pools
     else:
-        snapshot = read_nodes(nodes, platform, max_file_bytes) if nodes else []
-    pod_records = read_pods(pods, max_file_bytes) if pods is not None else None
+        snapshot = read_nodes(nodes, platform, max_file_bytes, mixed=nodes == pods) if nodes else []
+        pod_records = read_pods(pods, max_file_bytes, mixed=nodes == pods) if pods is not None else None
     if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
         return Verified(result, no_nodes=True)
     base_policies = None
@@ -295,7 +315,11 @@ def verify(
     verified = compare(result.policies, snapshot, pod_records, base_policies, base_rev.ref if base_rev else None)
     verified.base = base_rev
     _locate_nodes(result, verified)
-    return Verified(result, verified, base=base_rev)
+    report = None
+    if cluster is not None:
+        report = _impact(cluster, None, result.policies, "verify", "what the nodes report", "the policy repo")
+        verified.impact = report
+    return Verified(result, verified, base=base_rev, impact=report)
 
 
 def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
@@ -316,11 +340,13 @@ def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
 
 @dataclass
 class Diffed:
-    """``diff``: the two sides compared, per pool and finding."""
+    """``diff``: the two sides compared, per pool and finding; with a snapshot, the simulation (``result.impact``
+    too, for the reporters)."""
 
     base: LoadResult
     head: LoadResult
     result: DiffResult
+    impact: ImpactReport | None = None
 
 
 @_stage
@@ -331,24 +357,37 @@ def diff(
     head: str | None = None,
     max_file_bytes: int | None = None,
     base_tip: bool = False,
+    snapshot: list[str] | None = None,
+    platform: list[Assignment] | None = None,
 ) -> Diffed:
     """The policy repo at ``base`` against the work tree (or ``head``): committed allocatable per pool before →
-    after, and the lint findings that are new or fixed. ``base`` is read at its merge-base with the head unless
-    the tip is asked for (``base_tip``, ``REF..``); ``REF...H`` / ``REF..H`` name the head too. Raises
-    ``UsageError`` for a revision git cannot resolve, or a merge-base that cannot be found."""
+    after, and the lint findings that are new or fixed; with ``snapshot`` (``kubectl get nodes,pods -A -o json``
+    dumps, ``-`` for standard input), the re-packing simulation of the change on that cluster. ``base`` is read at
+    its merge-base with the head unless the tip is asked for (``base_tip``, ``REF..``); ``REF...H`` / ``REF..H``
+    name the head too. Raises ``UsageError`` for a revision git cannot resolve or a merge-base that cannot be
+    found, ``SnapshotError`` for a dump that cannot be read."""
     from renderer.capacity.diff import compare
     from renderer.loading.git import parse_base
     from renderer.validation.revision import load_revision
 
     spec = parse_base(base, tip=base_tip, head=head)
     base, head = spec.ref, spec.head
+    cluster = None
+    if snapshot:
+        from renderer.impact.snapshot import read_snapshot
+
+        cluster = read_snapshot(snapshot, platform, max_file_bytes)  # first: a bad dump costs no git read
+    # One side at a time: the base is loaded, modelled and linted, and its findings placed, before the head is read,
+    # so what the base's reading and rules leave behind is freed first.
     base_load = load_revision(paths, spec, max_file_bytes=max_file_bytes)
+    base_model, base_findings = _model_and_findings(base_load)
+    base_finished = base_load.finish([*base_load.findings, *base_findings])
+    del base_findings
     head_load = (
         load_revision(paths, head, max_file_bytes=max_file_bytes)
         if head
         else load(paths, max_file_bytes=max_file_bytes)
     )
-    base_model, base_findings = _model_and_findings(base_load)
     head_model, head_findings = _model_and_findings(head_load, base_model, base)
     base_rev = base_load.revision
     head_rev = head_load.revision
@@ -356,7 +395,7 @@ def diff(
     result = compare(
         base_model,
         head_model,
-        base_load.finish([*base_load.findings, *base_findings]),
+        base_finished,
         head_load.finish([*head_load.findings, *head_findings]),
         base_label=_label(base, base_rev.short, merge_base=base_rev.is_merge_base),
         head_label="working tree" if head_rev is None or head is None else _label(head, head_rev.short),
@@ -367,7 +406,155 @@ def diff(
     )
     result.base_revision = base_rev
     result.invalid = (_errors(base_load), _errors(head_load))
-    return Diffed(base_load, head_load, result)
+    report = None
+    if cluster is not None:
+        report = _impact(
+            cluster, base_load.policies, head_load.policies, "diff", result.base_label, result.head_label, head_model
+        )
+        result.impact = report
+    return Diffed(base_load, head_load, result, report)
+
+
+def _impact(
+    cluster: Snapshot,
+    before: PolicySet | None,
+    after: PolicySet,
+    mode: str,
+    before_label: str,
+    after_label: str,
+    model: CapacityModel | None = None,
+) -> ImpactReport:
+    """The re-packing simulation of ``after`` on ``cluster``: each node modelled as verify models it (a pool of one,
+    the policies that select it), its allocatable moved by what ``after`` advertises differently from ``before`` —
+    from what the node reports when ``before`` is None (verify) — and grouped into the repo's pools for the report.
+    The provisioners' views read ``model`` (``after``'s capacity model, built here when not given and needed): the
+    EC2NodeClass of pools delivered through Karpenter, the scale-from-zero tags of pools with ``clusterAutoscaler``.
+    Cost: two capacity models of the snapshot's nodes (built ``_NODE_CHUNK`` nodes at a time), then
+    ``renderer.impact.repack``'s."""
+    from dataclasses import replace
+
+    from renderer.impact.capacity_view import advertised
+    from renderer.impact.repack import simulate
+    from renderer.impact.report import ImpactReport, autoscaler_view, karpenter_view, pool_of
+    from renderer.verify.compare import node_model
+
+    nodepools = [(p.name, p.labels) for p in after.pools if p.origin == "NodePool"]
+    for node in cluster.nodes:
+        node.pool = pool_of(node.labels, nodepools)
+
+    def advertised_by(policies: PolicySet) -> dict[str, dict[str, int]]:
+        # The nodes in chunks: each node is a pool of its own, so a chunk's model is the whole model's for its
+        # nodes, and only one chunk's PoolCapacity objects are alive at a time.
+        bare = replace(policies, pools=[])
+        out: dict[str, dict[str, int]] = {}
+        for k in range(0, len(cluster.pools), _NODE_CHUNK):
+            out.update(
+                (pc.pool.name, advertised(pc)) for pc in node_model(bare, cluster.pools[k : k + _NODE_CHUNK]).pools
+            )
+        return out
+
+    head = advertised_by(after)
+    base = advertised_by(before) if before is not None else {n.name: n.allocatable for n in cluster.nodes}
+    change: dict[str, dict[str, int]] = {}
+    for name, now in head.items():
+        was = base.get(name, {})
+        moved = {r: v for r, v in now.items() if was.get(r) != v}
+        if moved:
+            change[name] = moved
+    from renderer.impact.repack import ImpactOptions
+
+    result = simulate(cluster.nodes, cluster.pods, {}, ImpactOptions(node_change=change))
+    shapes: dict[str, set[str]] = {}
+    for node in cluster.nodes:
+        kind = node.labels.get("node.kubernetes.io/instance-type")
+        if kind:
+            shapes.setdefault(node.pool, set()).add(kind)
+    settings = after.settings.impact
+    after_alloc = {n.name: {**n.allocatable, **change.get(n.name, {})} for n in cluster.nodes}
+    delivered = [p for p in after.pools if p.origin == "NodePool" and (p.cluster_autoscaler or _karpenter(p))]
+    if delivered and model is None:
+        from renderer.capacity.model import build
+
+        model = build(after)
+    node_classes, asg_pools = _provisioned(model, after, cluster, result) if delivered and model else ({}, [])
+    recommendations, gaps = karpenter_view(cluster.nodes, after_alloc, settings.vmMemoryOverheadPercent, node_classes)
+    autoscaler_gaps = autoscaler_view(cluster.nodes, after_alloc, asg_pools)
+    return ImpactReport(
+        mode=mode,
+        before=before_label,
+        after=after_label,
+        result=result,
+        shapes={pool: "/".join(sorted(kinds)) for pool, kinds in shapes.items()},
+        skipped=dict(cluster.skipped),
+        sources=list(cluster.sources),
+        nodes_changed=len(change),
+        max_new_pending=settings.maxNewPendingPods,
+        recommendations=recommendations,
+        gaps=gaps,
+        vm_overhead_percent=settings.vmMemoryOverheadPercent,
+        autoscaler_gaps=autoscaler_gaps,
+    )
+
+
+#: Nodes modelled at a time for the simulation (memory: one chunk's capacity model, not 20,000 nodes').
+_NODE_CHUNK = 1000
+
+
+def _karpenter(pool: Pool) -> bool:
+    return pool.delivery is not None and pool.delivery.karpenter is not None
+
+
+def _provisioned(
+    model: CapacityModel, after: PolicySet, cluster: Snapshot, result: ImpactResult
+) -> tuple[dict[str, NodeClass], list[AsgPool]]:
+    """Per pool delivered through Karpenter, the EC2NodeClass its nodes get (the kubelet block ``render`` writes:
+    reservations, hard eviction, maxPods when the policy sets it; kube-reserved left to Karpenter where the pool's
+    formula is Karpenter's own default); the pools the cluster autoscaler scales from zero, with the ``resources/*``
+    tags their groups carry when the ``cluster-autoscaler-tags`` target is rendered."""
+    from renderer.capacity.kubeletfields import eviction_hard
+    from renderer.impact.provisioners.karpenter import NodeClass
+    from renderer.impact.report import AsgPool
+    from renderer.impact.resources import from_quantities
+    from renderer.render.engine import select_targets
+    from renderer.render.targets.cluster_autoscaler_tags import resource_tags
+
+    tagged = "cluster-autoscaler-tags" in select_targets(after.settings.render, None)
+    by_key = {p.key: p for p in cluster.pods}
+    pending: dict[str, list[SimPod]] = {}
+    for p in result.pending:
+        if p.pool is not None and p.pod in by_key:
+            pending.setdefault(p.pool, []).append(by_key[p.pod])
+    sides = {p.pool: p.after for p in result.pools}
+    node_classes: dict[str, NodeClass] = {}
+    asg_pools: list[AsgPool] = []
+    for pc in model.pools:
+        pool = pc.pool
+        if pool.origin != "NodePool":
+            continue
+        if _karpenter(pool):
+            spec = pc.policy.model.spec if pc.policy is not None else None
+            formula = pc.formula.spec if pc.formula is not None else None
+            left = formula is not None and formula.delivery_default == "karpenter"
+            kube = {} if left else from_quantities({k: r.quantity for k, r in pc.kube_reserved.items()})
+            pods_set = spec is not None and (spec.maxPods is not None or spec.podsPerCore is not None)
+            node_classes[pool.name] = NodeClass(
+                max_pods=pc.max_pods if pods_set else None,
+                kube_reserved=kube,
+                system_reserved=from_quantities({k: r.quantity for k, r in pc.system_reserved.items()}),
+                eviction_hard=eviction_hard(pc, platform_formula_ok=True) or {},
+            )
+        if pool.cluster_autoscaler is not None:
+            side = sides.get(pool.name)
+            asg_pools.append(
+                AsgPool(
+                    pool.name,
+                    tuple(pool.cluster_autoscaler.autoScalingGroups),
+                    resource_tags(pc) if tagged else {},
+                    side.daemon_overhead if side is not None else {},
+                    pending.get(pool.name, []),
+                )
+            )
+    return node_classes, asg_pools
 
 
 def _label(ref: str, short: str, *, merge_base: bool = False) -> str:

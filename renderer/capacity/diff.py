@@ -43,6 +43,15 @@ class Change:
         return (self.delta.value * 100 / self.before.value).quantize(Decimal("0.1"))
 
     def as_dict(self) -> dict[str, Any]:
+        before, after = self.before, self.after
+        if before is not None and after is not None and before == after:
+            # most numbers of a diff do not move: no arithmetic for them (the same text as below)
+            return {
+                "before": str(before),
+                "after": str(after),
+                "delta": "0",
+                "deltaPercent": None if before.is_zero() else "0.0",
+            }
         pct = self.percent
         return {
             "before": None if self.before is None else str(self.before),
@@ -144,6 +153,9 @@ class DiffResult:
     invalid: tuple[int, int] = (0, 0)  # validation errors (base, head): what they define is left out of the figures
     #: the base commit read: the merge-base of the base ref and the head, or the tip asked for
     base_revision: Revision | None = None
+    #: The re-packing simulation of the change on a cluster snapshot (``renderer.impact.report.ImpactReport``), set by
+    #: the composer when ``diff`` is given one; the diff reporters print it as a section of their own.
+    impact: Any = None
 
     @property
     def changed_pools(self) -> list[PoolDiff]:

@@ -223,3 +223,13 @@ def write(report: str, fmt: str, result: object) -> None:
 
     reporters.get(report, fmt)(result, sys.stdout)
     sys.stdout.flush()
+
+
+def platform_assignments(values: list[str] | None) -> list[Any] | str:
+    """``--platform`` values (``P[/PROFILE][:SELECTOR]``) parsed, or the usage error to print."""
+    from renderer import platforms
+
+    try:
+        return [platforms.parse_assignment(v) for v in values or []]
+    except ValueError as exc:
+        return str(exc)

@@ -14,6 +14,7 @@ from renderer.commands.common import (
     emit_load,
     output_choices,
     paths_of,
+    platform_assignments,
     write,
 )
 
@@ -31,13 +32,16 @@ DESCRIPTION = (
     "allocatable exactly with status.allocatable (cpu, memory, ephemeral-storage, pods, hugepages-*) and explain "
     "each difference. With --pods (a `kubectl get pods -A -o json` dump), check per node that the requests of "
     "its pods that are not Succeeded/Failed fit the committed allocatable the repo gives it, and their count its "
-    "maxPods; with --base, say which nodes the change pushes over. With --live (the default of `kubectl allocatable "
+    "maxPods; with --base, say which nodes the change pushes over. With --nodes and --pods, also simulate the repo's "
+    "allocatable on that cluster: where the pods that no longer fit would go, the pods left Pending per pool and the "
+    "nodes the cluster autoscaler would add (docs/impact.md). With --live (the default of `kubectl allocatable "
     "verify` when --nodes is not given), read the nodes of the current kubectl context with `kubectl get nodes -o "
     "json`."
 )
 EXIT_CODES = {
     0: "every node matches its prediction and its pods fit",
-    1: "a node differs from its prediction, or its pods do not fit",
+    1: "a node differs from its prediction, its pods do not fit, or (--nodes with --pods) the repo's allocatable "
+    "leaves more pods newly Pending than impact.maxNewPendingPods",
 }
 
 
@@ -162,12 +166,9 @@ def run(args: argparse.Namespace) -> int:
     live = _live(args)
     if isinstance(live, str):
         return _fail(live)
-    from renderer import platforms
-
-    try:
-        assignments = [platforms.parse_assignment(v) for v in args.platform or []]
-    except ValueError as exc:
-        return _fail(str(exc))
+    assignments = platform_assignments(args.platform)
+    if isinstance(assignments, str):
+        return _fail(assignments)
     try:
         done = verify(
             paths_of(args),
@@ -201,4 +202,10 @@ def run(args: argparse.Namespace) -> int:
     for note in verified.notes:
         sys.stderr.write(f"verify: note: {note}\n")
     sys.stderr.write(_summary(verified) + "\n")
+    if done.impact is not None:
+        from renderer.reporters.impact.text import summary
+
+        sys.stderr.write(summary(done.impact) + "\n")
+        if done.impact.failed:
+            return EXIT_FINDINGS
     return EXIT_OK if verified.clean else EXIT_FINDINGS

@@ -14,7 +14,7 @@ so a pod pinned to one node or one pool costs the size of that pool, not of the 
 decided once per distinct (taints, unschedulable) of the nodes.
 
 Cost: building O(nodes + labels); each distinct (affinity, tolerations) O(matching nodes + taint groups); bind and
-unbind O(resources the pod requests + its host ports).
+unbind O(resources the pod requests + its host ports); the change log one position per bind, unbind, removal.
 """
 
 from __future__ import annotations
@@ -79,6 +79,9 @@ class ClusterState:
     removed_count: int = 0
     #: Bumped whenever room is freed (a pod unbound, a node restored), so cached "cannot fit" answers are dropped.
     epoch: int = 0
+    #: Positions of the nodes whose usage changed, in order, once a reader asked for them (``scoretree.ScoreTree``
+    #: re-reads them; None until then: the pods bound while the state is built are not logged).
+    changes: list[int] | None = None
 
     @classmethod
     def build(cls, nodes: Sequence[SimNode], allocatable: Sequence[dict[str, int]] | None = None) -> ClusterState:
@@ -123,6 +126,8 @@ class ClusterState:
         if pod.host_ports:
             self.ports[i].update(pod.host_ports)
         self.pods[i].append(pod)
+        if self.changes is not None:
+            self.changes.append(i)
 
     def unbind(self, pod: SimPod, i: int, fresh: bool = True) -> None:
         """Take ``pod`` off node ``i``; ``fresh=False`` when the caller keeps cached answers right itself (a
@@ -139,19 +144,34 @@ class ClusterState:
         if pod.host_ports:
             self.ports[i].difference_update(pod.host_ports)
         self.pods[i].remove(pod)
+        if self.changes is not None:
+            self.changes.append(i)
         if fresh:
             self.epoch += 1
+
+    def release(self) -> None:
+        """Drop what each node holds (its pods, usage and ports) once a run's results are taken: the nodes, their
+        order and allocatable stay."""
+        n = len(self.nodes)
+        self.pods = [[] for _ in range(n)]
+        self.used = [{} for _ in range(n)]
+        self.ports = [set() for _ in range(n)]
+        self.changes = None
 
     def remove_node(self, i: int) -> None:
         """Take node ``i`` out (scale-down): no pod is placed there any more."""
         if not self.removed[i]:
             self.removed[i] = 1
             self.removed_count += 1
+            if self.changes is not None:
+                self.changes.append(i)
 
     def restore_node(self, i: int, fresh: bool = True) -> None:
         if self.removed[i]:
             self.removed[i] = 0
             self.removed_count -= 1
+            if self.changes is not None:
+                self.changes.append(i)
             if fresh:
                 self.epoch += 1
 

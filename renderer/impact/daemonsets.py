@@ -47,17 +47,19 @@ def collect(pods: Iterable[SimPod]) -> dict[tuple[str, str], DaemonSet]:
             continue
         key = (pod.namespace, pod.owner_name)
         ds = found.get(key)
-        template = replace(pod, node=None, phase="Pending", affinity=without_name_pin(pod.affinity))
         if ds is None:
-            ds = found[key] = DaemonSet(pod.namespace, pod.owner_name, template)
+            ds = found[key] = DaemonSet(pod.namespace, pod.owner_name, pod)
         elif (pod.created, pod.name) > (ds.template.created, ds.template.name):
-            ds.template = template
+            ds.template = pod  # the newest pod; made a template below, once per DaemonSet
         if pod.holds_room and pod.node is not None:
             ds.nodes.add(pod.node)
         elif pod.pending:
             target = pinned_node(pod.affinity)
             if target is not None:  # created for that node, waiting to be scheduled there
                 ds.nodes.add(target)
+    for ds in found.values():
+        newest = ds.template
+        ds.template = replace(newest, node=None, phase="Pending", affinity=without_name_pin(newest.affinity))
     return found
 
 

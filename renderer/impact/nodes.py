@@ -64,19 +64,23 @@ def _quantities(raw: Any, where: tuple[str | int, ...]) -> dict[str, int]:
     return from_quantities(parsed, keep_zero=True)
 
 
-def node_from_object(data: Mapping[str, Any], pool_labels: Sequence[str] = ()) -> SimNode:
+def node_from_object(
+    data: Mapping[str, Any], pool_labels: Sequence[str] = (), labels: Mapping[str, str] | None = None
+) -> SimNode:
     """A pruned Node object (``IMPACT_NODE_KEEP``) → its :class:`SimNode`; the pool is the value of the first of
-    ``pool_labels`` the node carries, else its instance type, else ``"(none)"``."""
+    ``pool_labels`` the node carries, else its instance type, else ``"(none)"``. ``labels``: the node's labels
+    already read (a caller that keeps them elsewhere shares one mapping instead of two)."""
     meta = data.get("metadata") or {}
     spec = data.get("spec") or {}
     status = data.get("status") or {}
     for key, value in (("metadata", meta), ("spec", spec), ("status", status)):
         if not isinstance(value, dict):
             raise NodeError((key,), "must be a mapping")
-    raw_labels = meta.get("labels") or {}
-    if not isinstance(raw_labels, dict):
-        raise NodeError(("metadata", "labels"), "must be a mapping")
-    labels = {str(k): "" if v is None else str(v) for k, v in raw_labels.items()}
+    if labels is None:
+        raw_labels = meta.get("labels") or {}
+        if not isinstance(raw_labels, dict):
+            raise NodeError(("metadata", "labels"), "must be a mapping")
+        labels = {str(k): "" if v is None else str(v) for k, v in raw_labels.items()}
     pool = next((labels[k] for k in pool_labels if k in labels), None)
     if pool is None:
         pool = labels.get("node.kubernetes.io/instance-type") or "(none)"

@@ -1,6 +1,7 @@
 """A pod as the simulation keeps it: a handful of integers and selectors, read from one pruned Pod object.
 
-What counts (kube-scheduler and kubelet, see research/impact/scheduler.md):
+What counts (kubernetes/kubernetes: pkg/scheduler/framework/plugins/noderesources/fit.go, the kubelet's admission in
+pkg/kubelet/lifecycle/predicate.go, and k8s.io/component-helpers resource.PodRequests):
 
 - requests: ``renderer.verify.pods.pod_requests`` — containers summed, the init-container max rule with sidecars
   (restartable init containers), pod-level requests, plus ``spec.overhead`` — converted to the scheduler's integers

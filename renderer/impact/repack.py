@@ -16,7 +16,8 @@ the change, and compares them per pool:
 
 What the simulation does not model is listed in the result, with the affected pods that use it.
 
-Cost: O(nodes + pods) to build, O(pods log pods) to order; placement as ``scheduler.py`` states (a pod is checked
+Cost: O(nodes + pods) to build, O(pods log pods) to order (the static filters' index is built once, for both runs,
+and the first run's per-node state is dropped before the second starts); placement as ``scheduler.py`` states (a pod is checked
 against the nodes its static filters allow, not against every node); the estimate O(pending pods × nodes added);
 scale-down as ``scaledown.py`` states. Each side keeps one state of O(nodes + pods).
 """
@@ -27,7 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from renderer.impact.admission import readmit
-from renderer.impact.cluster import ClusterState
+from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.daemonsets import DaemonSet, collect, pinned_node, pinned_to
 from renderer.impact.estimator import MAX_NODES_PER_SCALEUP, Estimate, Template, estimate, lower_bound
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits, insufficient
@@ -142,9 +143,10 @@ def _run(
     daemonsets: Mapping[tuple[str, str], DaemonSet],
     options: ImpactOptions,
     change: Mapping[str, Mapping[str, int]],
+    eligibility: Eligibility | None = None,
 ) -> _Side:
     state = ClusterState.build(nodes, allocatable)
-    scheduler = Scheduler(state, options.fit_args, options.percentage_of_nodes_to_score)
+    scheduler = Scheduler(state, options.fit_args, options.percentage_of_nodes_to_score, eligibility=eligibility)
     where = state.position()
     # 1. each node admits its pods again
     per_node: list[list[SimPod]] = [[] for _ in range(len(state))]
@@ -328,8 +330,9 @@ def simulate(
     names = {n.name for n in nodes}
     daemonsets = collect(pods)
     before = _run(nodes, [n.allocatable for n in nodes], pods, daemonsets, options, {})
+    before.scheduler.release()  # its results are taken: one run's per-node state in memory at a time
     after_alloc = [_apply(_apply(n.allocatable, change.get(n.pool)), options.node_change.get(n.name)) for n in nodes]
-    after = _run(nodes, after_alloc, pods, daemonsets, options, change)
+    after = _run(nodes, after_alloc, pods, daemonsets, options, change, before.scheduler.eligibility)
 
     state = after.scheduler.state
     displaced: list[Displaced] = []
@@ -405,7 +408,7 @@ def simulate(
     counters = {
         "nodesExamined": before.scheduler.examined + after.scheduler.examined,
         "nodesScored": before.scheduler.scored + after.scheduler.scored,
-        "staticFilterEvaluations": before.scheduler.eligibility.evaluations + after.scheduler.eligibility.evaluations,
+        "staticFilterEvaluations": after.scheduler.eligibility.evaluations,  # one index, shared by both runs
     }
     return ImpactResult(
         pools=pools,

@@ -19,8 +19,17 @@ shape stays so for every later pod of the same shape (same static filters, reque
 dropped from that shape's list, so a long run of pods of one shape never re-examines a node it already found full. Any
 freed room (``ClusterState.epoch``) resets those lists. Counters (``examined``, ``scored``) record the work done.
 
-Cost per pod: O(examined nodes) for the search, at most ``numFeasibleNodesToFind`` of them scored; the dropping keeps
-the examined nodes of one shape at O(its eligible nodes + pods) over a whole run.
+Scoring in O(log nodes): when the scores of a pod's candidates depend on each node alone (no preferred node affinity,
+no PreferNoSchedule taint the pod does not tolerate on its nodes — the common case), a shape with more than
+``TREE_MIN_NODES`` nodes keeps a ``scoretree.ScoreTree`` of its nodes' feasibility and scores: a cycle is two descents
+of the tree, plus one leaf update per node whose usage changed since that shape's last cycle. Same choice and same
+next start as the walk (tests/impact/test_impact_scheduler.py holds both to a plain walk over every node). The
+first fit scale-down asks for (no scores) comes from a tree of feasibility alone, which every shape with enough nodes
+gets, trials included: their binds and undoing are logged like any other.
+
+Cost per pod: with a score tree, O(log nodes + nodes changed since the shape's last cycle); otherwise O(examined
+nodes) for the search, at most ``numFeasibleNodesToFind`` of them scored, the dropping keeping the examined nodes of
+one shape at O(its eligible nodes + pods) over a whole run. A shape's tree costs O(its nodes) once.
 """
 
 from __future__ import annotations
@@ -34,10 +43,14 @@ from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import conflicts
 from renderer.impact.resources import CPU, MEMORY
+from renderer.impact.scoretree import ScoreTree
 from renderer.impact.scoring import PLUGIN_WEIGHTS, num_feasible_nodes_to_find
 from renderer.impact.taints import prefer_no_schedule_count
 
-__all__ = ["Scheduler", "Shape"]
+__all__ = ["TREE_MIN_NODES", "Scheduler", "Shape"]
+
+#: Shapes with fewer eligible nodes are walked (a walk over a few nodes costs what the tree's descents cost).
+TREE_MIN_NODES = 64
 
 _W_TAINT = PLUGIN_WEIGHTS["TaintToleration"]
 _W_AFFINITY = PLUGIN_WEIGHTS["NodeAffinity"]
@@ -59,6 +72,30 @@ def _shape_key(pod: SimPod) -> tuple[object, ...]:
     return (pod.affinity, pod.scheduling_tolerations(), tuple(sorted(pod.requests.items())), pod.host_ports)
 
 
+def resource_scores(st: ClusterState, i: int, pod_cpu: int, pod_mem: int, real_cpu: int, real_mem: int) -> int:
+    """NodeResourcesFit (LeastAllocated on cpu and memory, with the scoring requests ``pod_cpu``/``pod_mem``) and
+    BalancedAllocation (on the actual requests ``real_cpu``/``real_mem``) of node ``i``, weighted: ``scoring.py``'s
+    arithmetic, inlined (the hot loop of placement). Resources with allocatable 0 are skipped."""
+    a_cpu, a_mem = st.alloc_cpu[i], st.alloc_mem[i]
+    parts = weights = 0
+    f: list[float] = []
+    if a_cpu:
+        r = st.score_cpu[i] + pod_cpu
+        parts += 0 if r > a_cpu else (a_cpu - r) * 100 // a_cpu
+        weights += 1
+        x = (st.used_cpu[i] + real_cpu) / a_cpu
+        f.append(1.0 if x > 1 else x)
+    if a_mem:
+        r = st.score_memory[i] + pod_mem
+        parts += 0 if r > a_mem else (a_mem - r) * 100 // a_mem
+        weights += 1
+        x = (st.used_mem[i] + real_mem) / a_mem
+        f.append(1.0 if x > 1 else x)
+    fit_score = parts // weights if weights else 0
+    balanced = int((1 - abs((f[0] - f[1]) / 2)) * 100) if len(f) == 2 else 100
+    return _W_FIT * fit_score + _W_BALANCED * balanced
+
+
 class Scheduler:
     """The default scheduler's filter/score cycle over a cluster state (see the module docstring).
 
@@ -71,15 +108,18 @@ class Scheduler:
         fit_args: FitArgs = DEFAULT_ARGS,
         percentage_of_nodes_to_score: int = 0,
         prune: bool = True,
+        eligibility: Eligibility | None = None,
     ) -> None:
         self.state = state
         self.fit_args = fit_args
         self.percentage = percentage_of_nodes_to_score
         self.prune = prune
-        self.eligibility = Eligibility(state.nodes)
+        #: The static filters: ``eligibility`` when given (another run over the same nodes in the same order).
+        self.eligibility = eligibility if eligibility is not None else Eligibility(state.nodes)
         self._shapes: dict[tuple[object, ...], Shape] = {}
         self._next_start = 0
         self._prefer_counts: dict[tuple[object, ...], int] = {}
+        self._trees: dict[tuple[object, ...], ScoreTree | None] = {}
         # A trial (scale-down tries to empty a node and may undo it): nodes whose room the trial changed, and the
         # "too full" marks made on them, undone if the trial is.
         self._trial: list[tuple[set[int], int]] | None = None
@@ -183,32 +223,12 @@ class Scheduler:
         pref_max = max(pref_raw)
         pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
         real_cpu, real_mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
-        alloc_cpu, alloc_mem, used_cpu, used_mem = st.alloc_cpu, st.alloc_mem, st.used_cpu, st.used_mem
-        score_cpu, score_mem = st.score_cpu, st.score_memory
         out = []
         for k, i in enumerate(candidates):
-            a_cpu, a_mem = alloc_cpu[i], alloc_mem[i]
-            # NodeResourcesFit, LeastAllocated (resources with allocatable 0 are skipped).
-            parts = weights = 0
-            f: list[float] = []
-            if a_cpu:
-                r = score_cpu[i] + pod_cpu
-                parts += 0 if r > a_cpu else (a_cpu - r) * 100 // a_cpu
-                weights += 1
-                x = (used_cpu[i] + real_cpu) / a_cpu
-                f.append(1.0 if x > 1 else x)
-            if a_mem:
-                r = score_mem[i] + pod_mem
-                parts += 0 if r > a_mem else (a_mem - r) * 100 // a_mem
-                weights += 1
-                x = (used_mem[i] + real_mem) / a_mem
-                f.append(1.0 if x > 1 else x)
-            fit_score = parts // weights if weights else 0
-            # BalancedAllocation on the actual requests.
-            balanced = int((1 - abs((f[0] - f[1]) / 2)) * 100) if len(f) == 2 else 100
             taint_score = 100 if taint_max == 0 else 100 - taint_raw[k] * 100 // taint_max
             pref_score = 0 if pref_max == 0 else pref_raw[k] * 100 // pref_max
-            out.append(_W_TAINT * taint_score + _W_AFFINITY * pref_score + _W_FIT * fit_score + _W_BALANCED * balanced)
+            resources = resource_scores(st, i, pod_cpu, pod_mem, real_cpu, real_mem)
+            out.append(_W_TAINT * taint_score + _W_AFFINITY * pref_score + resources)
         self.scored += n
         return out
 
@@ -219,8 +239,69 @@ class Scheduler:
         totals = self.totals(pod, candidates)
         return candidates[totals.index(max(totals))]
 
+    def _tree(self, pod: SimPod, scores: bool = True) -> ScoreTree | None:
+        """The shape's score tree, up to date; None where scores depend on the candidate set or the shape has few
+        nodes (see the module docstring). ``scores=False``: a tree of feasibility alone (every leaf 0 or -1), for
+        the first fit, which any shape with enough nodes gets."""
+        if not self.prune or (scores and (self._trial is not None or pod.affinity.preferred)):
+            return None
+        key = (_shape_key(pod), pod.score_cpu, pod.score_memory) if scores else ("fit", _shape_key(pod))
+        if key in self._trees:
+            tree = self._trees[key]
+        else:
+            tree = self._trees[key] = self._new_tree(pod, scores)
+        if tree is not None and self.state.changes is not None:
+            before = tree.computed
+            tree.refresh(self.state.changes)
+            self.examined += tree.computed - before
+            self.scored += tree.computed - before
+        return tree
+
+    def _new_tree(self, pod: SimPod, scores: bool) -> ScoreTree | None:
+        tolerations = pod.scheduling_tolerations()
+        eligible = self.eligibility.eligible(pod.affinity, tolerations)
+        if len(eligible) < TREE_MIN_NODES:
+            return None
+        counts = self._prefer_counts
+        for taints in {self.state.nodes[i].taints for i in eligible} if scores else ():
+            if taints:
+                key = (tolerations, taints)
+                count = counts.get(key)
+                if count is None:
+                    count = counts[key] = prefer_no_schedule_count(taints, tolerations)
+                if count:
+                    return None
+        st, args = self.state, self.fit_args
+        requests, host_ports = pod.requests, pod.host_ports
+        pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
+        real_cpu, real_mem = requests.get(CPU, 0), requests.get(MEMORY, 0)
+
+        def value(i: int) -> int:
+            if st.removed[i] or (host_ports and conflicts(host_ports, st.ports[i])):
+                return -1
+            if not fits(requests, st.allocatable[i], st.used[i], st.count[i], args):
+                return -1
+            return resource_scores(st, i, pod_cpu, pod_mem, real_cpu, real_mem) if scores else 0
+
+        if st.changes is None:
+            st.changes = []
+        tree = ScoreTree(eligible, value, len(st.changes))
+        self.examined += len(eligible)
+        self.scored += len(eligible)
+        return tree
+
     def place(self, pod: SimPod) -> int | None:
         """Run one scheduling cycle: bind ``pod`` to the chosen node and return its position, or None (Pending)."""
+        tree = self._tree(pod)
+        if tree is not None:
+            want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
+            chosen, last, _ = tree.choose(self._next_start, want)
+            if last >= 0:
+                self._next_start = (last + 1) % len(self.state)
+            if chosen < 0:
+                return None
+            self.state.bind(pod, chosen)
+            return chosen
         candidates = self.find(pod)
         if not candidates:
             return None
@@ -230,12 +311,27 @@ class Scheduler:
 
     def first_fit(self, pod: SimPod, exclude: int = -1) -> int | None:
         """The first node (in node order from the rotating start) where ``pod`` passes every filter, without scoring:
-        how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound."""
+        how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound. A shape with
+        more than ``TREE_MIN_NODES`` nodes asks its feasibility tree (O(log nodes)); others are walked."""
+        tree = self._tree(pod, scores=False)
+        if tree is not None:
+            found = tree.first(self._next_start, exclude)
+            if found < 0:
+                return None
+            self._next_start = (found + 1) % len(self.state)
+            return found
         _, last = self._scan(pod, 1, exclude)
         if last < 0:
             return None
         self._next_start = (last + 1) % len(self.state)
         return last
+
+    def release(self) -> None:
+        """Drop the per-node state and the per-shape caches once this run's results are taken (see
+        ``ClusterState.release``)."""
+        self.state.release()
+        self._shapes.clear()
+        self._trees.clear()
 
     # -- trials --------------------------------------------------------------------------------------------------
 

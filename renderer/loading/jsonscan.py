@@ -18,7 +18,15 @@ from typing import Any
 from renderer.loading.events import ListItem, Span, StreamDocument
 from renderer.loading.prune import KeepSpec, Prune, prune_item
 
-__all__ = ["NeedsYamlPath", "iter_json_list_items", "read_json_document"]
+__all__ = [
+    "NeedsYamlPath",
+    "depth_ok",
+    "iter_json_list_items",
+    "json_decoder",
+    "json_item",
+    "plain_json",
+    "read_json_document",
+]
 
 
 class NeedsYamlPath(Exception):
@@ -349,3 +357,14 @@ def read_json_document(
         raise NeedsYamlPath(exc) from None
     except (ValueError, IndexError, RecursionError):
         raise NeedsYamlPath from None
+
+
+#: For the streaming reader (``renderer.loading.jsonstream``): the same decoder, pruning and bounds.
+json_decoder = _json_decoder
+json_item = _json_item
+plain_json = _plain
+
+
+def depth_ok(value: Any, limit: int) -> bool:
+    """No non-empty mapping or list ``limit`` levels deep or deeper."""
+    return _depth_ok(value, limit)

@@ -101,6 +101,13 @@ class MachineType(Record):
     eniMaxPods: int | None
 
 
+class ImpactSettings(Record):
+    """What the re-packing simulation gates on (`diff --nodes/--pods`, `verify --pods`; see docs/impact.md)."""
+
+    maxNewPendingPods: int
+    vmMemoryOverheadPercent: float
+
+
 class Limits(Record):
     maxFileBytes: int
 
@@ -118,3 +125,4 @@ class Settings(Record):
     machineTypes: dict[str, MachineType]
     #: platform -> profile (``renderer/platforms/``): which default reservation its pools get
     platformDefaults: dict[str, str]
+    impact: ImpactSettings

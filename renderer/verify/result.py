@@ -145,6 +145,9 @@ class VerifyResult:
     show_all: bool = False  # text output: list matching nodes and fitting pods too (--all), not only problems
     #: with ``--base``: the commit the pods were compared with (its merge-base with HEAD, or the tip asked for)
     base: Revision | None = None
+    #: The re-packing simulation with --pods (``renderer.impact.report.ImpactReport``), set by the composer; the
+    #: verify reporters print it as a section of their own.
+    impact: Any = None
 
     @property
     def drift(self) -> list[NodeCheck]:

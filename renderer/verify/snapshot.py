@@ -20,16 +20,29 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from renderer.findings import FieldPath, SourceRef
-from renderer.loading.documents import MAX_DEPTH, Bounds, Problem, Read, Source, read
+from renderer.loading.documents import (
+    MAX_DEPTH,
+    Bounds,
+    Problem,
+    Read,
+    Reread,
+    Source,
+    StreamedItem,
+    StreamProblem,
+    read,
+    stream,
+)
+from renderer.loading.events import Span
 from renderer.loading.files import is_stdin
 from renderer.loading.positions import compose_item, walk
-from renderer.loading.prune import KeepSpec, prune_item, prune_value
+from renderer.loading.prune import KeepSpec, Prune, prune_item, prune_value
 
 __all__ = [
     "MAX_DEPTH",
+    "MAX_STREAM_BYTES",
     "Dump",
     "Item",
     "SnapshotError",
@@ -45,23 +58,30 @@ class SnapshotError(Exception):
     """A problem with a dump: message already located as ``path:line:col``."""
 
 
+#: The most bytes a JSON dump read in chunks may have (a dump read whole: ``--max-file-size``, 256 MiB by default):
+#: 20,000 nodes and 200,000 pods are about 2 GB; memory follows the largest object and the fields kept, not this.
+MAX_STREAM_BYTES: Final = 16 << 30
+
+
 @dataclass(frozen=True)
 class Item:
     data: dict[str, Any]
     index: int  # position in the dump: List items and single objects counted across documents
     line: int  # 1-based, where the object starts (0: not counted, see ``position``)
     column: int  # 1-based
-    #: The object's character range in the text (None for a document read with anchors: located by its start).
+    #: The object's character range in ``text`` (None for a document read with anchors: located by its start).
     span: tuple[int, int] | None = None
+    #: The text the span refers to: the whole dump, or the window of a dump read in chunks.
+    text: str = ""
 
 
 @dataclass(frozen=True)
 class Dump:
-    """A dump read: its name as shown, its text (to locate a problem in one object) and its objects."""
+    """A dump being read: its name as shown and its objects, one at a time (each with the text to locate a problem in
+    it); iterating raises ``SnapshotError``."""
 
     display: str
-    text: str
-    items: list[Item]
+    items: Iterator[Item]
 
 
 def read_dump(
@@ -71,17 +91,42 @@ def read_dump(
     *,
     positions: bool = True,
     max_bytes: int | None = None,
+    prune: Prune | None = None,
 ) -> Dump:
     """Every object of the dump at ``path`` (``-``: standard input; or a source already made, such as kubectl's
-    output), pruned to ``keep`` (see ``read_items``). Raises ``SnapshotError``."""
+    output), pruned to ``keep`` (see ``read_items``), read in chunks when it is a large JSON dump (up to
+    ``MAX_STREAM_BYTES``, or ``max_bytes`` when given) and whole otherwise (up to ``max_bytes``). ``prune``: the
+    keep-specs of several kinds at once (a ``kubectl get nodes,pods`` dump), ``keep`` for objects of other kinds.
+    Iterating raises ``SnapshotError``."""
     if isinstance(path, Source):
         source = path
     else:
         source = Source.standard_input() if is_stdin(path) else Source.file(path, named="the dump")
     bounds = Bounds(max_file_bytes=max_bytes) if max_bytes is not None else Bounds()
-    got = read(source, bounds, {kind: keep} if kind is not None else {}, dump=True, positions=positions, keep_text=True)
-    items = list(_items(got, keep, kind))
-    return Dump(got.display, got.text if got.ok else "", items)
+    kinds: Prune = prune if prune is not None else ({kind: keep} if kind is not None else {})
+    got = stream(
+        source,
+        bounds,
+        kinds,
+        max_stream_bytes=max_bytes if max_bytes is not None else MAX_STREAM_BYTES,
+        positions=positions,
+    )
+    if isinstance(got, Read):
+        return Dump(got.display, _items(got, keep, kinds))
+    return Dump(source.display, _streamed(got, source.display, keep, kinds))
+
+
+def _streamed(got: Iterator[StreamedItem], display: str, keep: KeepSpec, kinds: Prune) -> Iterator[Item]:
+    try:
+        for it in got:
+            span = Span(it.line, it.column, it.start, it.end)
+            yield _item(it.text, display, it.data, it.index, it.line, it.column, span, keep, kinds, it.whole_document)
+    except Reread as again:
+        for item in _items(again.got, keep, kinds):
+            if item.index >= again.done:
+                yield item
+    except StreamProblem as failed:
+        raise SnapshotError(_problem_line(display, "JSON", failed.problem)) from None
 
 
 def read_items(
@@ -91,15 +136,9 @@ def read_items(
     read when it is of ``kind``, an (apiVersion, kind); objects of other kinds are pruned once read). With
     ``positions=False`` the lines of a JSON dump are not counted (``line`` 0): ``position`` finds them for the
     object that has a problem."""
-    got = read(
-        Source.of_text(text, display),
-        Bounds(),
-        {kind: keep} if kind is not None else {},
-        dump=True,
-        positions=positions,
-        keep_text=True,
-    )
-    return _items(got, keep, kind)
+    kinds: Prune = {kind: keep} if kind is not None else {}
+    got = read(Source.of_text(text, display), Bounds(), kinds, dump=True, positions=positions, keep_text=True)
+    return _items(got, keep, kinds)
 
 
 def locate(text: str, display: str, item: Item, field_path: FieldPath, at_key: bool = False) -> tuple[int, int]:
@@ -134,12 +173,11 @@ def _line_column(text: str, offset: int) -> tuple[int, int]:
     return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _items(got: Read, keep: KeepSpec, kind: tuple[str, str] | None) -> Iterator[Item]:
+def _items(got: Read, keep: KeepSpec, prune: Prune) -> Iterator[Item]:
     display = got.display
     if not got.ok:
         raise SnapshotError(_problem_line(display, got.kind, got.problems[0]))
     text = got.text
-    prune = {kind: keep} if kind is not None else {}
     index = 0
     for doc in got.documents:
         data = doc.data
@@ -154,7 +192,7 @@ def _items(got: Read, keep: KeepSpec, kind: tuple[str, str] | None) -> Iterator[
                 if composed:  # not pruned while it was read
                     value = prune_item(value, prune)
                 line, column = (span.line, span.column) if span is not None else (doc.line, 1)
-                yield _item(text, display, value, index, line, column, None if composed else span, keep, kind, False)
+                yield _item(text, display, value, index, line, column, None if composed else span, keep, prune, False)
                 index += 1
         else:
             span = doc.span
@@ -169,7 +207,7 @@ def _items(got: Read, keep: KeepSpec, kind: tuple[str, str] | None) -> Iterator[
                 span.column,
                 span if ranged else None,
                 keep,
-                kind,
+                prune,
                 True,
             )
             index += 1
@@ -184,7 +222,7 @@ def _item(
     column: int,
     span: Any,
     keep: KeepSpec,
-    kind: tuple[str, str] | None,
+    prune: Prune,
     whole: bool,
 ) -> Item:
     if not isinstance(data, dict):
@@ -194,9 +232,9 @@ def _item(
         raise SnapshotError(
             error_line(display, line, column, f"{what} is not an object", "expected a Kubernetes object")
         )
-    if kind is None or (data.get("apiVersion"), data.get("kind")) != kind:
+    if (data.get("apiVersion"), data.get("kind")) not in prune:
         data = prune_value(data, keep)  # another kind: not pruned while it was read
-    return Item(data, index, line, column, (span.start, span.end) if span is not None else None)
+    return Item(data, index, line, column, (span.start, span.end) if span is not None else None, text)
 
 
 _UNDEFINED_ALIAS = re.compile(r"found undefined alias '([^']*)'")

@@ -250,3 +250,19 @@ def test_amounts_are_readable() -> None:
     assert amount(None, "cpu") == "—"
     assert Change(q("1"), q("1")).changed is False
     assert Change(q("0"), q("1")).percent is None
+
+
+@pytest.mark.parametrize("text", ["0", "-0", "1500m", "1.5", "1000m", "1", "32386524Ki", "58", "1e3", "100Gi"])
+def test_a_number_that_does_not_move_reads_as_the_arithmetic_would_write_it(text: str) -> None:
+    """Change.as_dict skips the arithmetic for equal numbers; its text is the arithmetic's (delta and percent)."""
+    from renderer.quantity import Quantity
+
+    before, after = Quantity.parse(text), Quantity.parse(text)
+    change = Change(before, after)
+    percent = change.percent
+    assert change.as_dict() == {
+        "before": str(before),
+        "after": str(after),
+        "delta": str(change.delta),
+        "deltaPercent": None if percent is None else str(percent),
+    }

@@ -7,6 +7,18 @@ first on PATH, from the root of a scratch copy of the repository (``render -o`` 
 stderr merged as a terminal shows them. Examples that need another policy repo name a fixture under
 ``docs/examples/<name>/`` in the command itself, so a reader can paste them.
 
+Examples that need git history (``diff --base``): the scratch copy has no ``.git``, so a fixture holding ``base/``
+and ``head/`` is made a repository of its own, ``docs/examples/<name>/repo/``, before any example runs: ``base/``'s
+files committed on ``main`` ("base"), then on a branch ``pr`` ``head/``'s files laid over them and committed
+("head"), both commits by ``docs <docs@example.com>`` at ``2026-01-01T00:00:00Z`` so their ids, which the output
+shows, are the same on every machine. A reader makes the same repository with::
+
+    cd docs/examples/<name> && mkdir repo && cp -r base/. repo/ && cd repo
+    export GIT_AUTHOR_NAME=docs GIT_AUTHOR_EMAIL=docs@example.com GIT_AUTHOR_DATE=2026-01-01T00:00:00Z
+    export GIT_COMMITTER_NAME=docs GIT_COMMITTER_EMAIL=docs@example.com GIT_COMMITTER_DATE=2026-01-01T00:00:00Z
+    git init -q -b main && git add -A && git commit -q -m base
+    git checkout -q -b pr && cp -r ../head/. . && git add -A && git commit -q -m head
+
 When an example differs, the failure shows a unified diff (expected → actual) and the command to reproduce it.
 """
 
@@ -94,7 +106,35 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
         return {n for n in names if n in _SKIP_DIRS or n.endswith(".egg-info")}
 
     shutil.copytree(REPO_ROOT, root, ignore=ignore, symlinks=True)
+    for fixture in sorted((root / "docs" / "examples").iterdir()):
+        if (fixture / "base").is_dir() and (fixture / "head").is_dir():
+            history(fixture)
     return root
+
+
+_AUTHOR = {"NAME": "docs", "EMAIL": "docs@example.com", "DATE": "2026-01-01T00:00:00Z"}
+
+
+def history(fixture: Path) -> Path:
+    """``fixture/repo``: ``base/`` committed on ``main``, ``head/`` laid over it and committed on ``pr`` (see the
+    module docstring)."""
+    repo = fixture / "repo"
+    shutil.copytree(fixture / "base", repo)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update({"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "HOME": str(repo)})
+    env.update({f"GIT_{who}_{key}": value for who in ("AUTHOR", "COMMITTER") for key, value in _AUTHOR.items()})
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    git("checkout", "-q", "-b", "pr")
+    shutil.copytree(fixture / "head", repo, dirs_exist_ok=True)
+    git("add", "-A")
+    git("commit", "-q", "-m", "head")
+    return repo
 
 
 def run(example: Example, cwd: Path) -> list[str]:
@@ -123,6 +163,31 @@ def test_examples_are_collected() -> None:
     fixtures = {m for e in EXAMPLES for m in re.findall(r"docs/examples/([\w.-]+)", e.command)}
     committed = {p.name for p in (REPO_ROOT / "docs" / "examples").iterdir() if p.is_dir()}
     assert fixtures == committed, "every fixture under docs/examples/ is used by an example, and exists"
+
+
+def test_a_history_fixture_is_two_commits_with_the_same_ids_everywhere(tmp_path: Path) -> None:
+    fixture = tmp_path / "f"
+    (fixture / "base").mkdir(parents=True)
+    (fixture / "head").mkdir()
+    (fixture / "base" / "a.yaml").write_text("a: 1\n", encoding="utf-8")
+    (fixture / "base" / "b.yaml").write_text("b: 1\n", encoding="utf-8")
+    (fixture / "head" / "a.yaml").write_text("a: 2\n", encoding="utf-8")
+    repo = history(fixture)
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True).stdout
+
+    assert git("log", "--format=%s", "main").split() == ["base"]
+    assert git("log", "--format=%s", "pr").split() == ["head", "base"]
+    assert git("show", "main:a.yaml") == "a: 1\n" and (repo / "a.yaml").read_text(encoding="utf-8") == "a: 2\n"
+    assert (repo / "b.yaml").read_text(encoding="utf-8") == "b: 1\n" and not git("status", "--porcelain")
+    # the ids depend on the contents, the author and the dates only: a second build gives the same
+    again = tmp_path / "g"
+    shutil.copytree(fixture / "base", again / "base")
+    shutil.copytree(fixture / "head", again / "head")
+    other = history(again)
+    rev = ["git", "rev-parse", "main", "pr"]
+    assert subprocess.run(rev, cwd=other, capture_output=True, text=True, check=True).stdout == git(*rev[1:])
 
 
 def test_matcher() -> None:

@@ -64,6 +64,19 @@ def _engine(nodes: list[SimNode], pods: list[SimPod]) -> tuple[list[str | None],
     return out, engine
 
 
+def _pods(specs: list[tuple[str, str, str | None, bool]]) -> list[SimPod]:
+    """Pods of (cpu, memory, the pool their nodeSelector names or None, whether they tolerate the taint ``t``)."""
+    pods = []
+    for k, (cpu, memory, selector, tolerant) in enumerate(specs):
+        spec: dict[str, object] = {}
+        if selector:
+            spec["nodeSelector"] = {"pool": selector}
+        if tolerant:
+            spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
+        pods.append(pod(f"p{k}", cpu, memory, **spec))
+    return pods
+
+
 SIZES = st.sampled_from(["250m", "500m", "1000m", "1500m", "2500m"])
 
 
@@ -94,14 +107,7 @@ def test_engine_places_every_pod_where_the_plain_walk_does(
         )
         for i, (pool, cpu, tainted, cordoned) in enumerate(node_specs)
     ]
-    pods = []
-    for k, (cpu, memory, selector, tolerant) in enumerate(pod_specs):
-        spec: dict[str, object] = {}
-        if selector:
-            spec["nodeSelector"] = {"pool": selector}
-        if tolerant:
-            spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
-        pods.append(pod(f"p{k}", cpu, memory, **spec))
+    pods = _pods(pod_specs)
     got, _ = _engine(nodes, pods)
     assert got == _reference(nodes, pods)
 
@@ -137,6 +143,27 @@ def test_full_nodes_are_not_examined_again_for_pods_of_the_same_shape() -> None:
     st.sampled_from([0.5, 0.8]),
 )
 def test_scale_down_removes_the_same_nodes_with_and_without_pruning(
+    node_specs: list[tuple[str, str]], pod_specs: list[tuple[str, int, bool, bool]], threshold: float
+) -> None:
+    _same_scale_down(node_specs, pod_specs, threshold)
+
+
+@settings(deadline=None, max_examples=20)
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["2", "4"])), min_size=140, max_size=200),
+    st.lists(st.tuples(SIZES, st.integers(0, 199), st.booleans(), st.booleans()), max_size=300),
+    st.sampled_from([0.5, 0.8]),
+)
+def test_scale_down_with_feasibility_trees_removes_what_the_walk_removes(
+    node_specs: list[tuple[str, str]], pod_specs: list[tuple[str, int, bool, bool]], threshold: float
+) -> None:
+    # 140-200 nodes: shapes have more than TREE_MIN_NODES nodes, so the first fits of scale-down's trials come from
+    # feasibility trees (updated through the trials' binds and their undoing); the walk without pruning is the
+    # reference.
+    _same_scale_down(node_specs, pod_specs, threshold)
+
+
+def _same_scale_down(
     node_specs: list[tuple[str, str]], pod_specs: list[tuple[str, int, bool, bool]], threshold: float
 ) -> None:
     from renderer.impact.scaledown import ScaleDownOptions, scale_down
@@ -229,3 +256,55 @@ def test_inlined_scores_equal_the_plugins(
         pref_score = 0 if max(pref) == 0 else pref[i] * 100 // max(pref)
         want.append(3 * taint[str(i)] + 2 * pref_score + fit_score + balanced_allocation(fractions))
     assert engine.totals(incoming, candidates) == want
+
+
+@settings(deadline=None, max_examples=25)
+@given(
+    st.integers(150, 400),
+    st.lists(
+        st.tuples(SIZES, st.sampled_from(["512Mi", "1Gi", "3Gi"]), st.sampled_from([None, "a"]), st.booleans()),
+        min_size=1,
+        max_size=80,
+    ),
+    st.integers(0, 2**16),
+)
+def test_score_trees_choose_what_the_plain_walk_chooses(
+    size: int, pod_specs: list[tuple[str, str, str | None, bool]], seed: int
+) -> None:
+    # Clusters of 150-400 nodes: the scheduler collects 100 of them (numFeasibleNodesToFind) and the shapes have
+    # more than TREE_MIN_NODES nodes, so the trees answer, with windows that wrap around the node list; some nodes
+    # are already partly used, some tainted or cordoned, so feasibility and scores differ from node to node.
+    import random
+
+    rng = random.Random(seed)
+    nodes = [
+        node(
+            f"n{i:03d}",
+            rng.choice(["a", "b"]),
+            cpu=rng.choice(["2", "4", "8"]),
+            memory=rng.choice(["4Gi", "8Gi"]),
+            pods=rng.choice(["3", "6", "20"]),
+            labels={"topology.kubernetes.io/zone": f"z{i % 3}"},
+            taints=[{"key": "t", "value": "x", "effect": "NoSchedule"}] if rng.random() < 0.1 else None,
+            unschedulable=rng.random() < 0.05,
+        )
+        for i in range(size)
+    ]
+    pods = _pods(pod_specs)
+    got, engine = _engine(nodes, pods)
+    assert got == _reference(nodes, pods)
+    from renderer.impact.scheduler import TREE_MIN_NODES
+
+    if any(len(engine.eligible(p)) >= TREE_MIN_NODES for p in pods):
+        assert any(tree is not None for tree in engine._trees.values())
+
+
+def test_a_long_run_of_pods_costs_log_nodes_each_not_a_window_of_nodes() -> None:
+    # 2,000 roomy nodes, 500 pods of one shape: numFeasibleNodesToFind is 680 (34 %), so a walk scores 680 nodes per
+    # pod (340,000 in all). The tree reads each node once, then one node per bind: 2,000 + 500 leaf computations.
+    nodes = [node(f"n{i:04d}", "p", cpu="64", memory="256Gi", pods="110") for i in range(2000)]
+    pods = [pod(f"p{k}", "100m", "100Mi") for k in range(500)]
+    placed, engine = _engine(nodes, pods)
+    assert all(name is not None for name in placed)
+    assert engine.examined <= 2000 + 500
+    assert engine.scored <= 2000 + 500

@@ -99,6 +99,15 @@ def _sized() -> Any:
     return Sizing(result, Decimal(4), Quantity.parse("16Gi"))
 
 
+def _impact() -> Any:
+    from renderer.pipeline import verify
+
+    example = "docs/examples/impact/"
+    done = verify([Path(example + "policies")], nodes=example + "snapshot.json", pods=example + "snapshot.json")
+    assert done.impact is not None
+    return done.impact
+
+
 #: What each report type's formats are given. A report type with formats must be here.
 INPUTS: dict[str, Callable[[Path], Any]] = {
     "findings": lambda tmp: _findings(),
@@ -106,6 +115,7 @@ INPUTS: dict[str, Callable[[Path], Any]] = {
     "verify": lambda tmp: _verified(),
     "diff": _diffed,
     "sizing": lambda tmp: _sized(),
+    "impact": lambda tmp: _impact(),
 }
 
 #: The argument of the formats that take one (``-o jsonpath=TEMPLATE``), per report type: a template using
@@ -116,6 +126,7 @@ ARGUMENTS: dict[tuple[str, str], str] = {
     ("verify", "jsonpath"): '{range .nodes[?(@.match==true)]}{.name}{"\\n"}{end}',
     ("diff", "jsonpath"): '{range .pools[*]}{.name}{"\\t"}{.status}{"\\n"}{end}',
     ("sizing", "jsonpath"): '{.kubeReserved.memory}{"\\n"}',
+    ("impact", "jsonpath"): '{range .pools[?(@.newPending>0)]}{.pool}{"\\t"}{.nodesToAdd}{"\\n"}{end}',
 }
 
 FORMATS = [(report, name) for report in reporters.REPORT_TYPES for name in reporters.names(report)]

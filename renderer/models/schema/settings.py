@@ -142,6 +142,23 @@ PlatformDefaults = Annotated[
 ]
 
 
+class ImpactSettings(Strict, records.ImpactSettings):
+    """What the re-packing simulation gates on (`diff --nodes/--pods`, `verify --pods`; see docs/impact.md)."""
+
+    maxNewPendingPods: int = Field(
+        default=0,
+        ge=0,
+        description="exit 1 when the change leaves more pods newly Pending than this (0: any pod newly Pending fails)",
+    )
+    vmMemoryOverheadPercent: float = Field(
+        default=0.075,
+        ge=0,
+        lt=1,
+        description="Karpenter's --vm-memory-overhead-percent as your controller runs it (default 0.075): the "
+        "provisioner view compares its estimate with real nodes",
+    )
+
+
 class Limits(Strict, records.Limits):
     maxFileBytes: int = Field(
         default=256 * 1024 * 1024,
@@ -171,3 +188,4 @@ class Settings(Strict, records.Settings):
         "platforms compute from it (gke, aks, aks-legacy); Compute Engine predefined types are built in",
     )
     platformDefaults: PlatformDefaults = Field(default_factory=dict)
+    impact: ImpactSettings = Field(default_factory=ImpactSettings)

@@ -14,8 +14,9 @@ def write(result: DiffResult, out: TextIO) -> None:
 
 
 def as_json(d: DiffResult) -> dict[str, Any]:
-    """The documented shape (docs/diff.md); "version" changes only with incompatible changes."""
-    return {
+    """The documented shape (docs/diff.md); "version" changes only with incompatible changes. With a simulation,
+    ``impact`` holds the impact report's document (docs/impact.md)."""
+    out = {
         "version": 1,
         "base": d.base_revision.as_dict()
         if d.base_revision is not None
@@ -44,3 +45,8 @@ def as_json(d: DiffResult) -> dict[str, Any]:
             "fixed": [f.as_dict() for f in d.fixed_findings],
         },
     }
+    if d.impact is not None:
+        from renderer.reporters.impact.json import as_json as impact_json
+
+        out["impact"] = impact_json(d.impact)
+    return out

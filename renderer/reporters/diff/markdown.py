@@ -75,6 +75,10 @@ def markdown(d: DiffResult) -> str:
         + " |"
     )
     out.append("")
+    if d.impact is not None:
+        from renderer.reporters.impact.markdown import section
+
+        out += section(d.impact, "####")
     if changed:
         out += ["<details>", f"<summary>Per-pool arithmetic ({_plural(len(changed), 'pool')})</summary>", ""]
         for pd in changed[:MAX_LISTED]:

@@ -60,4 +60,8 @@ def text(d: DiffResult) -> str:
         if findings:
             out += ["", f"{title}:"]
             out += [f"  {_finding_line(f)}" for f in findings]
+    if d.impact is not None:
+        from renderer.reporters.impact.text import section
+
+        out += ["", *section(d.impact)]
     return "\n".join(out) + "\n"

@@ -1,3 +1,3 @@
-"""Formats of the ``impact`` report (what a change does to the fleet, ``renderer.impact``): one module per format,
-found by its file name, each with ``write(result, out)``; none yet. A format added here needs its golden test
-(``tests/reporters/test_registry.py`` says which)."""
+"""Formats of the ``impact`` report: one module per format, each with ``write(report, out)`` for a
+:class:`renderer.impact.report.ImpactReport` (the re-packing simulation of ``diff --nodes/--pods`` and
+``verify --nodes --pods``). ``text`` and ``markdown`` also give the section the diff and verify reports embed."""

@@ -50,6 +50,10 @@ def _annotations(result: VerifyResult) -> list[tuple[str, str]]:
 def write(result: VerifyResult, out: TextIO) -> None:
     total = budget()
     items = _annotations(result)
+    if result.impact is not None:  # the re-packing simulation's, budgeted with these
+        from renderer.reporters.impact.github import workflow_annotations
+
+        items += workflow_annotations(result.impact)
     shown, left = select(items, lambda it: it[0], total)
     lines = [command for _, command in shown]
     report = io.StringIO()

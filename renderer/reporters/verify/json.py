@@ -9,4 +9,9 @@ from renderer.verify.result import VerifyResult
 
 
 def write(result: VerifyResult, out: TextIO) -> None:
-    write_json(result.as_json(), out)
+    doc = result.as_json()
+    if result.impact is not None:  # --nodes with --pods: the simulation (docs/impact.md)
+        from renderer.reporters.impact.json import as_json
+
+        doc["impact"] = as_json(result.impact)
+    write_json(doc, out)

@@ -50,4 +50,8 @@ def write(result: VerifyResult, out: TextIO) -> None:
             lines.append(f"- {_cell(pod_line(p))}")
         if bad:
             lines.append("")
+    if result.impact is not None:
+        from renderer.reporters.impact.markdown import section
+
+        lines += section(result.impact)
     out.write("\n".join(lines))

@@ -54,3 +54,7 @@ def write(result: VerifyResult, out: TextIO) -> None:
         out.write("pods:\n")
         for p in pods:
             out.write(f"  {pod_line(p)}\n")
+    if result.impact is not None:
+        from renderer.reporters.impact.text import section
+
+        out.write("\n".join(section(result.impact)) + "\n")

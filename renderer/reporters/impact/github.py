@@ -1,0 +1,54 @@
+"""``-o github``: workflow-command annotations — ``::error`` per pool the change leaves pods newly Pending on (when
+that fails the run), ``::warning`` otherwise and for displaced pods, ``::notice`` for the headline — then the text
+report."""
+
+from __future__ import annotations
+
+import io
+from typing import TextIO
+
+from renderer.escaping import workflow_verbatim
+from renderer.impact.report import ImpactReport
+from renderer.reporters.findings.github import budget, escape_data, escape_property, left_out, notice, select
+from renderer.reporters.impact._common import headline, plural
+from renderer.reporters.impact.text import write as write_text
+
+__all__ = ["workflow_annotations", "write"]
+
+_TITLE = escape_property("allocatable impact")
+
+
+def workflow_annotations(result: ImpactReport) -> list[tuple[str, str]]:
+    """(level, workflow command) per pool the change leaves pods newly Pending on or displaces pods from, and the
+    headline notice; ``verify -o github`` budgets them with its own (``renderer.reporters.findings.github.select``)."""
+    out: list[tuple[str, str]] = []
+    level = "error" if result.failed else "warning"
+    for p in result.result.pools:
+        if p.new_pending > 0:
+            text = f"{p.pool}: {plural(p.new_pending, 'pod')} newly Pending"
+            if p.nodes_to_add > 0:
+                text += f"; the autoscaler would add {p.nodes_to_add} × {result.shape(p.pool)}"
+            out.append((level, f"::{level} title={_TITLE}::{escape_data(text)}"))
+        elif p.displaced:
+            text = f"{p.pool}: {plural(p.displaced, 'pod')} no longer fit their node and move"
+            out.append(("warning", f"::warning title={_TITLE}::{escape_data(text)}"))
+    out.append(("notice", f"::notice title={_TITLE}::{escape_data(headline(result))}"))
+    return out
+
+
+def write(result: ImpactReport, out: TextIO) -> None:
+    """Within GitHub's limits, as every ``-o github`` (``renderer.reporters.findings.github``): the most severe
+    first, one notice for what was left out; then the text report, with workflow commands stopped around it."""
+    items = workflow_annotations(result)
+    total = budget()
+    shown, left = select(items, lambda it: it[0], total)
+    lines = [command for _, command in shown]
+    report = io.StringIO()
+    if left:
+        message = left_out(left, lambda it: it[0], len(items), "impact findings", "the report below lists every pool")
+        if total > len(shown):
+            lines.append(notice(message))
+        else:
+            report.write(message + "\n")
+    write_text(result, report)
+    out.write("".join(line + "\n" for line in lines) + workflow_verbatim(report.getvalue()))

@@ -1,0 +1,56 @@
+"""``-o text``: the simulation for a terminal — the headline, a row per pool, the displaced and Pending pods, the
+provisioner view, what was read and what is not simulated."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from renderer.escaping import plain
+from renderer.impact.report import ImpactReport
+from renderer.reporters.impact._common import (
+    MAX_LISTED,
+    POOL_HEADERS,
+    displaced_line,
+    headline,
+    inputs_line,
+    karpenter_lines,
+    not_simulated_lines,
+    pending_line,
+    pool_line,
+    summary,
+)
+
+__all__ = ["section", "summary", "write"]
+
+
+def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
+def _listed(title: str, lines: list[str]) -> list[str]:
+    if not lines:
+        return []
+    out = [f"{title} ({len(lines)}):"]
+    out += [f"  {line}" for line in lines[:MAX_LISTED]]
+    if len(lines) > MAX_LISTED:
+        out.append(f"  … and {len(lines) - MAX_LISTED} more (see -o json)")
+    return out
+
+
+def section(report: ImpactReport) -> list[str]:
+    """The report as lines (no trailing newline), every value from the snapshot made plain."""
+    r = report.result
+    out = [f"impact ({report.before} → {report.after}): {headline(report)}"]
+    rows = [POOL_HEADERS] + [pool_line(report, p) for p in r.pools]
+    out += _table(rows)
+    out += _listed("displaced", [displaced_line(d) for d in r.displaced])
+    out += _listed("pending", [pending_line(p) for p in r.pending])
+    out += karpenter_lines(report)
+    out.append(inputs_line(report))
+    out += not_simulated_lines(report)
+    return [plain(line) for line in out]
+
+
+def write(result: ImpactReport, out: TextIO) -> None:
+    out.write("\n".join(section(result)) + "\n")
