@@ -135,7 +135,11 @@ def run(args: argparse.Namespace) -> int:
     if done.findings:
         _report(result, done.findings, to_stderr=args.stdout)
     if not rendered.ok:
-        note("render --check: not checked: a render would stop here (see above)" if args.check else "render: nothing was written")
+        note(
+            "render --check: not checked: a render would stop here (see above)"
+            if args.check
+            else "render: nothing was written"
+        )
         return 1
 
     if args.stdout:

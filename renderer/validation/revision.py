@@ -25,7 +25,9 @@ from renderer.validation.load import LoadResult, load
 __all__ = ["load_revision"]
 
 
-def load_revision(paths: list[Path], ref: str | BaseSpec | Revision, *, max_file_bytes: int | None = None) -> LoadResult:
+def load_revision(
+    paths: list[Path], ref: str | BaseSpec | Revision, *, max_file_bytes: int | None = None
+) -> LoadResult:
     """Load ``paths`` (default ``policies/``) as they are at git revision ``ref``; see the module docstring."""
     mirrored = mirror_revision(paths, ref)
     try:

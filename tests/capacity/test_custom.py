@@ -87,15 +87,35 @@ def test_the_arithmetic(repo: Path) -> None:
 @pytest.mark.parametrize(
     ("term", "where", "message"),
     [
-        ("tiers: [{upTo: 8Gi, fraction: 0.1}, {upTo: 4Gi, fraction: 0.2}]", "custom.kubeReserved.memory.tiers", "out of order"),
-        ("tiers: [{upTo: 4Gi, fraction: 0.1}, {upTo: 4Gi, fraction: 0.2}]", "custom.kubeReserved.memory.tiers", "tiers overlap"),
-        ("tiers: [{fraction: 0.1}, {upTo: 4Gi, fraction: 0.2}]", "custom.kubeReserved.memory.tiers", "only the last tier may be unbounded"),
+        (
+            "tiers: [{upTo: 8Gi, fraction: 0.1}, {upTo: 4Gi, fraction: 0.2}]",
+            "custom.kubeReserved.memory.tiers",
+            "out of order",
+        ),
+        (
+            "tiers: [{upTo: 4Gi, fraction: 0.1}, {upTo: 4Gi, fraction: 0.2}]",
+            "custom.kubeReserved.memory.tiers",
+            "tiers overlap",
+        ),
+        (
+            "tiers: [{fraction: 0.1}, {upTo: 4Gi, fraction: 0.2}]",
+            "custom.kubeReserved.memory.tiers",
+            "only the last tier may be unbounded",
+        ),
         ("tiers: [{upTo: 4Gi, fraction: 1.5}]", "custom.kubeReserved.memory.tiers[0].fraction", "outside [0, 1]"),
         ("tiers: [{upTo: 4Gi, fraction: -0.1}]", "custom.kubeReserved.memory.tiers[0].fraction", "outside [0, 1]"),
         ("{base: 1Gi, min: 2Gi, max: 1Gi}", "custom.kubeReserved.memory", "min 2Gi is above max 1Gi"),
         ("{base: 1Gi, max: 250%}", "custom.kubeReserved.memory", "from 0% to 100%"),
-        ("fixed: [{upTo: 2Gi, value: 512Mi}, {upTo: 4Gi, value: 256Mi}]", "custom.kubeReserved.memory", "not monotonic"),
-        ("fixed: [{upTo: 8Gi, value: 2Gi}]\n          tiers: [{fraction: 0.01}]", "custom.kubeReserved", "not monotonic"),
+        (
+            "fixed: [{upTo: 2Gi, value: 512Mi}, {upTo: 4Gi, value: 256Mi}]",
+            "custom.kubeReserved.memory",
+            "not monotonic",
+        ),
+        (
+            "fixed: [{upTo: 8Gi, value: 2Gi}]\n          tiers: [{fraction: 0.01}]",
+            "custom.kubeReserved",
+            "not monotonic",
+        ),
         ("{base: 100Ti}", "custom", "implausible"),
         ("{of: cpu, base: 1Gi}", "custom.kubeReserved", "of cpu is not an input for memory"),
     ],
@@ -150,7 +170,11 @@ def test_sizing_computes_a_policy_file(tmp_path: Path) -> None:
     assert doc["systemReserved"] == {"memory": "1802Mi", "ephemeral-storage": "1Gi"}
     policy.write_text(CUSTOM.replace("fraction: 0.06", "fraction: 6"), encoding="utf-8")
     bad = run_cli("sizing", "--policy", str(policy), "--cpus", "16", "--memory", "64Gi")
-    assert bad.exit_code == 2 and "policy.yaml:12:35: error: spec.autoSizing.custom.kubeReserved.cpu.tiers[0].fraction" in bad.stdout and "outside [0, 1]" in bad.stdout
+    assert (
+        bad.exit_code == 2
+        and "policy.yaml:12:35: error: spec.autoSizing.custom.kubeReserved.cpu.tiers[0].fraction" in bad.stdout
+        and "outside [0, 1]" in bad.stdout
+    )
 
 
 def test_verify_lint_and_render_use_it(repo: Path, tmp_path: Path) -> None:

@@ -36,15 +36,19 @@ def test_every_format_is_its_modules_write() -> None:
                 continue
             module = importlib.import_module(f"renderer.reporters.{report}.{name}")
             assert reporters.get(report, name) is module.write
-    assert reporters.names() == reporters.names("findings") == [
-        "github",
-        "json",
-        "jsonpath",
-        "markdown",
-        "sarif",
-        "text",
-        "yaml",
-    ]
+    assert (
+        reporters.names()
+        == reporters.names("findings")
+        == [
+            "github",
+            "json",
+            "jsonpath",
+            "markdown",
+            "sarif",
+            "text",
+            "yaml",
+        ]
+    )
 
 
 def test_the_command_list_alone_prints_the_same_help_and_usage() -> None:

@@ -44,7 +44,8 @@ def _files(root: Path) -> int:
     return sum(
         1
         for p in root.rglob("*")
-        if p.suffix in (".yaml", ".yml", ".json") and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        if p.suffix in (".yaml", ".yml", ".json")
+        and not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
 
 

@@ -58,10 +58,7 @@ def test_the_issue_example_in_lint_diff_and_render(tmp_path: Path) -> None:
         "ReservationPolicy general changed since main and no longer matches it; no ReservationPolicy applies to it now"
     )
     # cpu 0.2 → 0; memory 1636Mi → 100Mi; ephemeral-storage loses the two 1Gi reservations (the 10% stays)
-    assert (
-        "(reserved per node: cpu 0.2 → 0, memory 1.60Gi → 0.10Gi, ephemeral-storage "
-        in (al215["message"])
-    )
+    assert "(reserved per node: cpu 0.2 → 0, memory 1.60Gi → 0.10Gi, ephemeral-storage " in (al215["message"])
     diff = json.loads(run_cli("diff", "--base", "main", "-o", "json", cwd=repo).stdout)
     assert sorted(f["code"] for f in diff["findings"]["new"] if f["severity"] == "error") == ["AL104", "AL215"]
     assert diff["summary"]["newErrors"] == 2

@@ -210,7 +210,9 @@ def test_verify_platform_by_selector_and_profile_on_the_command_line(tmp_path: P
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / ".allocatable.yaml").write_text("apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n", "utf-8")
-    scoped = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "json", "--platform", "kind:kubernetes.io/hostname=a")
+    scoped = run_cli(
+        "verify", str(repo), "--nodes", str(dump), "-o", "json", "--platform", "kind:kubernetes.io/hostname=a"
+    )
     nodes = {n["name"]: n for n in json.loads(scoped.stdout)["nodes"]}
     assert (nodes["a"]["platform"], nodes["a"]["match"]) == ("kind", True)
     assert (nodes["b"]["platform"], nodes["b"]["match"]) == (platforms.fallback_name(), False)

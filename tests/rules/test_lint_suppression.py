@@ -60,7 +60,10 @@ def test_parse_reasons_with_commas_several_codes_and_shared_reasons() -> None:
 
 
 def test_suppression_with_reason_silences_only_its_code(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", "AL203: batch-only pool")})
+    write_repo(
+        tmp_path / "policies",
+        {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", "AL203: batch-only pool")},
+    )
     res, findings = lint_json(tmp_path)
     assert _codes(findings) == ["AL204", "AL209"]
     assert res.exit_code == 1  # AL209 is an error and was not suppressed
@@ -82,7 +85,9 @@ def test_shared_reason_for_a_list_of_codes(tmp_path: Path) -> None:
 
 
 def test_without_reason_is_a_finding_and_suppresses_nothing(tmp_path: Path) -> None:
-    write_repo(tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", "AL203, AL209: why")})
+    write_repo(
+        tmp_path / "policies", {**KOORDINATOR_ON, "pool.yaml": POOL, "cc.yaml": _class("batch", "AL203, AL209: why")}
+    )
     _, findings = lint_json(tmp_path)
     assert _codes(findings) == ["AL204"]
     write_repo(tmp_path / "policies", {"cc.yaml": _class("batch", "AL203")})
