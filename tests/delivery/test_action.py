@@ -49,6 +49,7 @@ OUTPUTS = {
     "capacity-changed",
     "nodes-drifted",
     "pods-over",
+    "pods-pending",
     "capacity-report",
     "comment-url",
 }

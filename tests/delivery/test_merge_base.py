@@ -164,14 +164,14 @@ def test_lint_base_does_not_blame_the_branch_for_main(tmp_path: Path) -> None:
     assert al210("--base", "main") == []
     assert al210("--base", "main...") == []
     (tip,) = al210("--base", "main..")
-    assert "cpu commit goes down from 300% (at main) to 150%" in tip
+    assert "cpu commit lowered from 300% (at main) to 150%" in tip
     assert al210("--base", "main", "--base-tip") == [tip]
     # The pre-commit hook passes --base through to lint: the same commits.
     hook = run_cli("hook", "lint", "--arg=--base=main", "policies/pools.yaml", cwd=repo)
     assert hook.exit_code == 0 and "[AL210]" not in hook.stdout, hook.stdout
     assert "lint: compared with main at its merge-base with HEAD, " in hook.stderr
     hook_tip = run_cli("hook", "lint", "--arg=--base=main", "--arg=--base-tip", "policies/pools.yaml", cwd=repo)
-    assert "cpu commit goes down from 300% (at main) to 150%" in hook_tip.stdout
+    assert "cpu commit lowered from 300% (at main) to 150%" in hook_tip.stdout
     assert "lint: compared with the tip of main, " in hook_tip.stderr
 
 

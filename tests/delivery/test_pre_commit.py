@@ -169,7 +169,7 @@ def test_findings_are_shown_once_not_again_by_render_check(
     assert proc.returncode == 1, proc.stdout
     assert proc.stdout.count("[AL201] (CommitClass/greedy)") == 1, proc.stdout
     lint, render = proc.stdout.split("allocatable lint.", 1)[1].split("allocatable render --check.", 1)
-    assert "policies/commitclasses/greedy.yaml:13:14: error: memory is over-committed at 130%" in lint
+    assert "policies/commitclasses/greedy.yaml:13:14: error: memory over-committed at 130%" in lint, lint
     assert re.search(r"^\.+Failed$", render, re.MULTILINE), render
     errors = sum(
         f["severity"] == "error" for f in json.loads(run_cli("lint", "-o", "json", cwd=repo).stdout)["findings"]

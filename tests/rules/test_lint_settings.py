@@ -91,13 +91,13 @@ def test_malformed_code_is_a_validation_error(tmp_path: Path) -> None:
 
 def test_a_mistyped_code_gets_a_guess_only_when_few_codes_are_that_close(tmp_path: Path) -> None:
     # Hand-worked from the code list: AL091 has its 0 and 9 swapped from AL901 only; AL230 swaps two digits of
-    # both AL203 and AL320 (both named); AL814 is one digit from AL810-AL813 and AL214, the configurable codes (no guess).
-    settings = "rules:\n  AL091: {enabled: false}\n  AL230: {enabled: false}\n  AL814: {enabled: false}\n"
+    # both AL203 and AL320 (both named); AL815 is one digit from AL805, AL810-AL814, AL215 and AL315 (no guess).
+    settings = "rules:\n  AL091: {enabled: false}\n  AL230: {enabled: false}\n  AL815: {enabled: false}\n"
     write_repo(tmp_path / "policies", {"pool.yaml": POOL, ".allocatable.yaml": _settings(settings)})
     _, findings = lint_json(tmp_path)
     hints = {str(f["message"]).split(" ")[0]: f.get("hint") for f in findings if f["code"] == "AL904"}
     assert hints == {
         "rules.AL091": 'did you mean "AL901"?',
         "rules.AL230": 'did you mean "AL203" or "AL320"?',
-        "rules.AL814": "see `allocatable rules` for the codes",
+        "rules.AL815": "see `allocatable rules` for the codes",
     }
