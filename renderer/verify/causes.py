@@ -28,7 +28,7 @@ from renderer.models.record import replace as replace_fields
 from renderer.models.settings import MachineType, Settings
 from renderer.platforms import Default
 from renderer.quantity import Quantity
-from renderer.units import readable
+from renderer.units import amount
 
 __all__ = ["CAUSES", "Situation", "delta_text", "explain", "register"]
 
@@ -120,18 +120,12 @@ def register(cause: Cause) -> Cause:
     return cause
 
 
-def _human(q: Quantity, resource: str) -> str:
-    """A quantity for reading (``renderer.units``): cpu in cores, bytes in their largest unit."""
-    text = readable(q, resource)
-    return f"{text} cores" if resource == "cpu" else text
-
-
 def delta_text(s: Situation) -> str:
     d = s.delta
     if s.resource == "pods":
         return f"pods is {s.reported} where {s.predicted} was predicted"
     word = "higher" if not d.is_negative() else "lower"
-    magnitude = _human(_ZERO - d if d.is_negative() else d, s.resource)
+    magnitude = amount(_ZERO - d if d.is_negative() else d, s.resource)
     return f"{s.resource} is {magnitude} {word} than predicted"
 
 
@@ -191,7 +185,7 @@ def reservation_not_rolled_out(s: Situation) -> str | None:
         parts.append((f"hard eviction {signal}<{pc.eviction_hard.get(signal, '')}", pc.eviction_reserved[r]))
     for label, q in parts:
         if q == s.delta and not q.is_zero():
-            return f"the node does not reserve the {_human(q, r)} of {label} ({ref}): not rolled out?"
+            return f"the node does not reserve the {amount(q, r)} of {label} ({ref}): not rolled out?"
     return None
 
 
@@ -315,7 +309,7 @@ def platform_default_not_stated(s: Situation) -> str | None:
     ):
         if s.resource in theirs and s.resource not in mine:
             extra = extra + theirs[s.resource].quantity
-            parts.append(f"{label} {_human(theirs[s.resource].quantity, s.resource)}")
+            parts.append(f"{label} {amount(theirs[s.resource].quantity, s.resource)}")
     if parts and _ZERO - extra == s.delta:
         return f"the node also carries {default.source}'s {' and '.join(parts)}, which {pc.policy.ref} does not state"
     return None
@@ -347,7 +341,7 @@ def machine_memory(s: Situation) -> str | None:
         if s.matches(alt):
             if memory == cap:
                 return f"the node's {formula} reservation was computed from its MemTotal ({pc.capacity['memory']}), not from the machine type's memory"
-            shown = _human(Quantity.from_value(memory), "memory")
+            shown = amount(Quantity.from_value(memory), "memory")
             return (
                 f"it matches the {formula} formula computed from {shown} of machine memory (the node's MemTotal is "
                 f"{pc.capacity['memory']}): set machineTypes: {{{itype}: {{memory: {shown}}}}} in .allocatable.yaml"

@@ -30,6 +30,7 @@ from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
 from renderer.render.targets.koordinator import AMPLIFIED, ratio, skip_reason
+from renderer.units import amount
 from renderer.validation.validate import PolicySet
 from renderer.verify import causes
 from renderer.verify.pods import PodRecord
@@ -187,7 +188,8 @@ def _koordinator_explanation(
     if predicted is None or reported is None:
         return _missing(pc, r) if reported is None else "the repo predicts nothing for it"
     d = reported - predicted
-    lead = f"{r} is {'higher' if not d.is_negative() else 'lower'} than predicted ({d})"
+    size = amount(Quantity.parse("0") - d if d.is_negative() else d, r)
+    lead = f"{r} is {size} {'higher' if not d.is_negative() else 'lower'} than predicted"
     ours = ratios.get(r)
     cls = pc.commit_class.ref if pc.commit_class else "no CommitClass"
     theirs: Decimal | None = None
@@ -269,7 +271,28 @@ def verify(
     model = node_model(policies, snapshot)
     nodes = [check_node(pc, model) for pc in model.pools]
     result = VerifyResult(nodes, base_ref=base_ref)
+    base_model = node_model(replace(base, pools=[]), [pc.pool for pc in model.pools]) if base is not None else None
+    if base_model is not None:
+        _awaiting(nodes, base_model, base_ref or "the base revision")
     if pods is not None:
-        base_model = node_model(replace(base, pools=[]), [pc.pool for pc in model.pools]) if base is not None else None
         result.pods, result.notes = check_pods(model, pods, base_model)
     return result
+
+
+def _awaiting(nodes: list[NodeCheck], base_model: CapacityModel, base_ref: str) -> None:
+    """Mark the differing nodes whose report matches the base revision's prediction exactly: the difference is the
+    change under review, not rolled out yet — the cause of each of their differences. Cost: one check per differing
+    node."""
+    at_base = {pc.pool.name: pc for pc in base_model.pools}
+    for n in nodes:
+        pc = at_base.get(n.name)
+        if n.match or pc is None or not check_node(pc, base_model).match:
+            continue
+        n.at_base = True
+        cause = (
+            f"the node matches the prediction at {base_ref}: the change under review moves it, and has not reached "
+            "it yet (it will when rolled out)"
+        )
+        for check in (n.check, n.raw):
+            if check is not None:
+                check.differences = [replace(d, explanation=cause) for d in check.differences]

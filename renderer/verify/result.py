@@ -82,6 +82,9 @@ class NodeCheck:
     check: Check
     raw: Check | None = None  # Koordinator: kubelet allocatable against node.koordinator.sh/raw-allocatable
     notes: list[str] = field(default_factory=list)
+    #: With ``--base``: the node differs from the repo's prediction but matches the prediction at the base revision,
+    #: so what differs is the change under review, which has not reached the node yet (not a drift).
+    at_base: bool = False
 
     @property
     def match(self) -> bool:
@@ -91,6 +94,8 @@ class NodeCheck:
         out: dict[str, Any] = {"name": self.name, "platform": self.platform}
         body = self.check.as_dict()
         body["match"] = self.match
+        if self.at_base:
+            body["matchesBase"] = True
         out.update(body)
         if self.raw is not None:
             out["rawAllocatable"] = self.raw.as_dict()
@@ -151,6 +156,17 @@ class VerifyResult:
 
     @property
     def drift(self) -> list[NodeCheck]:
+        """Nodes that differ from the prediction, but for those that match it at the base revision."""
+        return [n for n in self.nodes if not n.match and not n.at_base]
+
+    @property
+    def awaiting(self) -> list[NodeCheck]:
+        """With a base: nodes that differ only by the change under review (they match the base's prediction)."""
+        return [n for n in self.nodes if n.at_base]
+
+    @property
+    def differing(self) -> list[NodeCheck]:
+        """Every node that differs from the prediction: the drift and the nodes awaiting the change."""
         return [n for n in self.nodes if not n.match]
 
     @property
@@ -158,8 +174,21 @@ class VerifyResult:
         return [p for p in self.pods or [] if not p.fits]
 
     @property
+    def over_as_reported(self) -> list[PodFit]:
+        """Nodes whose pods do not fit the allocatable the node reports now (its prediction matches it): no change
+        under review explains them."""
+        matching = {n.name for n in self.nodes if n.match}
+        return [p for p in self.not_fitting if p.node in matching]
+
+    @property
     def clean(self) -> bool:
         return not self.drift and not self.not_fitting
+
+    def clean_with_simulation(self, impact_failed: bool) -> bool:
+        """With the re-packing simulation, pods pushed off their node by the repo are judged by where they go
+        (``impact_failed``: more newly Pending than allowed); drift and nodes already over what they report still
+        fail."""
+        return not impact_failed and not self.drift and not self.over_as_reported
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"version": 1}

@@ -97,7 +97,7 @@ def test_platform_default_matches_from_stdin(repo: Path, monkeypatch: pytest.Mon
     # No policy: OpenShift 4.7's own static reservation applies, and reproduces the node exactly.
     res = stdin_cli(monkeypatch, node_list(node()), "verify", str(repo), "--nodes", "-", "--all")
     assert res.exit_code == 0, res.stdout + res.stderr
-    assert res.stdout.startswith(f"<stdin>:5:5: Node/{NAME} (openshift) matches: cpu 3500m, memory 7002280Ki")
+    assert res.stdout.startswith(f"<stdin>:5:5: Node/{NAME} (openshift) matches: cpu 3.5 cores, memory 6.68Gi")
     # Without --all a matching node is counted on stderr, not listed.
     quiet = stdin_cli(monkeypatch, node_list(node()), "verify", str(repo), "--nodes", "-")
     assert (quiet.exit_code, quiet.stdout) == (0, "")
@@ -212,6 +212,61 @@ def test_base_says_which_nodes_the_change_pushes_over(tmp_path: Path, dump: Path
     assert res.exit_code == 1
     assert "does not fit (cpu); fits at the base revision: this change pushes it over" in res.stdout
     assert "(1 pushed over by the change against main at its merge-base with HEAD, " in res.stderr
+    # The node reports 3500m, what main predicts (systemReserved 500m of 4 cores); the change predicts 2500m: the
+    # node is not drift, it awaits the change under review.
+    assert f"Node/{NAME} (openshift) awaits the change under review" in res.stdout
+    assert "the node matches the prediction at main" in res.stdout
+    assert "verify: 1 node: 0 match, 0 differ, 1 awaits the change (they match the base)" in res.stderr
+    # Pods: the 3-core pod fits 3500m but not 2500m; with one node the simulation leaves it Pending: exit 1 above.
+    doc = json.loads(
+        run_cli("verify", "policies", "--nodes", str(dump), "--base", "main", "-o", "json", cwd=root).stdout
+    )
+    assert [n["matchesBase"] for n in doc["nodes"]] == [True]
+    # Without pods nothing fails: the node runs what main says, the change has not rolled out yet.
+    assert run_cli("verify", "policies", "--nodes", str(dump), "--base", "main", cwd=root).exit_code == 0
+    assert run_cli("verify", "policies", "--nodes", str(dump), cwd=root).exit_code == 1  # no base: plain drift
+
+
+def _renamed(name: str) -> dict[str, Any]:
+    n = node()
+    n["metadata"] = {**n["metadata"], "name": name}
+    n["metadata"]["labels"] = {**n["metadata"]["labels"], "kubernetes.io/hostname": name}
+    return n
+
+
+def _pod(name: str, node_name: str, cpu: str) -> dict[str, Any]:
+    return {
+        **POD,
+        "metadata": {"name": name, "namespace": "shop"},
+        "spec": {"nodeName": node_name, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+    }
+
+
+def test_pods_the_repo_pushes_to_another_node_pass(repo: Path, tmp_path: Path) -> None:
+    """Worked by hand: two identical workers report 3500m; the repo (systemReserved cpu 1500m of 4 cores) predicts
+    2500m. worker a runs pods of 2 and 1 cores (3000m): it no longer holds both, so its kubelet re-admits one of them
+    and rejects the other; worker b is empty, and takes the rejected pod (2000m or 1000m ≤ 2500m). Nothing goes
+    Pending: the pods section still says a does not fit, but the run passes. The nodes differ (3500m reported vs
+    2500m), so the run fails for that, unless the base revision predicts what they report."""
+    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC.replace("cpu: 500m", "cpu: 1500m"))})
+    nodes = tmp_path / "nodes.json"
+    nodes.write_text(node_list(_renamed("a"), _renamed("b")), encoding="utf-8")
+    pods = _pods(tmp_path, _pod("big", "a", "2"), _pod("small", "a", "1"))
+    res = run_cli("verify", str(repo), "--nodes", str(nodes), "--pods", str(pods))
+    assert "Node/a: cpu 3 of 2.5 cores" in res.stdout and "does not fit (cpu)" in res.stdout
+    assert ", 0 newly Pending (impact.maxNewPendingPods 0: passes)" in res.stderr, res.stderr
+    assert res.exit_code == 1  # the two nodes differ from the prediction: drift
+    root = repo.parent
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC)})
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC.replace("cpu: 500m", "cpu: 1500m"))})
+    pr = run_cli("verify", str(repo), "--nodes", str(nodes), "--pods", str(pods), "--base", "main", cwd=root)
+    assert "2 await the change (they match the base)" in pr.stderr
+    assert ", 0 newly Pending (impact.maxNewPendingPods 0: passes)" in pr.stderr
+    assert pr.exit_code == 0, pr.stdout + pr.stderr
 
 
 @pytest.mark.parametrize(

@@ -16,12 +16,17 @@ def _cell(text: str) -> str:
 
 
 def write(result: VerifyResult, out: TextIO) -> None:
-    drift = result.drift
+    drift = result.differing
     lines = ["## Nodes against the policy repo", ""]
-    total = len(result.nodes)
+    total, waiting = len(result.nodes), len(result.awaiting)
     lines.append(
         f"{total} node{'s' if total != 1 else ''}: {total - len(drift)} match, "
-        f"{len(drift)} differ{'s' if len(drift) == 1 else ''}."
+        f"{len(drift) - waiting} differ{'s' if len(drift) - waiting == 1 else ''}"
+        + (
+            f", {waiting} await{'s' if waiting == 1 else ''} the change under review (they match the base)."
+            if waiting
+            else "."
+        )
     )
     lines.append("")
     if drift:

@@ -17,7 +17,7 @@ def _where(n: NodeCheck) -> str:
 
 
 def node_lines(n: NodeCheck) -> list[str]:
-    state = "matches" if n.match else "differs"
+    state = "matches" if n.match else "awaits the change under review" if n.at_base else "differs"
     shown = {k: v for k, v in n.check.reported.items() if not (k.startswith("hugepages-") and v.is_zero())}
     out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(shown)}"]
     for d in n.check.differences:
@@ -47,7 +47,7 @@ def pod_line(p: PodFit) -> str:
 def write(result: VerifyResult, out: TextIO) -> None:
     if result.base is not None and result.pods is not None:
         out.write(f"pods compared with {result.base.describe()}\n")
-    for n in result.nodes if result.show_all else result.drift:
+    for n in result.nodes if result.show_all else result.differing:
         out.write("\n".join(node_lines(n)) + "\n")
     pods = result.pods if result.show_all else result.not_fitting
     if pods:
