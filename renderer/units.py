@@ -21,7 +21,7 @@ from decimal import Decimal
 
 from renderer.quantity import Quantity
 
-__all__ = ["column", "cores", "in_unit", "is_bytes", "of", "readable", "unit_for"]
+__all__ = ["amount", "column", "cores", "in_unit", "is_bytes", "of", "readable", "unit_for"]
 
 #: Binary units, smallest first; nothing above Gi, the unit Kubernetes users read node memory and disk in.
 UNITS: tuple[tuple[str, int], ...] = (("Ki", 1024), ("Mi", 1024**2), ("Gi", 1024**3))
@@ -84,3 +84,11 @@ def of(part: Quantity, whole: Quantity, resource: str) -> str:
     """Two amounts of one resource in one unit: ``9 of 7.91 cores``, ``36Gi of 27.80Gi``, ``12 of 58``."""
     a, b = column([part, whole], resource)
     return f"{a} of {b}{' cores' if resource == 'cpu' else ''}"
+
+
+def amount(q: Quantity, resource: str) -> str:
+    """One amount in a sentence: ``1 core``, ``6.5 cores``, ``14.43Gi``, ``58``."""
+    text = readable(q, resource)
+    if resource != "cpu":
+        return text
+    return f"{text} core" if text == "1" else f"{text} cores"

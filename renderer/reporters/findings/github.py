@@ -94,6 +94,23 @@ def left_out(left: Sequence[T], level: Callable[[T], str], of: int, noun: str, w
     )
 
 
+def annotated_report(items: Sequence[tuple[str, str]], noun: str, where: str, report: str) -> str:
+    """(level, workflow command) pairs within GitHub's limits (``select``), one notice for what was left out, then
+    ``report`` (a text report) with workflow commands stopped around it: what ``verify -o github`` and
+    ``impact -o github`` write. Cost: one sort of the items."""
+    total = budget()
+    shown, left = select(items, lambda it: it[0], total)
+    lines = [command for _, command in shown]
+    head = ""
+    if left:
+        message = left_out(left, lambda it: it[0], len(items), noun, where)
+        if total > len(shown):
+            lines.append(notice(message))
+        else:  # no annotation at all (a budget of 0): the summary is a log line too
+            head = message + "\n"
+    return "".join(line + "\n" for line in lines) + workflow_verbatim(head + report)
+
+
 def notice(message: str) -> str:
     """A ``::notice`` of this tool's own (no file)."""
     return f"::notice title={escape_property('allocatable')}::{escape_data(message)}"

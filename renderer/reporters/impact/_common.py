@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from renderer.impact.report import ImpactReport, fleet_percent
 from renderer.impact.resources import quantity
 from renderer.impact.result import Displaced, PendingPod, PoolImpact
+from renderer.units import column, readable
 
 __all__ = [
     "MAX_LISTED",
@@ -32,7 +33,15 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def amounts(values: Mapping[str, int]) -> str:
-    return ", ".join(f"{name} {quantity(name, amount).canonical()}" for name, amount in sorted(values.items()))
+    """A pod's requests for reading: ``cpu 0.25, memory 1.50Gi`` (cpu in cores, bytes in their largest unit)."""
+    return ", ".join(f"{name} {readable(quantity(name, amount), name)}" for name, amount in sorted(values.items()))
+
+
+def _shortfall(resource: str, requested: int, used: int, allocatable: int) -> str:
+    """``asks 2 cores, 5.1 of 6.5 taken``: the three figures of one resource in one unit."""
+    asks, taken, have = column([quantity(resource, v) for v in (requested, used, allocatable)], resource)
+    unit = " cores" if resource == "cpu" else ""
+    return f"asks {asks}{unit}, {taken} of {have}{unit} taken"
 
 
 def _who(report: ImpactReport) -> str:
@@ -116,9 +125,7 @@ POOL_HEADERS = ["pool", "shape", "nodes", "displaced", "newly Pending", "autosca
 
 def displaced_line(d: Displaced) -> str:
     reasons = "; ".join(
-        f"{s.reason}: asks {quantity(s.resource, s.requested).canonical()}, "
-        f"{quantity(s.resource, s.used).canonical()} of {quantity(s.resource, s.allocatable).canonical()} taken"
-        for s in d.shortfall
+        f"{s.reason}: {_shortfall(s.resource, s.requested, s.used, s.allocatable)}" for s in d.shortfall
     )
     where = f"→ {d.to_node} ({d.to_pool})" if d.to_node else "→ Pending"
     kind = " [DaemonSet]" if d.daemonset else ""

@@ -7,9 +7,8 @@ from __future__ import annotations
 import io
 from typing import TextIO
 
-from renderer.escaping import workflow_verbatim
 from renderer.impact.report import ImpactReport
-from renderer.reporters.findings.github import budget, escape_data, escape_property, left_out, notice, select
+from renderer.reporters.findings.github import annotated_report, escape_data, escape_property
 from renderer.reporters.impact._common import headline, plural
 from renderer.reporters.impact.text import write as write_text
 
@@ -39,16 +38,7 @@ def workflow_annotations(result: ImpactReport) -> list[tuple[str, str]]:
 def write(result: ImpactReport, out: TextIO) -> None:
     """Within GitHub's limits, as every ``-o github`` (``renderer.reporters.findings.github``): the most severe
     first, one notice for what was left out; then the text report, with workflow commands stopped around it."""
-    items = workflow_annotations(result)
-    total = budget()
-    shown, left = select(items, lambda it: it[0], total)
-    lines = [command for _, command in shown]
     report = io.StringIO()
-    if left:
-        message = left_out(left, lambda it: it[0], len(items), "impact findings", "the report below lists every pool")
-        if total > len(shown):
-            lines.append(notice(message))
-        else:
-            report.write(message + "\n")
     write_text(result, report)
-    out.write("".join(line + "\n" for line in lines) + workflow_verbatim(report.getvalue()))
+    where = "the report below lists every pool"
+    out.write(annotated_report(workflow_annotations(result), "impact findings", where, report.getvalue()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from renderer.escaping import plain
 from renderer.quantity import Quantity
-from renderer.units import column, is_bytes
+from renderer.units import amount, column, is_bytes
 
 
 def clean(text: str) -> str:
@@ -21,7 +21,8 @@ def ordered(keys: list[str] | set[str]) -> list[str]:
 
 
 def quantities(values: dict[str, Quantity]) -> str:
-    return ", ".join(f"{k} {values[k]}" for k in ordered(list(values))) or "-"
+    """What a node reports, for reading: ``cpu 7.5 cores, memory 14.43Gi, ephemeral-storage 71.00Gi, pods 58``."""
+    return ", ".join(f"{k} {amount(values[k], k)}" for k in ordered(list(values))) or "-"
 
 
 def compared(predicted: Quantity | None, reported: Quantity | None, resource: str) -> tuple[str, str]:

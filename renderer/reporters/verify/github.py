@@ -1,5 +1,6 @@
 """``-o github``: workflow-command annotations (``::warning``) per differing node and ``::error`` per node whose
-pods do not fit, located at the inventory file when the node comes from the repo; then the text report.
+pods do not fit (a ``::warning`` with the simulation when the repo pushes them off: the simulation's own annotations
+say where they go), located at the inventory file when the node comes from the repo; then the text report.
 
 Within GitHub's limits, as ``-o github`` of lint (``renderer.reporters.findings.github``): at most 10 of each level
 (and ``ALLOCATABLE_GITHUB_ANNOTATIONS`` in all), errors first, one notice saying what was left out; the text report
@@ -12,8 +13,7 @@ from __future__ import annotations
 import io
 from typing import TextIO
 
-from renderer.escaping import workflow_verbatim
-from renderer.reporters.findings.github import budget, escape_data, escape_property, left_out, notice, select
+from renderer.reporters.findings.github import annotated_report, escape_data, escape_property
 from renderer.reporters.verify._common import clean
 from renderer.reporters.verify.text import pod_line
 from renderer.reporters.verify.text import write as write_text
@@ -39,29 +39,25 @@ def _annotations(result: VerifyResult) -> list[tuple[str, str]]:
         text = "; ".join(f"{d.resource}: {d.explanation}" for ds in checks for d in ds)
         message = clean(f"Node/{n.name} differs: {text}")
         out.append(("warning", f"::warning {_props(n, 'allocatable verify')}::{escape_data(message)}"))
+    # With the simulation, pods the repo pushes off their node are judged by where they go (its own annotations):
+    # here a warning; pods over what their node reports today stay errors.
+    errors = {id(p) for p in (result.over_as_reported if result.impact is not None else result.not_fitting)}
     for p in result.not_fitting:
         node = by_name.get(p.node)
         title = "allocatable verify: pods"
         props = _props(node, title) if node else f"title={escape_property(title)}"
-        out.append(("error", f"::error {props}::{escape_data(pod_line(p))}"))
+        level = "error" if id(p) in errors else "warning"
+        out.append((level, f"::{level} {props}::{escape_data(pod_line(p))}"))
     return out
 
 
 def write(result: VerifyResult, out: TextIO) -> None:
-    total = budget()
     items = _annotations(result)
     if result.impact is not None:  # the re-packing simulation's, budgeted with these
         from renderer.reporters.impact.github import workflow_annotations
 
         items += workflow_annotations(result.impact)
-    shown, left = select(items, lambda it: it[0], total)
-    lines = [command for _, command in shown]
     report = io.StringIO()
-    if left:
-        message = left_out(left, lambda it: it[0], len(items), "verify findings", "the report below lists every node")
-        if total > len(shown):
-            lines.append(notice(message))
-        else:
-            report.write(message + "\n")
     write_text(result, report)
-    out.write("".join(line + "\n" for line in lines) + workflow_verbatim(report.getvalue()))
+    where = "the report below lists every node"
+    out.write(annotated_report(items, "verify findings", where, report.getvalue()))
