@@ -8,8 +8,9 @@
 #   run.sh lint          annotations (-o github), counts, the findings in the summary  → outputs: errors, warnings,
 #                                                                                        notices, lint-exit, annotations
 #   run.sh sarif         SARIF for code scanning                                        → outputs: sarif-file
-#   run.sh diff          capacity diff against the base, appended to the job summary    → outputs: capacity-changed,
-#                                                                                        diff-file
+#   run.sh diff          capacity diff against the base (with nodes-file and pods-file:  → outputs: capacity-changed,
+#                        the simulation of the change on that cluster), job summary        diff-file, pods-pending,
+#                                                                                        impact-exit
 #   run.sh render-check  allocatable render --check (not checked while lint has errors) → outputs: render-exit
 #   run.sh verify        allocatable verify on the nodes/pods snapshot files, if given  → outputs: verify-exit,
 #                                                                                        nodes-drifted, pods-over
@@ -301,12 +302,36 @@ diff)
     exit 0
   fi
   md="$tmp/allocatable-diff.md"
-  if allocatable diff "--base=$BASE" -o markdown -- "$arg" >"$md"; then
+  # With both snapshot files, the diff simulates the change on that cluster (docs/impact.md): the pods it leaves
+  # Pending per pool and the nodes the autoscaler would add. Exit 1 then says more pods go newly Pending than
+  # impact.maxNewPendingPods allows; 2 is a usage or input error.
+  snapshot=()
+  if [ -n "${INPUT_NODES_FILE:-}" ] && [ -n "${INPUT_PODS_FILE:-}" ]; then
+    snapshot=("--nodes=$INPUT_NODES_FILE" "--pods=$INPUT_PODS_FILE")
+  fi
+  allocatable diff "--base=$BASE" "${snapshot[@]}" -o markdown -- "$arg" >"$md"
+  code=$?
+  if [ "$code" -le 1 ]; then
     summarize "allocatable diff: the whole report" <"$md"
-    changed="$(allocatable diff "--base=$BASE" -o json -- "$arg" |
-      python3 -c 'import json,sys; print(str(json.load(sys.stdin)["summary"]["capacityChanged"]).lower())')"
-    output capacity-changed "$changed"
+    json="$tmp/allocatable-diff.json"
+    allocatable diff "--base=$BASE" "${snapshot[@]}" -o json -- "$arg" >"$json" 2>/dev/null
+    read -r changed pending <<<"$(
+      python3 - "$json" <<'PY'
+import json, sys
+try:
+    doc = json.load(open(sys.argv[1], encoding="utf-8"))
+except (OSError, ValueError):
+    doc = {}
+impact = doc.get("impact") or {}
+print(str(doc.get("summary", {}).get("capacityChanged", "")).lower() or "-", impact.get("summary", {}).get("newPending", "-"))
+PY
+    )"
+    output capacity-changed "${changed#-}"
     output diff-file "$md"
+    if [ "${#snapshot[@]}" -gt 0 ]; then
+      output pods-pending "${pending#-}"
+      output impact-exit "$code"
+    fi
   else
     echo "::warning title=allocatable::the capacity diff against $(escape_data "$BASE") failed (see the log above)"
     output capacity-changed ""
@@ -501,6 +526,10 @@ result)
   fi
   if [ -n "${RENDER_EXIT:-}" ] && [ "$RENDER_EXIT" != 0 ]; then
     echo "allocatable: render --check failed (exit $RENDER_EXIT)"
+    failed=1
+  fi
+  if [ "${IMPACT_EXIT:-}" = 1 ]; then
+    echo "allocatable: the change leaves more pods newly Pending than impact.maxNewPendingPods allows (see the capacity diff in the job summary)"
     failed=1
   fi
   if [ -n "${VERIFY_EXIT:-}" ] && [ "$VERIFY_EXIT" != 0 ]; then
