@@ -39,13 +39,9 @@ import atexit
 import contextlib
 import errno
 import os
-import shutil
 import signal
 import stat
 import sys
-import tempfile
-import threading
-import weakref
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -111,10 +107,8 @@ def _on_signal(signum: int, _frame: object) -> None:
 def install_signal_handlers() -> None:
     """SIGTERM, SIGHUP and SIGINT raise ``Interrupted`` from now on (main thread only; a signal the parent set to
     be ignored, as ``nohup`` does, stays ignored)."""
-    if threading.current_thread() is not threading.main_thread():
-        return
     for sig in _HANDLED:
-        with contextlib.suppress(OSError, ValueError):
+        with contextlib.suppress(OSError, ValueError):  # ValueError: not the main thread (signal.signal refuses)
             if signal.getsignal(sig) is signal.SIG_IGN:
                 continue
             signal.signal(sig, _on_signal)
@@ -145,6 +139,9 @@ class PrivateDirectory:
     symlink inside it."""
 
     def __init__(self, prefix: str) -> None:
+        import tempfile  # imported here: only commands that stage files pay for it (and for ``random``)
+        import weakref
+
         self.path = Path(tempfile.mkdtemp(prefix=prefix))
         self._finalizer = weakref.finalize(self, _remove_tree, str(self.path))
 
@@ -154,6 +151,8 @@ class PrivateDirectory:
 
 
 def _remove_tree(path: str) -> None:
+    import shutil
+
     shutil.rmtree(path, ignore_errors=True)
 
 
