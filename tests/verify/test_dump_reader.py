@@ -327,19 +327,31 @@ def test_a_pod_field_that_cannot_be_read_is_located_at_that_field(tmp_path: Path
 
 
 @pytest.mark.slow
+def _repeated(count: int, as_json: bool) -> str:
+    """``dump`` of ``count`` nodes named node-00000 …, made from the text ``dump`` writes for one node, its item
+    repeated under each name (the emitters' pure-Python paths would take seconds the reader does not)."""
+    one = dump([node("NAME")], as_json)
+    names = [f"node-{i:05d}" for i in range(count)]
+    if as_json:
+        head, rest = one.split('"items": [\n', 1)
+        item, tail = rest.split("\n    ],\n", 1)
+        body = ",\n".join(item.replace("NAME", n) for n in names)
+        return head + '"items": [\n' + body + "\n    ],\n" + tail
+    head, rest = one.split("items:\n", 1)
+    item, tail = rest.split("kind: List\n", 1)
+    return head + "items:\n" + "".join(item.replace("NAME", n) for n in names) + "kind: List\n" + tail
+
+
 def test_a_dump_bigger_than_the_document_bound_is_read_item_by_item(tmp_path: Path) -> None:
     """The bounds apply per item, never per file: 10,000 Nodes (more than the 8 MiB a document may span)."""
-    nodes = [node(f"node-{i:05d}") for i in range(10_000)]
-    text = dump(nodes, as_json=True)
-    assert len(text) > DEFAULT_MAX_DOCUMENT_CHARS
-    path = tmp_path / "nodes.json"
-    path.write_text(text, encoding="utf-8")
-    pools = read_nodes(str(path))
-    assert len(pools) == 10_000 and pools[-1].name == "node-09999"
-    yaml_path = tmp_path / "nodes.yaml"
-    yaml_path.write_text(dump(nodes, as_json=False), encoding="utf-8")
-    assert yaml_path.stat().st_size > DEFAULT_MAX_DOCUMENT_CHARS
-    assert len(read_nodes(str(yaml_path))) == 10_000
+    assert _repeated(2, as_json=True) == dump([node("node-00000"), node("node-00001")], as_json=True)
+    assert _repeated(2, as_json=False) == dump([node("node-00000"), node("node-00001")], as_json=False)
+    for as_json, name in ((True, "nodes.json"), (False, "nodes.yaml")):
+        path = tmp_path / name
+        path.write_text(_repeated(10_000, as_json), encoding="utf-8")
+        assert path.stat().st_size > DEFAULT_MAX_DOCUMENT_CHARS
+        pools = read_nodes(str(path))
+        assert len(pools) == 10_000 and pools[-1].name == "node-09999"
 
 
 def test_pod_positions_are_counted_only_for_the_pod_with_a_problem(tmp_path: Path) -> None:
