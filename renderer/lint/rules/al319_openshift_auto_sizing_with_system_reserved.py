@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from renderer.capacity.openshift_sizing import node_computed_formulas
 from renderer.findings import Finding
 from renderer.lint.helpers import describe_pools, selects_openshift
 from renderer.lint.rule import LintContext, Rule, register
@@ -51,9 +50,12 @@ class OpenShiftAutoSizingWithSystemReserved(Rule):
     def check(self, ctx: LintContext) -> Iterator[Finding]:
         for rp in ctx.load.policies.reservation_policies:
             spec = rp.model.spec
+            if spec.autoSizing is None:
+                continue
+            from renderer.capacity.openshift_sizing import node_computed_formulas  # only once a policy auto-sizes
+
             if (
-                spec.autoSizing is None
-                or spec.autoSizing.formula not in node_computed_formulas()
+                spec.autoSizing.formula not in node_computed_formulas()
                 or not spec.systemReserved
             ):
                 continue

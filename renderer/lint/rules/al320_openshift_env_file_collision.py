@@ -3,18 +3,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from renderer.capacity.openshift_sizing import (
-    DEFAULT_POOLS,
-    ENV_FILE,
-    SizingPlan,
-    generated_kubelet_name,
-    machineconfig_name,
-    sizing_plan,
-)
 from renderer.findings import Finding
 from renderer.lint.rule import LintContext, Rule, register
 
 if TYPE_CHECKING:
+    from renderer.capacity.openshift_sizing import SizingPlan
     from renderer.models.reservationpolicy import ReservationPolicy
     from renderer.validation.validate import Loaded
 
@@ -77,6 +70,16 @@ class OpenShiftEnvFileCollision(Rule):
     # Complexity: O(pools + sizing plans + custom-pool plans × worker-pool plans); plans are per (MachineConfigPool,
     # policy), a handful.
     def check(self, ctx: LintContext) -> Iterator[Finding]:
+        if not any(pc.pool.machine_config_pool for pc in ctx.model.pools):
+            return  # no pool of a MachineConfigPool: no plan (and the sizing module stays unimported)
+        from renderer.capacity.openshift_sizing import (
+            DEFAULT_POOLS,
+            ENV_FILE,
+            generated_kubelet_name,
+            machineconfig_name,
+            sizing_plan,
+        )
+
         plans: dict[tuple[str, str], tuple[SizingPlan, Loaded[ReservationPolicy]]] = {}
         pools_of: dict[tuple[str, str], list[str]] = {}
         for pc in ctx.model.pools:
