@@ -393,7 +393,9 @@ verify)
     output verify-exit ""
     exit 0
   fi
-  [ -n "${INPUT_PODS_FILE:-}" ] && [ -n "${BASE:-}" ] && args+=("--base=$BASE")
+  # On a pull request the snapshot is the cluster as it runs the base: nodes that match the base's prediction await
+  # the change (not drift), and pods are compared with the base too.
+  [ -n "${BASE:-}" ] && args+=("--base=$BASE")
   # What is left of the job's 50 annotations after lint's and the action's own.
   left=$((JOB_ANNOTATIONS - OWN_ANNOTATIONS - $(number_or "${LINT_ANNOTATIONS:-}" 0)))
   [ "$left" -lt 0 ] && left=0
@@ -409,7 +411,7 @@ try:
     doc = json.load(open(sys.argv[1], encoding="utf-8"))
 except (OSError, ValueError):
     doc = {}
-print(sum(1 for n in doc.get("nodes", []) if not n.get("match")), sum(1 for p in doc.get("pods", []) if not p.get("fits")))
+print(sum(1 for n in doc.get("nodes", []) if not n.get("match") and not n.get("matchesBase")), sum(1 for p in doc.get("pods", []) if not p.get("fits")))
 PY
   )"
   output nodes-drifted "${drifted:-}"

@@ -13,6 +13,7 @@ node-exporter) takes both (4000m): the autoscaler adds 1 × c6i.2xlarge.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -69,3 +70,20 @@ def test_without_a_snapshot_the_diff_simulates_nothing(tmp_path: Path) -> None:
     run = run_action(ws, tmp_path / "run", {"capacity-report": ""}, {"base_ref": "main"})
     assert run.outputs["pods-pending"] == "" and "impact-exit" not in run.step_outputs["diff"]
     assert "Pending" not in run.summary and run.status["Result"] == "success", run.logs
+
+
+def test_nodes_that_run_the_base_await_the_change_and_are_not_drift(tmp_path: Path) -> None:
+    """The snapshot's batch nodes report 7500m, what main predicts (kube-reserved 500m of 8 cores); the pull request
+    predicts 6500m. In the pull request they await the change: verify passes, nodes-drifted counts none, and the
+    summary lists them. On a push (no base) the same nodes differ from the branch's prediction: drift."""
+    ws = _pull_request(tmp_path)
+    snapshot = json.loads((ws / "snapshot.json").read_text(encoding="utf-8"))
+    only_nodes = {**snapshot, "items": [i for i in snapshot["items"] if i["kind"] == "Node"]}
+    (ws / "nodes.json").write_text(json.dumps(only_nodes), encoding="utf-8")
+    nodes = {"nodes-file": "nodes.json", "capacity-report": ""}
+    run = run_action(ws, tmp_path / "run", nodes, {"base_ref": "main"})
+    assert run.outputs["nodes-drifted"] == "0", run.logs["verify"]
+    assert "2 await the change (they match the base)" in run.logs["verify"]
+    assert run.status["Result"] == "success", run.logs
+    push = run_action(ws, tmp_path / "push", nodes, {"event_name": "push"})
+    assert push.outputs["nodes-drifted"] == "2", push.logs["verify"]
