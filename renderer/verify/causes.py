@@ -30,7 +30,7 @@ from renderer.platforms import Default
 from renderer.quantity import Quantity
 from renderer.units import amount
 
-__all__ = ["CAUSES", "Situation", "delta_text", "explain", "register"]
+__all__ = ["CAUSES", "Situation", "delta_text", "delta_words", "explain", "register"]
 
 _ZERO = Quantity.parse("0")
 
@@ -120,13 +120,16 @@ def register(cause: Cause) -> Cause:
     return cause
 
 
+def delta_words(resource: str, d: Quantity) -> str:
+    """``cpu is 1 core higher than predicted``: a difference (reported − predicted) in the resource's reading unit."""
+    word = "higher" if not d.is_negative() else "lower"
+    return f"{resource} is {amount(_ZERO - d if d.is_negative() else d, resource)} {word} than predicted"
+
+
 def delta_text(s: Situation) -> str:
-    d = s.delta
     if s.resource == "pods":
         return f"pods is {s.reported} where {s.predicted} was predicted"
-    word = "higher" if not d.is_negative() else "lower"
-    magnitude = amount(_ZERO - d if d.is_negative() else d, s.resource)
-    return f"{s.resource} is {magnitude} {word} than predicted"
+    return delta_words(s.resource, s.delta)
 
 
 def explain(s: Situation) -> str:

@@ -30,7 +30,6 @@ from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
 from renderer.render.targets.koordinator import AMPLIFIED, ratio, skip_reason
-from renderer.units import amount
 from renderer.validation.validate import PolicySet
 from renderer.verify import causes
 from renderer.verify.pods import PodRecord
@@ -187,9 +186,7 @@ def _koordinator_explanation(
 ) -> str:
     if predicted is None or reported is None:
         return _missing(pc, r) if reported is None else "the repo predicts nothing for it"
-    d = reported - predicted
-    size = amount(Quantity.parse("0") - d if d.is_negative() else d, r)
-    lead = f"{r} is {size} {'higher' if not d.is_negative() else 'lower'} than predicted"
+    lead = causes.delta_words(r, reported - predicted)
     ours = ratios.get(r)
     cls = pc.commit_class.ref if pc.commit_class else "no CommitClass"
     theirs: Decimal | None = None

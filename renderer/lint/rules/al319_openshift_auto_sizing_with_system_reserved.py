@@ -54,10 +54,7 @@ class OpenShiftAutoSizingWithSystemReserved(Rule):
                 continue
             from renderer.capacity.openshift_sizing import node_computed_formulas  # only once a policy auto-sizes
 
-            if (
-                spec.autoSizing.formula not in node_computed_formulas()
-                or not spec.systemReserved
-            ):
+            if spec.autoSizing.formula not in node_computed_formulas() or not spec.systemReserved:
                 continue
             pools = selects_openshift(ctx, rp)
             if not pools:

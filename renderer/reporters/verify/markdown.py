@@ -16,23 +16,19 @@ def _cell(text: str) -> str:
 
 
 def write(result: VerifyResult, out: TextIO) -> None:
-    drift = result.differing
+    differing = result.differing
     lines = ["## Nodes against the policy repo", ""]
-    total, waiting = len(result.nodes), len(result.awaiting)
+    total, drift, waiting = len(result.nodes), len(result.drift), len(result.awaiting)
+    awaiting = f", {waiting} await{'s' if waiting == 1 else ''} the change under review (they match the base)"
     lines.append(
-        f"{total} node{'s' if total != 1 else ''}: {total - len(drift)} match, "
-        f"{len(drift) - waiting} differ{'s' if len(drift) - waiting == 1 else ''}"
-        + (
-            f", {waiting} await{'s' if waiting == 1 else ''} the change under review (they match the base)."
-            if waiting
-            else "."
-        )
+        f"{total} node{'s' if total != 1 else ''}: {total - len(differing)} match, "
+        f"{drift} differ{'s' if drift == 1 else ''}{awaiting if waiting else ''}."
     )
     lines.append("")
-    if drift:
+    if differing:
         lines.append("| node | resource | predicted | reported | Δ | why |")
         lines.append("|---|---|---|---|---|---|")
-        for n in drift:
+        for n in differing:
             checks = [("", n.check)] + ([(" (raw-allocatable)", n.raw)] if n.raw is not None else [])
             for label, check in checks:
                 for d in check.differences:
