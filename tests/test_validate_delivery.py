@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_repo
+from renderer.loading.files import display_path
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1
@@ -84,7 +85,7 @@ def test_invalid_delivery_is_one_line_at_the_field(tmp_path: Path, platform: str
     assert code == 2, out
     (line,) = [ln for ln in out.splitlines() if ": error: " in ln]
     assert "[AL004]" in line and message in line, line
-    assert line.startswith(f"{tmp_path}/p.yaml:")
+    assert line.startswith(f"{display_path(tmp_path / 'p.yaml')}:")  # as the CLI shows it from the working directory
     row = int(line.split(":")[1])
     assert row >= 8, f"the finding points into spec.delivery (line 8 on): {line}"
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CliResult, run_cli, write_repo
+from renderer.loading.files import display_path
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1
@@ -87,7 +88,7 @@ def test_a_pool_left_without_its_file_stops_the_render(tmp_path: Path, change: d
     assert res.exit_code == 1, res.stdout + res.stderr
     (line,) = _al814(res)
     assert line.startswith(
-        f"{repo.as_posix()}/pool.yaml:4:9: error: render would remove {out.as_posix()}/kubelet/web.yaml, the "
+        f"{display_path(repo / 'pool.yaml')}:4:9: error: render would remove {out.as_posix()}/kubelet/web.yaml, the "
     )
     assert f"kubelet settings of NodePool/web, and render nothing in its place: {cause}" in line
     assert f"delete {out.as_posix()}/kubelet/web.yaml yourself and render again" in line
