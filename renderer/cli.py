@@ -25,11 +25,10 @@ DESCRIPTION = (
 
 
 def _commands() -> list[ModuleType]:
-    import pkgutil
-
     import renderer.commands as pkg
+    from renderer import submodules
 
-    mods = [importlib.import_module(f"{pkg.__name__}.{m.name}") for m in pkgutil.iter_modules(pkg.__path__)]
+    mods = [importlib.import_module(f"{pkg.__name__}.{name}") for name in submodules.names(pkg.__path__)]
     mods = [m for m in mods if hasattr(m, "NAME") and hasattr(m, "run")]
     return sorted(mods, key=lambda m: (getattr(m, "ORDER", 100), m.NAME))
 
@@ -105,7 +104,7 @@ def kubectl_main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None, prog: str = "allocatable") -> int:
     from renderer import stdio
     from renderer.escaping import install_output_fallbacks
-    from renderer.safepath import install_signal_handlers
+    from renderer.signals import install_signal_handlers
 
     # SIGTERM/SIGHUP/SIGINT unwind like Ctrl-C: rollbacks run and temporary files are removed on the way out.
     install_signal_handlers()
@@ -136,7 +135,7 @@ def _main(argv: list[str] | None, prog: str = "allocatable") -> int:
         sys.stdout.flush()  # a full disk shows here, inside the command's error handling
         return code
     except KeyboardInterrupt as exc:
-        from renderer.safepath import Interrupted
+        from renderer.signals import Interrupted
 
         stdio.write_line(
             f"allocatable: terminated by {exc.name}" if isinstance(exc, Interrupted) else "allocatable: interrupted"

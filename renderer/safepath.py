@@ -25,10 +25,9 @@ What each part guarantees (docs/security.md lists the tests):
   the tool runs. ``destination_problem`` refuses ``.git/`` and ``.github/`` (git hooks and CI workflows run what
   is written there) as destinations, on the path as given and as resolved. ``name_problem`` checks every name
   against the file system's limits before the first byte is written.
-- **Interruption** (``install_signal_handlers``, ``deferred_signals``, ``private_directory``): SIGTERM, SIGHUP and
-  SIGINT raise ``Interrupted`` in the main thread, so every ``finally`` and rollback runs and temporary state is
-  removed on the way out (exit 128 + the signal's number); inside ``deferred_signals`` (a rollback, the last steps
-  of a commit) a signal waits until the section is done. Only SIGKILL cannot be handled.
+- **Interruption** (``renderer.signals``, ``private_directory``): SIGTERM, SIGHUP and SIGINT raise ``Interrupted``
+  in the main thread, so every ``finally`` and rollback runs and temporary state is removed on the way out; a
+  private directory is removed on the way out too, and its removal is not cut short by a second signal.
 
 Cost: a constant number of system calls per path component and per file; no step reads more than it is bounded to.
 """
@@ -39,11 +38,12 @@ import atexit
 import contextlib
 import errno
 import os
-import signal
 import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+from renderer.signals import Interrupted, deferred_signals, install_signal_handlers
 
 __all__ = [
     "MAX_TREE_DEPTH",
@@ -51,13 +51,10 @@ __all__ = [
     "PROTECTED_DIRS",
     "Beneath",
     "FileProblem",
-    "Interrupted",
     "PrivateDirectory",
     "confined_to",
-    "deferred_signals",
     "destination_problem",
     "inside",
-    "install_signal_handlers",
     "name_problem",
     "not_regular",
     "open_dir",
@@ -67,68 +64,6 @@ __all__ = [
     "source_problem",
     "walk",
 ]
-
-# ------------------------------------------------------------------------------------------------------ signals
-
-
-class Interrupted(KeyboardInterrupt):
-    """A handled signal (SIGTERM, SIGHUP, SIGINT): unwinds like Ctrl-C, so rollbacks and clean-ups run.
-
-    A subclass of KeyboardInterrupt, so code that already undoes its work on an interrupt does so for every one."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-    @property
-    def exit_code(self) -> int:
-        return 128 + self.signum
-
-    @property
-    def name(self) -> str:
-        try:
-            return signal.Signals(self.signum).name
-        except ValueError:  # pragma: no cover - only the three handled signals are raised
-            return f"signal {self.signum}"
-
-
-_HANDLED = tuple(s for s in (getattr(signal, n, None) for n in ("SIGTERM", "SIGHUP", "SIGINT")) if s is not None)
-_critical_depth = 0
-_pending: list[int] = []
-
-
-def _on_signal(signum: int, _frame: object) -> None:
-    if _critical_depth:
-        _pending.append(signum)  # raised when the critical section ends
-        return
-    raise Interrupted(signum)
-
-
-def install_signal_handlers() -> None:
-    """SIGTERM, SIGHUP and SIGINT raise ``Interrupted`` from now on (main thread only; a signal the parent set to
-    be ignored, as ``nohup`` does, stays ignored)."""
-    for sig in _HANDLED:
-        with contextlib.suppress(OSError, ValueError):  # ValueError: not the main thread (signal.signal refuses)
-            if signal.getsignal(sig) is signal.SIG_IGN:
-                continue
-            signal.signal(sig, _on_signal)
-
-
-@contextlib.contextmanager
-def deferred_signals() -> Iterator[None]:
-    """A section that a handled signal does not cut short: the signal is raised (as ``Interrupted``) when the
-    outermost such section ends. For rollbacks and for the steps after a commit point."""
-    global _critical_depth
-    _critical_depth += 1
-    try:
-        yield
-    finally:
-        _critical_depth -= 1
-        if _critical_depth == 0 and _pending:
-            signum = _pending[0]
-            _pending.clear()
-            raise Interrupted(signum)
-
 
 # ---------------------------------------------------------------------------------------------- temporary state
 

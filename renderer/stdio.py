@@ -14,7 +14,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
+
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 __all__ = ["StreamError", "closed_stream", "guard", "silence", "write_line"]
 

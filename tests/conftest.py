@@ -77,7 +77,7 @@ def chdir(path: Path) -> Iterator[None]:
         os.chdir(old)
 
 
-#: The signals ``renderer.cli.main`` takes over (``safepath.install_signal_handlers``): an in-process run gives them
+#: The signals ``renderer.cli.main`` takes over (``signals.install_signal_handlers``): an in-process run gives them
 #: back, so a later signal to the test process (Ctrl-C, pytest-xdist stopping a worker) is not raised as the CLI's
 #: ``Interrupted`` inside whatever runs then.
 _CLI_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 NAME = "hook"
 ORDER = 95
@@ -69,6 +68,8 @@ def _check_parser() -> type[argparse.ArgumentParser]:
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
     from renderer.commands.common import EXIT_USAGE, USAGE_EXIT, exit_codes_text
 
     # One sub-parser per check, so that pre-commit's order (entry, args, then file names) parses cleanly; file
@@ -95,6 +96,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from renderer.commands import lint, render, validate
     from renderer.commands.common import invoke
     from renderer.escaping import plain

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NAME = "init"
 ORDER = 5
@@ -21,6 +24,8 @@ EXIT_CODES = {0: "created (and rendered)", 1: "created, but rendering the exampl
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
     from renderer.integrations.scaffold import DEFAULT_REPO
 
     parser.add_argument("dir", nargs="?", type=Path, default=Path("."), metavar="DIR", help="repository root")

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from renderer.commands.common import add_paths, emit, error, note, paths_of
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from renderer.findings import Finding
     from renderer.render.target import Delivered
     from renderer.validation.load import LoadResult
@@ -41,6 +42,8 @@ def _target_names() -> str:
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
     add_paths(parser, many=False)
     parser.add_argument(
         "-o",

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NAME = "schema"
 ORDER = 90
@@ -22,6 +25,8 @@ EXIT_CODES = {
 
 
 def register(parser: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
     parser.add_argument(
         "-o",
         "--output",
@@ -111,6 +116,7 @@ def installed_schemas() -> Path | None:
     """The directory of the JSON Schemas the wheel installed (``<prefix>/share/allocatable/schemas``), found from the
     installed files' record; None when there is none. Cost: reads the package's RECORD once."""
     from importlib import metadata
+    from pathlib import Path
 
     try:
         dist = metadata.distribution("allocatable")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
 if TYPE_CHECKING:
     from renderer.capacity.formulas import Formula
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
 
 from renderer.commands.common import (
     EXIT_FINDINGS,
@@ -18,6 +17,7 @@ from renderer.commands.common import (
     write,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
 if TYPE_CHECKING:
     from renderer.verify.kubectl import Kubectl
     from renderer.verify.result import VerifyResult

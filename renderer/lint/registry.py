@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
+from renderer import submodules
 from renderer.lint.rule import _RULES, Rule
 
 __all__ = ["all_rules"]
@@ -18,7 +18,7 @@ def all_rules() -> dict[str, type[Rule]]:
     if not _discovered:  # not "if not _RULES": one rule imported directly must not stop discovery
         import renderer.lint.rules as pkg
 
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        for name in submodules.names(pkg.__path__, private=True):
+            importlib.import_module(f"{pkg.__name__}.{name}")
         _discovered = True
     return dict(sorted(_RULES.items()))

@@ -96,7 +96,7 @@ def stdin_file(max_bytes: int) -> Path:
 
         fd, name = tempfile.mkstemp(prefix="allocatable-stdin-", suffix=".yaml")
         copy = Path(name)
-        safepath.remove_at_exit(copy)  # at exit, also when a signal ends the run (safepath.Interrupted unwinds)
+        safepath.remove_at_exit(copy)  # at exit, also when a signal ends the run (signals.Interrupted unwinds)
         with os.fdopen(fd, "wb") as out:
             left = max_bytes + 1
             while left > 0:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-import pkgutil
 from typing import TYPE_CHECKING
 
+from renderer import submodules
 from renderer.platforms._base import (
     REGISTRY,
     Default,
@@ -137,18 +137,15 @@ def _module_names() -> tuple[str, ...]:
     documents were a fifth of ``explain``)."""
     import renderer.platforms as pkg
 
-    return tuple(
-        sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
-    )
+    return tuple(name.replace("_", "-") for name in submodules.names(pkg.__path__))
 
 
 def _load() -> dict[str, Platform]:
     if not _LOADED:
         import renderer.platforms as pkg
 
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        for name in submodules.names(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{name}")
         _LOADED.append(True)
     return REGISTRY
 

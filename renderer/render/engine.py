@@ -14,11 +14,11 @@ findings), never raises on policy problems; :func:`stream_bytes` → one YAML st
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from renderer import submodules
 from renderer.findings import Finding
 from renderer.render.target import TARGETS, Delivered, Output, RenderContext, Target, UnknownTargetError
 
@@ -45,7 +45,7 @@ def target_names() -> list[str]:
     """Every target name, from the module names alone (cheap: imports nothing)."""
     import renderer.render.targets as pkg
 
-    return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_"))
+    return sorted(name.replace("_", "-") for name in submodules.names(pkg.__path__))
 
 
 def all_targets() -> dict[str, type[Target]]:
@@ -53,9 +53,8 @@ def all_targets() -> dict[str, type[Target]]:
     if not _DISCOVERED:
         import renderer.render.targets as pkg
 
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            if not mod.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        for name in submodules.names(pkg.__path__):
+            importlib.import_module(f"{pkg.__name__}.{name}")
         _DISCOVERED.append(True)
     return dict(sorted(TARGETS.items()))
 

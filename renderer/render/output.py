@@ -22,10 +22,10 @@ Every write is **all or nothing** (``commit_files``, also used by ``init`` and `
 
 Every name is checked against the file system's limit (``safepath.name_problem``) and every destination against
 ``.git/`` and ``.github/`` (``safepath.destination_problem``) before the first byte is written. Any failure in steps
-1-2 (a full disk, a permission, an interrupt: SIGINT, SIGTERM or SIGHUP, see ``safepath.install_signal_handlers``)
+1-2 (a full disk, a permission, an interrupt: SIGINT, SIGTERM or SIGHUP, see ``signals.install_signal_handlers``)
 undoes what was done: staged files are deleted, replaced files get their previous version back, created directories
 are removed; the previous output is byte for byte what it was, and the error names the path that failed. The undo
-and step 3 run with signals deferred (``safepath.deferred_signals``), so a second signal cannot cut them short: a
+and step 3 run with signals deferred (``signals.deferred_signals``), so a second signal cannot cut them short: a
 render finishes or rolls back. A render killed outright (SIGKILL) may leave staged or kept files behind: the next
 render deletes them, and ``render --check`` reports them.
 
@@ -51,7 +51,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from renderer import safepath
+from renderer import safepath, signals
 from renderer.render.target import Delivered
 from renderer.render.yamlout import HEADER_MARK
 
@@ -428,7 +428,7 @@ def commit_files(
         raise _rolled_back(tree, staged, done, exc) from None
     # Committing: renames only (fast), with signals deferred, so a render finishes or rolls back, never stops
     # half-way; a failure undoes every step. A signal that arrived meanwhile ends the run once this is done.
-    with safepath.deferred_signals():
+    with signals.deferred_signals():
         try:
             for fd, rel, name, tmp in staged[: len(writes)]:
                 done.append(_replace(tree, fd, rel, name, tmp, f"{token}-{next(serial)}"))
@@ -457,7 +457,7 @@ def _rolled_back(
     tree: Tree, staged: list[tuple[int, str, str, str]], done: list[_Step], exc: BaseException
 ) -> BaseException:
     """Undo everything (signals deferred: a second signal cannot cut the rollback short) and say what happened."""
-    with safepath.deferred_signals():
+    with signals.deferred_signals():
         problem = _undo(tree, staged, done)
     if isinstance(exc, OutputError):
         if problem is not None:

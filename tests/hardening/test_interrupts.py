@@ -25,7 +25,7 @@ import pytest
 from hardening_support import RESERVATION, SETTINGS, assert_no_crash, cli, env, good_repo, pool, shown, snapshot, write
 from test_writing import INSTRUMENTED, NEW, OLD, _prepare, failing_call
 
-from renderer import safepath
+from renderer import signals
 from renderer.render import output
 from renderer.render.output import STAGED_RE, check
 
@@ -35,7 +35,7 @@ SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
 @contextmanager
 def handlers() -> Iterator[None]:
     saved = {sig: signal.getsignal(sig) for sig in SIGNALS}
-    safepath.install_signal_handlers()
+    signals.install_signal_handlers()
     try:
         yield
     finally:
@@ -90,7 +90,7 @@ def test_a_signal_at_every_position_of_a_render_finishes_or_rolls_back(tmp_path:
             try:
                 with signal_at(at, sig):
                     output.write(root, NEW)
-            except safepath.Interrupted as exc:
+            except signals.Interrupted as exc:
                 assert exc.signum == sig
             else:  # pragma: no cover - every position gets the signal
                 pytest.fail(f"call {at}: the render ended without the signal")

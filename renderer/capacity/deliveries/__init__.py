@@ -7,9 +7,10 @@ through :func:`module_for`. Cost: the modules are imported once, on first use.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 from types import ModuleType
 from typing import TYPE_CHECKING
+
+from renderer import submodules
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -24,10 +25,9 @@ def apis() -> dict[str, ModuleType]:
     if not _APIS:
         import renderer.capacity.deliveries as pkg
 
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            if not mod.name.startswith("_"):
-                module = importlib.import_module(f"{pkg.__name__}.{mod.name}")
-                _APIS[module.WAY] = module
+        for name in submodules.names(pkg.__path__):
+            module = importlib.import_module(f"{pkg.__name__}.{name}")
+            _APIS[module.WAY] = module
     return _APIS
 
 
