@@ -5,7 +5,7 @@ AL9xx) and the render stage (AL8xx). Each stage keeps its own codes next to the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from renderer.findings import Severity
 
@@ -13,8 +13,7 @@ from renderer.findings import Severity
 DOC_HEADINGS: tuple[str, ...] = ("What it does", "Why is this bad?", "Example", "Use instead", "Fix")
 
 
-@dataclass(frozen=True)
-class CodeInfo:
+class CodeInfo(NamedTuple):
     code: str
     name: str
     severity: Severity

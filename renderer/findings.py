@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
@@ -12,8 +12,7 @@ SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 FieldPath = tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class SourceRef:
+class SourceRef(NamedTuple):
     """Where an object came from: file (repo-relative, POSIX), document index, optional List item index."""
 
     path: str

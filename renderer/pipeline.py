@@ -324,7 +324,6 @@ def verify(
 
 def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
     """Point inventory nodes at their metadata.name (positions are resolved only now, for these nodes)."""
-    from dataclasses import replace
 
     shown = {f.display for f in result.files}
     probes = []
@@ -335,7 +334,7 @@ def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
     result.resolver.resolve([f for _, f in probes])
     for n, f in probes:
         if f.line:
-            n.source = replace(n.source, line=f.line, column=f.column)
+            n.source = n.source._replace(line=f.line, column=f.column)
 
 
 @dataclass

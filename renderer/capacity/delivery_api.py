@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from renderer.capacity.kubeletfields import kubelet_fields
 from renderer.models.kubelet_fields import SPEC_FIELDS
@@ -47,8 +47,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """One setting of the policy the API cannot take as it is (``severity`` error: refused or allocatable would differ
     from the model; warning: left out, nothing the model counts changes)."""
 

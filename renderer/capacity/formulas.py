@@ -10,7 +10,6 @@ explicit step. Cost: O(tiers) per term.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -393,7 +392,7 @@ def _validate(shape: MachineShape) -> None:
 
 def _normalized(shape: MachineShape) -> MachineShape:
     _validate(shape)
-    return replace(shape, cpus=Decimal(shape.cpus))
+    return shape._replace(cpus=Decimal(shape.cpus))
 
 
 def evaluated(formula: Formula, shape: MachineShape) -> dict[str, dict[str, Fraction]]:

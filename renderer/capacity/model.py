@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 from itertools import chain
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
@@ -52,8 +52,7 @@ _HUNDRED = Decimal(100)
 _V = TypeVar("_V")
 
 
-@dataclass(frozen=True)
-class Reserved:
+class Reserved(NamedTuple):
     quantity: Quantity
     source: str  # "explicit", "formula:<name>", "platform-default:<name>", "fallback"
 
@@ -197,8 +196,7 @@ class PoolCapacity:
         }
 
 
-@dataclass(frozen=True)
-class OverheadFit:
+class OverheadFit(NamedTuple):
     """One resource of one pod overhead over one set of pools (indexes into ``CapacityModel.pools``, ascending)."""
 
     none_fit: list[int]  # not one pod fits by this overhead alone

@@ -22,8 +22,7 @@ imports) so that the rule and the render targets share one decision.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from renderer.models.inventory import Pool
@@ -64,8 +63,7 @@ def pool_label(mcp: str) -> str:
     return f"pools.operator.machineconfiguration.openshift.io/{mcp}"
 
 
-@dataclass(frozen=True)
-class EnvValues:
+class EnvValues(NamedTuple):
     """The content of the env file: NODE_SIZING_ENABLED and the three SYSTEM_RESERVED_* values."""
 
     enabled: bool
@@ -85,8 +83,7 @@ class EnvValues:
         )
 
 
-@dataclass(frozen=True)
-class SizingPlan:
+class SizingPlan(NamedTuple):
     """What the KubeletConfig and our MachineConfig do about auto node sizing for one pool's policy."""
 
     mcp: str

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final, Literal, TypeAlias, TypeVar, cast, get_args
+from typing import Final, Literal, NamedTuple, TypeAlias, TypeVar, cast, get_args
 
 from renderer.labels import (
     INT64_MAX,
@@ -84,8 +83,7 @@ _MAX_LABEL_VALUE_LEN: Final = MAX_LABEL_VALUE_LEN
 _MAX_SHOWN_VALUES: Final = 6
 
 
-@dataclass(frozen=True, slots=True)
-class Requirement:
+class Requirement(NamedTuple):
     """One ``matchExpressions``/``matchFields`` entry."""
 
     key: str
@@ -93,8 +91,7 @@ class Requirement:
     values: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(NamedTuple):
     """One node selector term; ``fields`` are ``matchFields`` (only ``metadata.name`` is supported)."""
 
     expressions: tuple[Requirement, ...] = ()
@@ -184,16 +181,14 @@ _COMPILE_CACHE_LIMIT: Final = 65536
 _Check: TypeAlias = "tuple[int, str | None, frozenset[str], int]"
 
 
-@dataclass(frozen=True, slots=True)
-class _Solution:
+class _Solution(NamedTuple):
     """Solution for one key: a value, absence (``value`` None) or the reason no value works."""
 
     value: str | None = None
     reason: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class _Compiled:
+class _Compiled(NamedTuple):
     problem: str | None  # structural: empty or malformed term (matches nothing at all)
     reason: str | None  # problem, or why no valid label set satisfies the term
     checks: tuple[_Check, ...]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NamedTuple
 
 from renderer.capacity.model import PoolCapacity
 from renderer.findings import FieldPath
@@ -73,8 +72,7 @@ def percent_path(cc: CommitClass, resource: str) -> FieldPath:
 # ReservationPolicies: a single view of the kubelet fields, first-class or under spec.kubelet
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     value: Any
     path: FieldPath
 
@@ -327,8 +325,7 @@ def why_selected(loaded_terms: Sequence[Any], pool: Pool) -> tuple[str, list[str
 # Pool-level findings: point at the field that causes them, one finding per field
 
 
-@dataclass(frozen=True)
-class Blame:
+class Blame(NamedTuple):
     source: Any  # SourceRef
     obj: str
     field_path: FieldPath

@@ -33,6 +33,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
+from typing import NamedTuple
 
 from renderer.capacity.selectors import INT64_MAX, NAME_WITNESS_KEY, Term, parse_int64
 
@@ -46,8 +47,7 @@ _SMALL = 24
 Stack = list[tuple[list[int], "list[int] | None", frozenset[str], bool]]
 
 
-@dataclass(frozen=True, slots=True)
-class KeyConstraint:
+class KeyConstraint(NamedTuple):
     """What one term allows for one key."""
 
     presence: int  # PRESENT, ABSENT or EITHER

@@ -7,8 +7,7 @@ exactly. Cost: see each function.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from renderer.capacity.matching import to_terms
 from renderer.capacity.model import PoolCapacity
@@ -33,8 +32,7 @@ def selected_by(pc: PoolCapacity, kind: Kind) -> Sequence[Selecting]:
     return pc.commit_classes if kind == "CommitClass" else pc.reservation_policies
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(NamedTuple):
     pool: PoolCapacity
     policies: tuple[Selecting, ...]
     reasons: tuple[str, ...]  # per policy: the labels that make it match
@@ -74,8 +72,7 @@ def conflicting_pairs(ctx: LintContext, kind: Kind) -> set[tuple[int, int]]:
 # AL103: symbolic overlap without comparing all pairs (renderer.lint.overlapsearch)
 
 
-@dataclass(frozen=True)
-class Overlap:
+class Overlap(NamedTuple):
     first: Selecting
     second: Selecting
     first_term: int

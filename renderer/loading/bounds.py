@@ -7,7 +7,7 @@ document (``max_document_chars``, each List item on its own).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["DEFAULT_MAX_DOCUMENT_CHARS", "DEFAULT_MAX_FILE_BYTES", "MAX_DEPTH", "MAX_EXPANDED_NODES", "Bounds"]
 
@@ -21,8 +21,7 @@ MAX_EXPANDED_NODES = 100_000
 MAX_DEPTH = 64
 
 
-@dataclass(frozen=True, slots=True)
-class Bounds:
+class Bounds(NamedTuple):
     """What one read may cost: ``max_file_bytes`` read at most, ``max_document_chars`` per document or List item."""
 
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES

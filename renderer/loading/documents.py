@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -92,8 +92,7 @@ class RawDocument:
     span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(NamedTuple):
     """What to read: a file (``path``), standard input (``stdin``), bytes in memory (``blob``: a git blob) or a
     text already decoded (``text``). ``display`` is how problems name it (``<stdin>`` for standard input)."""
 
@@ -138,8 +137,7 @@ CAUSES = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """One located reason the input gives no documents, worded for a policy file (``message``, ``hint``).
 
     ``cause`` (one of ``CAUSES``) and ``detail`` let a caller word it its own way: for ``file``, what the file is or

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from sys import intern
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 from yaml.events import (
@@ -91,8 +91,7 @@ class DuplicateKey(Exception):
         self.mark = mark
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     """Where a node sits in the text: 1-based line and column of its first character, character offsets."""
 
     line: int

@@ -6,8 +6,8 @@ import errno
 import os
 import stat
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from renderer import safepath
 from renderer.findings import Finding
@@ -46,8 +46,7 @@ class UsageError(Exception):
     """Bad command-line input (a path that does not exist, ...): exit 2 with one line."""
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyFile:
+class PolicyFile(NamedTuple):
     abspath: Path
     display: str  # path as shown to users: relative to the working directory when inside it, POSIX
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from renderer import platforms
 from renderer.findings import SourceRef
@@ -96,8 +97,7 @@ def pool_from_node(obj: Node, source: SourceRef) -> Pool:
     )
 
 
-@dataclass(frozen=True)
-class _Facts:
+class _Facts(NamedTuple):
     name: str
     labels: dict[str, str]
     node_info: dict[str, str]

@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from renderer.models.kubelet_fields import KUBELET_CONFIGURATION_FIELDS
 
@@ -202,8 +201,7 @@ ELSEWHERE = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     field: str  # the KubeletConfiguration field it is about
     message: str
     hint: str

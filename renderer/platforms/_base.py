@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol
 
 from renderer.platforms._formula import KUBELET_DEFAULTS, Formula
 from renderer.platforms._machines import MachineMemory, configured_memory
@@ -125,8 +125,7 @@ class Probe(Protocol):
 Cause = Callable[[Probe], "str | None"]
 
 
-@dataclass(frozen=True)
-class Signal:
+class Signal(NamedTuple):
     """One way a Node shows its platform. ``kind``: label (a key, optionally ``key=value``), label-prefix,
     providerID (a prefix), kubeletVersion / osImage (a regular expression), name (a regular expression)."""
 
@@ -196,8 +195,7 @@ class Default:
         return dict(KUBELET_DEFAULTS if self.eviction_hard is None else self.eviction_hard)
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """One dated entry of a platform's history: from which release a default applies, and the upstream source."""
 
     releases: str  # "4.21 and later", "v20200423 to the AL2 removal"

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 __all__ = [
     "DEFAULT_MAX_PODS",
@@ -90,8 +90,7 @@ class FormulaError(ValueError):
 # the model
 
 
-@dataclass(frozen=True)
-class Tier:
+class Tier(NamedTuple):
     """One bracket: ``fraction`` of the part of the input up to ``up_to`` (None: no upper bound) above the previous
     bracket's bound; ``add`` is added once the input is above that lower bound (a step, in output units)."""
 
@@ -100,8 +99,7 @@ class Tier:
     add: Fraction = _ZERO
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """An input of at most ``at_most`` reserves exactly ``value`` (written as ``text`` when given)."""
 
     at_most: Fraction
@@ -109,8 +107,7 @@ class Step:
     text: str | None = None
 
 
-@dataclass(frozen=True)
-class Clamp:
+class Clamp(NamedTuple):
     """A bound: an amount (output units), or a fraction of the input; written as ``text`` when it applies."""
 
     amount: Fraction | None = None
@@ -118,14 +115,12 @@ class Clamp:
     text: str | None = None
 
 
-@dataclass(frozen=True)
-class Rounding:
+class Rounding(NamedTuple):
     mode: RoundMode
     step: Fraction = _ONE  # in output units: cores for cpu, bytes otherwise
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     """How one resource of one reserved map is computed (see the module docstring for the order of the steps).
 
     Units: cpu in cores, every other resource in bytes (pid: a count); fractions are dimensionless, so tiers map the
@@ -169,8 +164,7 @@ class Term:
         return bool(self.per_pod)
 
 
-@dataclass(frozen=True)
-class Override:
+class Override(NamedTuple):
     """Terms that replace the formula's for some machines: named machine types, or when an input is present."""
 
     terms: Mapping[str, Mapping[str, Term]]  # part -> resource -> term
@@ -232,8 +226,7 @@ class Formula:
         return replace(self, terms=terms)
 
 
-@dataclass(frozen=True)
-class MachineShape:
+class MachineShape(NamedTuple):
     """The machine a reservation is computed for.
 
     cpus: logical CPUs; may be fractional (``Decimal("3.5")``); must be > 0.
@@ -259,8 +252,7 @@ class MachineShape:
     ephemeral_storage_bytes: int | None = None
 
 
-@dataclass(frozen=True)
-class FormulaResult:
+class FormulaResult(NamedTuple):
     formula: str
     fills: str
     system_reserved: dict[str, str]

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from renderer.quantity import Quantity
@@ -146,8 +145,7 @@ def azure_vm_memory_mib(size: str) -> tuple[int, str] | None:
     return entry[1], f"Azure VM size {size}"
 
 
-@dataclass(frozen=True)
-class MachineMemory:
+class MachineMemory(NamedTuple):
     """The memory a platform formula is computed from, and where that number came from."""
 
     bytes: int

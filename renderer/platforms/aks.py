@@ -22,7 +22,6 @@ The formula lives in the closed AKS resource provider; AKS publishes it in "Node
 
 from __future__ import annotations
 
-from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -152,7 +151,7 @@ AKS before 1.29 kube-reserved (Linux nodes).
 AKS_WINDOWS = Formula(
     name="aks-windows",
     summary="AKS Windows: the 25/20/10/6/2% memory tiers + 2 GiB, cpu from the AKS table, no hard eviction",
-    terms={"kubeReserved": {"cpu": _CPU, "memory": replace(_LEGACY_MEMORY, base=Fraction(2048 * MIB))}},
+    terms={"kubeReserved": {"cpu": _CPU, "memory": _LEGACY_MEMORY._replace(base=Fraction(2048 * MIB))}},
     eviction_hard={},
     notes=_cpu_notes,
     doc=f"""\

@@ -34,7 +34,6 @@ the node's maxPods).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -123,7 +122,7 @@ _ENI = Formula(
 _AL2 = Formula(
     name="eks",
     summary=EKS.summary,
-    terms={"kubeReserved": {**_ENI.terms["kubeReserved"], "cpu": replace(_CPU, reader="bootstrap.sh (nproc x 1000)")}},
+    terms={"kubeReserved": {**_ENI.terms["kubeReserved"], "cpu": _CPU._replace(reader="bootstrap.sh (nproc x 1000)")}},
     eviction_hard=_EVICTION,
 )
 _AL2_2019 = Formula(

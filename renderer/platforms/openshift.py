@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -140,8 +139,8 @@ _CPU_V1 = Term(
     unit="cores",
     reader=_NPROC,
 )
-_CPU_V2_FLOOR = replace(_CPU_V2, minimum=_FLOOR)
-_CPU_V1_FLOOR = replace(_CPU_V1, minimum=_FLOOR)
+_CPU_V2_FLOOR = _CPU_V2._replace(minimum=_FLOOR)
+_CPU_V1_FLOOR = _CPU_V1._replace(minimum=_FLOOR)
 _ES = Term(input="fallback", base=Fraction(GIB), unit="Gi", text="1Gi")
 
 _NOT_EXPRESSIBLE = (

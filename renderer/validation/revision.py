@@ -54,7 +54,7 @@ def _unmirror(result: LoadResult, checkout: Path) -> None:
         return s.replace(prefix + "/", "/") if prefix in s else s
 
     def fix_source(src: SourceRef | None) -> SourceRef | None:
-        return replace(src, path=fix(src.path)) if src is not None and prefix in src.path else src
+        return src._replace(path=fix(src.path)) if src is not None and prefix in src.path else src
 
     def fix_finding(f: Finding) -> None:
         f.path = fix(f.path)
@@ -73,9 +73,9 @@ def _unmirror(result: LoadResult, checkout: Path) -> None:
                 loaded.source = src
     for i, pool in enumerate(pols.pools):
         if prefix in pool.source.path:
-            pols.pools[i] = replace(pool, source=replace(pool.source, path=fix(pool.source.path)))
+            pols.pools[i] = replace(pool, source=pool.source._replace(path=fix(pool.source.path)))
     pols.settings_source = fix_source(pols.settings_source)
-    result.files[:] = [replace(pf, display=fix(pf.display)) for pf in result.files]
+    result.files[:] = [pf._replace(display=fix(pf.display)) for pf in result.files]
     abspaths = getattr(result.resolver, "_abspaths", None)
     if isinstance(abspaths, dict) and any(prefix in k for k in abspaths):
         fixed = {fix(k): v for k, v in abspaths.items()}
