@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import forkrun
 import pytest
 
 CASES_DIR = Path(__file__).resolve().parent / "corpus" / "cases"
@@ -110,6 +111,8 @@ def snapshot(root: Path) -> dict[str, tuple[str, ...]]:
 
 def run_validate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1"}
+    if forkrun.usable(env):
+        return forkrun.run(["validate", REPO, *args], cwd=cwd, env=env, timeout=300)
     return subprocess.run(
         [sys.executable, "-m", "renderer", "validate", REPO, *args],
         cwd=cwd,

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import forkrun
 from privileges import drop_privileges
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -125,10 +126,13 @@ def cli(
     """``allocatable ARGS`` in a subprocess (the module, so the test venv's code runs); never hangs the suite.
 
     ``unprivileged``: as root, run it with every capability dropped (see ``tests/privileges.py``)."""
+    environment = env(**(extra_env or {}))
+    if not unprivileged and forkrun.usable(environment):
+        return forkrun.run(args, cwd=cwd, env=environment, timeout=timeout)
     return subprocess.run(
         [*(drop_privileges() if unprivileged else []), sys.executable, "-m", "renderer", *args],
         cwd=cwd,
-        env=env(**(extra_env or {})),
+        env=environment,
         capture_output=True,
         text=True,
         timeout=timeout,
