@@ -209,15 +209,17 @@ def totals_resources(model: CapacityModel, pools: list[PoolCapacity], wide: bool
     return sorted((r for r in present if wide or r in RESOURCES), key=resource_key)
 
 
+_RESOURCE_SET = frozenset(RESOURCES)
+
+
 def _reorder(value: Any) -> Any:
-    """Resource-keyed mappings in ``RESOURCES`` order, recursively (other mappings keep their order)."""
+    """Resource-keyed mappings in ``RESOURCES`` order, recursively (other mappings keep their order). A copy: the
+    mappings it is given may be shared. Cost: O(size); a call per container, none per leaf."""
     if isinstance(value, dict):
-        items = {k: _reorder(v) for k, v in value.items()}
-        if items and any(k in RESOURCES for k in items):
-            return ordered(items)
-        return items
+        items = {k: _reorder(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
+        return items if _RESOURCE_SET.isdisjoint(items) else ordered(items)
     if isinstance(value, list):
-        return [_reorder(v) for v in value]
+        return [_reorder(v) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 

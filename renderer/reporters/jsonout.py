@@ -72,37 +72,54 @@ class _Writer:
             append(int.__repr__(v))
         elif isinstance(v, float):
             append(_float(v))
-        elif isinstance(v, (list, tuple)) or (isinstance(v, Sequence) and not isinstance(v, (bytes, bytearray))):
-            if not v:
-                append("[]")
-                return
-            inner = "\n" + self.step * (level + 1)
-            append("[" + inner)
-            first = True
-            for item in v:
-                if not first:
-                    append("," + inner)
-                first = False
-                self.value(item, level + 1)
-            append("\n" + self.step * level + "]")
         elif isinstance(v, dict):
-            if not v:
-                append("{}")
-                return
-            inner = "\n" + self.step * (level + 1)
-            append("{" + inner)
-            first = True
-            for key, item in v.items():
-                if not first:
-                    append("," + inner)
-                first = False
-                append(_key(key) + ": ")
-                self.value(item, level + 1)
-            append("\n" + self.step * level + "}")
+            self.mapping(v, level)
+        elif isinstance(v, (list, tuple)) or (isinstance(v, Sequence) and not isinstance(v, (bytes, bytearray))):
+            self.sequence(v, level)
         else:
             raise TypeError(f"Object of type {v.__class__.__name__} is not JSON serializable")
         if len(self.pieces) >= _FLUSH_PIECES:
             self.flush()
+
+    # A string or a plain int inside a container is written in the container's own loop (one piece with its
+    # separator and key), not by a call of ``value`` each: most of a report's values are such leaves.
+
+    def mapping(self, v: dict[Any, Any], level: int) -> None:
+        append = self.pieces.append
+        if not v:
+            append("{}")
+            return
+        sep = "{\n" + self.step * (level + 1)
+        for key, item in v.items():
+            head = sep + (encode_basestring_ascii(key) if type(key) is str else _key(key)) + ": "
+            kind = type(item)
+            if kind is str:
+                append(head + encode_basestring_ascii(item))
+            elif kind is int:
+                append(head + int.__repr__(item))
+            else:
+                append(head)
+                self.value(item, level + 1)
+            sep = ",\n" + self.step * (level + 1)
+        append("\n" + self.step * level + "}")
+
+    def sequence(self, v: Sequence[Any], level: int) -> None:
+        append = self.pieces.append
+        if not v:
+            append("[]")
+            return
+        sep = "[\n" + self.step * (level + 1)
+        for item in v:
+            kind = type(item)
+            if kind is str:
+                append(sep + encode_basestring_ascii(item))
+            elif kind is int:
+                append(sep + int.__repr__(item))
+            else:
+                append(sep)
+                self.value(item, level + 1)
+            sep = ",\n" + self.step * (level + 1)
+        append("\n" + self.step * level + "]")
 
 
 def write_json(value: Any, out: TextIO, *, indent: int = 2) -> None:
