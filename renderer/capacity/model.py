@@ -332,7 +332,14 @@ def eviction_reservation(value: str, capacity: Quantity) -> Quantity | None:
     """Bytes a hard threshold keeps free: a quantity, or a percentage of capacity resolved as the kubelet does it
     (a float32 fraction, see ``renderer.capacity.eviction``; ``0%`` and ``100%`` disable it).
 
-    None when the value cannot be read (lint reports that)."""
+    None when the value cannot be read (lint reports that). Cost: computed once per distinct (value, capacity,
+    format) in a run (the pools of one machine shape share their thresholds), at most 4,096 kept."""
+    return _threshold(value, capacity, capacity.format)
+
+
+@lru_cache(maxsize=4096)
+def _threshold(value: str, capacity: Quantity, _format: str) -> Quantity | None:
+    """``threshold_bytes`` keyed by the capacity's format too (quantities compare by value alone)."""
     return threshold_bytes(value, capacity)
 
 
