@@ -327,6 +327,7 @@ class _Entry:
     sha: str
     parts: tuple[str, ...]  # where it goes, relative to the mirror's root
     name: str  # its path in the tree, for messages
+    size: int = 0  # bytes (what the mirror will hold)
 
 
 def _odd_name(parts: list[str]) -> str | None:
@@ -352,7 +353,7 @@ def _refuse(rev: Revision, name: str, why: str) -> UsageError:
 def _tree_entries(rev: Revision, rel: str, dest: tuple[str, ...]) -> list[_Entry]:
     """Blobs (files and symlinks) at or under ``rel`` (POSIX, relative to the top; "" for the whole repo), each with
     where it goes in the mirror (below ``dest``). Names and modes are checked here (``_odd_name``, ``_BLOB_MODES``)."""
-    args = ["ls-tree", "-r", "-z", "--full-tree", rev.commit]
+    args = ["ls-tree", "-r", "-z", "-l", "--full-tree", rev.commit]
     if rel:
         args += ["--", rel]
     proc = _git(rev.top, *args)
@@ -364,7 +365,10 @@ def _tree_entries(rev: Revision, rel: str, dest: tuple[str, ...]) -> list[_Entry
         if not record:
             continue
         meta, _, name_b = record.partition(b"\t")
-        mode, kind, sha = meta.decode("ascii", "replace").split(" ")
+        fields = meta.decode("ascii", "replace").split()
+        if len(fields) != 4:  # pragma: no cover - git's own format: mode, type, object, size (or "-")
+            raise UsageError(f"git ls-tree {rev.ref}: unexpected output")
+        mode, kind, sha, size = fields
         name = name_b.decode("utf-8", "surrogateescape")
         if kind == "commit":  # submodules are not part of the policy repo
             continue
@@ -380,7 +384,7 @@ def _tree_entries(rev: Revision, rel: str, dest: tuple[str, ...]) -> list[_Entry
         odd = _odd_name(name.split("/"))
         if odd is not None:
             raise _refuse(rev, name, f"its path holds {odd}")
-        entries.append(_Entry(mode, sha, (*dest, *parts), name))
+        entries.append(_Entry(mode, sha, (*dest, *parts), name, int(size) if size.isdigit() else 0))
     return entries
 
 
@@ -522,29 +526,27 @@ def mirror_revision(paths: list[Path], ref: str | BaseSpec | Revision) -> Mirror
         rev = resolve_revision(paths[0], ref)
     ref = rev.ref
     cwd = Path.cwd()
-    checkout = safepath.private_directory("allocatable-rev-")
+    root = policy_root(paths) if paths[0].exists() else (paths[0].parent if _looks_like_file(paths[0]) else paths[0])
+    # Everything to write is listed (and refused, if git never writes such a tree) before anything is written.
+    wanted: list[tuple[Path, tuple[str, ...]]] = []  # (work-tree path as given, its place in the mirror)
+    placed: dict[tuple[str, ...], _Entry] = {}
+    blobs: list[_Entry] = []
+    for arg in [*paths, root / SETTINGS_FILE]:
+        real = _real(arg)
+        try:
+            rel = real.relative_to(rev.top).as_posix()
+        except ValueError:
+            raise UsageError(
+                f"{arg.as_posix()} is outside the git repository {rev.top.as_posix()}; "
+                "--base compares paths of one repository"
+            ) from None
+        wanted.append((arg, _mirror_parts(arg)))
+        blobs += _check_layout(rev, _tree_entries(rev, "" if rel == "." else rel, wanted[-1][1]), placed)
+    wanted.pop()  # the settings file is read by load() from the root
+    checkout = safepath.private_directory("allocatable-rev-", size=sum(e.size for e in blobs))
     try:
         with safepath.Beneath(checkout.path) as tree:
-            root = (
-                policy_root(paths)
-                if paths[0].exists()
-                else (paths[0].parent if _looks_like_file(paths[0]) else paths[0])
-            )
-            wanted: list[tuple[Path, tuple[str, ...]]] = []  # (work-tree path as given, its place in the mirror)
-            placed: dict[tuple[str, ...], _Entry] = {}
-            for arg in [*paths, root / SETTINGS_FILE]:
-                real = _real(arg)
-                try:
-                    rel = real.relative_to(rev.top).as_posix()
-                except ValueError:
-                    raise UsageError(
-                        f"{arg.as_posix()} is outside the git repository {rev.top.as_posix()}; "
-                        "--base compares paths of one repository"
-                    ) from None
-                wanted.append((arg, _mirror_parts(arg)))
-                entries = _tree_entries(rev, "" if rel == "." else rel, wanted[-1][1])
-                _write_blobs(rev, _check_layout(rev, entries, placed), tree)
-            wanted.pop()  # the settings file is read by load() from the root
+            _write_blobs(rev, blobs, tree)
             root_parts = _mirror_parts(root)
             if not tree.exists(root_parts):
                 _make_dir(tree, rev, root_parts, root.as_posix())

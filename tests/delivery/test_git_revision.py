@@ -6,6 +6,8 @@ import dataclasses
 import gc
 import hashlib
 import os
+import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -220,3 +222,46 @@ def test_resolve_revision_from_a_deleted_directory(tmp_path: Path) -> None:
     assert rev.top == repo.resolve()
     assert rev.commit == git(repo, "rev-parse", "main").strip()
     assert rev.short == rev.commit[:12]
+
+
+# The mirror's place (renderer.safepath.memory_backed): many small files are cheaper in memory than on a disk, but
+# only where that is the system's own shared directory, there is room, and the user has not chosen a TMPDIR.
+
+
+def _shared_memory_usable() -> bool:
+    try:
+        st = os.stat("/dev/shm", follow_symlinks=False)
+    except OSError:
+        return False
+    return st.st_uid == 0 and st.st_mode & 0o1777 == 0o1777 and os.access("/dev/shm", os.W_OK)
+
+
+@pytest.mark.skipif(not _shared_memory_usable(), reason="no root-owned, sticky, writable /dev/shm here")
+def test_the_mirror_is_staged_in_shared_memory_when_it_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TMPDIR", raising=False)
+    repo = policy_repo(tmp_path / "repo")
+    with chdir(repo):
+        base = load_revision([Path("policies")], "HEAD")
+    assert base.mirrored.checkout.path.parent == Path("/dev/shm")
+    assert _pool_counts(base) == _pool_counts(load([repo / "policies"]))  # the same revision, read the same
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the user's choice wins
+    monkeypatch.setattr(tempfile, "tempdir", None)  # the standard library reads TMPDIR once a process
+    with chdir(repo):
+        chosen = load_revision([Path("policies")], "HEAD")
+    assert chosen.mirrored.checkout.path.parent == tmp_path
+
+
+def test_shared_memory_only_with_room_and_without_a_chosen_tmpdir() -> None:
+    from renderer.safepath import memory_backed
+
+    if not _shared_memory_usable() or not sys.platform.startswith("linux"):
+        assert memory_backed(1, environ={}) is None
+        return
+    vfs = os.statvfs("/dev/shm")
+    free = vfs.f_bavail * vfs.f_frsize
+    assert memory_backed(1, environ={}) == ("/dev/shm" if free >= 4 + (64 << 20) else None)
+    assert memory_backed(1, environ={"TMPDIR": "/somewhere"}) is None
+    # Room for four times the files plus 64 MiB, or the temporary directory: a nearly full /dev/shm (a container's
+    # 64 MiB one) is left alone.
+    assert memory_backed(free // 4, environ={}) is None
+    assert memory_backed(max(0, (free - (64 << 20)) // 4 - 1), environ={}) in ("/dev/shm", None)
