@@ -8,6 +8,7 @@ flushed first so a terminal shows them in order. Usage and input errors are one 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import textwrap
@@ -51,7 +52,17 @@ def note(message: str) -> None:
 
 
 class HelpFormatter(argparse.HelpFormatter):
-    """Wraps each paragraph of a description on its own; keeps indented lines (tables, exit codes) as written."""
+    """Wraps each paragraph of a description on its own; keeps indented lines (tables, exit codes) as written.
+
+    The width is found as ``shutil.get_terminal_size`` finds it (``COLUMNS``, else the terminal of stdout, else 80),
+    without importing ``shutil`` (with ``bz2``, ``lzma`` and ``zlib``: 4 – 5 ms of a 60 ms ``--help``)."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         out: list[str] = []
@@ -63,6 +74,19 @@ class HelpFormatter(argparse.HelpFormatter):
                     textwrap.fill(" ".join(para.split()), width, initial_indent=indent, subsequent_indent=indent)
                 )
         return "\n\n".join(out)
+
+
+def _terminal_columns() -> int:
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout, not a terminal
+        return 80
 
 
 def exit_codes_text(codes: Mapping[int, str]) -> str:
