@@ -24,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO
@@ -32,6 +33,8 @@ from typing import IO
 _STARTUP = ("PYTHON", "LANG", "LC_")
 
 _servers: list[subprocess.Popen[bytes]] = []
+_one_at_a_time = threading.Lock()  # a request and its two answers are one exchange
+_pending = bytearray()  # answer bytes read from the server and not used yet
 
 
 def usable(env: Mapping[str, str]) -> bool:
@@ -44,13 +47,14 @@ def usable(env: Mapping[str, str]) -> bool:
 
 def run(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float) -> subprocess.CompletedProcess[str]:
     """``allocatable ARGV`` in a forked child (see the module docstring)."""
-    server = _server()
-    assert server.stdin is not None and server.stdout is not None
-    with tempfile.TemporaryDirectory(prefix="allocatable-fork-") as tmp:
+    with _one_at_a_time, tempfile.TemporaryDirectory(prefix="allocatable-fork-") as tmp:
+        server = _server()
+        assert server.stdin is not None and server.stdout is not None
         out, err = os.path.join(tmp, "out"), os.path.join(tmp, "err")
         request = {"argv": list(argv), "cwd": str(cwd), "env": dict(env), "out": out, "err": err}
-        server.stdin.write(json.dumps(request).encode() + b"\n")
-        server.stdin.flush()
+        data = memoryview(json.dumps(request).encode() + b"\n")
+        while data:  # unbuffered (bufsize=0): a write may take part of it
+            data = data[os.write(server.stdin.fileno(), data) :]
         pid = int(_line(server.stdout, 30))
         try:
             code = int(_line(server.stdout, timeout))
@@ -63,12 +67,20 @@ def run(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: floa
 
 
 def _line(stream: IO[bytes], timeout: float) -> bytes:
-    ready, _, _ = select.select([stream], [], [], timeout)
-    if not ready:
-        raise TimeoutError
-    line = stream.readline()
-    if not line:
-        raise RuntimeError("the CLI's fork server ended; run the test with ALLOCATABLE_FUZZ=deep to see it directly")
+    """The server's next answer line. Read with ``os.read`` into a buffer of our own: a buffered reader could hold
+    the second answer already, and ``select`` on the pipe would then wait for bytes that have arrived."""
+    while b"\n" not in _pending:
+        ready, _, _ = select.select([stream], [], [], timeout)
+        if not ready:
+            raise TimeoutError
+        chunk = os.read(stream.fileno(), 4096)
+        if not chunk:
+            raise RuntimeError(
+                "the CLI's fork server ended; run the test with ALLOCATABLE_FUZZ=deep to see it directly"
+            )
+        _pending.extend(chunk)
+    line, _, rest = bytes(_pending).partition(b"\n")
+    _pending[:] = rest
     return line
 
 
@@ -81,7 +93,8 @@ def _server() -> subprocess.Popen[bytes]:
     if not _servers or _servers[0].poll() is not None:
         here = os.path.dirname(os.path.abspath(__file__))
         code = f"import sys; sys.path.insert(0, {here!r}); import forkrun; forkrun.serve()"
-        proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+        _pending.clear()
         atexit.register(_stop, proc)
         _servers[:] = [proc]
     return _servers[0]
