@@ -5,7 +5,7 @@ and a pull request from a fork is hostile: its files, their names, its symlinks 
 attacker's. Only the command line (the workflow, the plugin configuration, the person typing) is trusted. So a path
 the user *names* is honoured, but nothing *found* in the tree — a symlink, a name, a tree entry, a setting — may
 take a read or a write anywhere the user did not name. Standard library only (``--help`` and the shell steps import
-it); the lowest layer: it imports nothing from the project.
+it); the lowest layer: from the project it imports only ``renderer.signals`` (its interruption part).
 
 What each part guarantees (docs/security.md lists the tests):
 
