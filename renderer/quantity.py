@@ -427,6 +427,24 @@ class Quantity:
             nanos = _decimal_to_nanos(_EXACT.multiply(Decimal(self._nanos), factor), 0)
         return self._result(nanos, self._format, "*", factor)
 
+    def scale_fraction(self, numerator: int, denominator: int) -> Quantity:
+        """Multiply exactly by ``numerator / denominator`` (``denominator`` > 0), then round the magnitude up to nano
+        precision, as :meth:`scale` does; in integers (``scale(Decimal(p) / 100)`` without Decimal's cost).
+
+        The format is kept. Raises :class:`QuantityError` if the result is out of range."""
+        if denominator <= 0:
+            raise ValueError(f"a scale denominator must be positive, not {denominator}")
+        nanos = _div_away_from_zero(self._nanos * numerator, denominator)
+        return self._result(nanos, self._format, "*", f"{numerator}/{denominator}")
+
+    def floor_to(self, places: int) -> Quantity:
+        """Round toward minus infinity to a whole number of ``10**-places`` units (0: whole units, 3: thousandths;
+        0 <= places <= 9). The format is kept."""
+        if not 0 <= places <= 9:
+            raise ValueError(f"places must be between 0 and 9, not {places}")
+        step = 10 ** (9 - places)
+        return self._result(self._nanos // step * step, self._format, "floor", places)
+
     def clamp_min_zero(self) -> Quantity:
         """Return this quantity, or a zero in the same format if it is negative."""
         return _new_quantity(0, self._format) if self._nanos < 0 else self

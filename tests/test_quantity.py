@@ -741,3 +741,46 @@ def test_add_sub_are_exact(a: int, b: int) -> None:
         result = qa + qb if op == "+" else qa - qb
         assert result.value == nanos_to_decimal(expected)
         assert result.format == ("BinarySI" if a else "DecimalExponent")
+
+
+@given(nanos_in_range, st.integers(min_value=-(10**4), max_value=10**4), st.integers(min_value=1, max_value=10**4))
+@example(10**9, 150, 100)
+@example(-1, 1, 3)
+def test_scale_fraction_matches_the_exact_product(nanos: int, numerator: int, denominator: int) -> None:
+    """The integer path gives what the exact rational product, rounded away from zero, is (the reference reading)."""
+    q = Quantity.from_value(nanos_to_decimal(nanos), "BinarySI")
+    exact = REF.divide(REF.multiply(q.value, Decimal(numerator)), Decimal(denominator))
+    expected = ref_round(exact)
+    if denominator in (1, 2, 4, 5, 10, 100, 1000):  # finite decimals: scale gives the same
+        assert ref_round(REF.multiply(q.value, REF.divide(Decimal(numerator), Decimal(denominator)))) == expected
+    if abs(expected) > MAX:
+        with pytest.raises(QuantityError):
+            q.scale_fraction(numerator, denominator)
+        return
+    got = q.scale_fraction(numerator, denominator)
+    assert got.value == expected
+    assert got.format == "BinarySI"
+    if denominator == 100:
+        assert got == q.scale(Decimal(numerator) / 100)
+
+
+@given(nanos_in_range, st.integers(min_value=0, max_value=9), formats)
+def test_floor_to_rounds_toward_minus_infinity(nanos: int, places: int, fmt: Format) -> None:
+    q = Quantity.from_value(nanos_to_decimal(nanos), fmt)
+    step = Decimal(1).scaleb(-places)
+    expected = (q.value / step).to_integral_value(rounding="ROUND_FLOOR") * step
+    if abs(expected) > MAX:
+        with pytest.raises(QuantityError):
+            q.floor_to(places)
+        return
+    got = q.floor_to(places)
+    assert got.value == expected.normalize() or got.value == expected
+    assert got <= q and got.format == fmt
+
+
+def test_scale_fraction_and_floor_to_reject_bad_arguments() -> None:
+    q = Quantity.parse("1")
+    with pytest.raises(ValueError):
+        q.scale_fraction(1, 0)
+    with pytest.raises(ValueError):
+        q.floor_to(10)

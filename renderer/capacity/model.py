@@ -297,9 +297,7 @@ def _floor(q: Quantity, resource: str) -> Quantity:
     """Round down: cpu to whole millicores, other resources to whole units; never below 0."""
     if q.is_negative():
         return Quantity.from_value(0, q.format)
-    if resource == "cpu":
-        return Quantity.from_value(Decimal(q.floor_milli_value()) / 1000, q.format)
-    return Quantity.from_value(q.floor_int_value(), q.format)
+    return q.floor_to(3 if resource == "cpu" else 0)
 
 
 def commit_value(
@@ -315,8 +313,8 @@ def commit_value(
         base = (capacity - reserved - hugepages).clamp_min_zero()
         if percent == 100:
             return _floor(base, resource)
-        return _floor(base.scale(Decimal(percent) / _HUNDRED), resource)
-    scaled_capacity = capacity.scale(Decimal(percent) / _HUNDRED)
+        return _floor(base.scale_fraction(percent, 100), resource)
+    scaled_capacity = capacity.scale_fraction(percent, 100)
     return _floor((scaled_capacity - reserved - hugepages).clamp_min_zero(), resource)
 
 
