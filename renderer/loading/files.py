@@ -212,7 +212,7 @@ def discover(
     lies more than ``safepath.MAX_TREE_DEPTH`` levels down, is an AL006 finding, never skipped. Standard input is
     ``-`` on the command line (``STDIN_PATH``), shown as ``<stdin>`` and copied once (``stdin_file``, at most
     ``max_bytes``); a file or directory *named* ``-`` is read as what it is. Cost: one walk of the tree (iterative,
-    ``safepath.walk``), one ``lstat`` per entry.
+    ``safepath.walk``), one ``lstat`` per entry, one ``realpath`` per directory.
     """
     cwd = Path.cwd()
     check_named(paths)
@@ -309,15 +309,34 @@ def discover(
                     continue
                 keep_dirs.append(d)
             dirnames[:] = keep_dirs
+            # A plain file's real path, absolute path and display are its directory's and its name (the walk never
+            # enters a symlinked directory): worked out once per directory, not once per file.
+            here: tuple[str, Path, str] | None = None
             for name in filenames:
                 if name.startswith(".") or not name.endswith(POLICY_SUFFIXES):
                     continue
-                full = base / name
+                entry = os.path.join(dirpath, name)
                 try:
-                    fst = full.lstat()
+                    fst = os.lstat(entry)
                 except OSError as exc:
-                    findings.append(_file_error("AL006", shown(full), f"cannot read file: {exc.strerror or exc}"))
+                    findings.append(
+                        _file_error("AL006", shown(Path(entry)), f"cannot read file: {exc.strerror or exc}")
+                    )
                     continue
-                add(full, fst)
+                if stat.S_ISLNK(fst.st_mode):
+                    add(Path(entry), fst)
+                    continue
+                if here is None:
+                    dir_shown = shown(base)
+                    if dir_shown == ".":
+                        dir_shown = ""
+                    elif not dir_shown.endswith("/"):
+                        dir_shown += "/"
+                    here = (os.path.realpath(dirpath), base.absolute(), dir_shown)
+                real = os.path.join(here[0], name)
+                if real in seen:
+                    continue
+                seen.add(real)
+                files.append(PolicyFile(abspath=here[1] / name, display=here[2] + name))
     files.sort(key=lambda f: f.display)
     return files, findings
