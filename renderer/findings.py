@@ -79,11 +79,13 @@ class CappedFindings(list[Finding]):
     def __init__(self, findings: Iterable[Finding] = (), limit: int = MAX_PER_RULE_AND_FILE) -> None:
         super().__init__()
         self.limit = limit
+        self.added = 0  # every finding added, kept or not
         self._counts: dict[tuple[str, str], int] = {}
         self._first_left_out: dict[tuple[str, str], Finding] = {}
         self.extend(findings)
 
     def append(self, finding: Finding) -> None:
+        self.added += 1
         key = (finding.code, finding.path)
         count = self._counts.get(key, 0) + 1
         self._counts[key] = count

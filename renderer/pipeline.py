@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
     from renderer.render.engine import RenderResult
+    from renderer.validation.reuse import FileMemo
     from renderer.validation.validate import PolicySet
     from renderer.verify.kubectl import Kubectl
     from renderer.verify.pods import PodRecord
@@ -87,9 +88,17 @@ def _stage(fn: Callable[_P, _R]) -> Callable[_P, _R]:
 
 
 @_stage
-def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
-    """Read and validate every policy document under ``paths`` (default: ``policies/``)."""
-    return _load(paths, max_file_bytes=max_file_bytes)
+def load(paths: list[Path], *, max_file_bytes: int | None = None, memo: FileMemo | None = None) -> LoadResult:
+    """Read and validate every policy document under ``paths`` (default: ``policies/``); ``memo``: shared with
+    the load of another revision (``renderer.validation.reuse``)."""
+    return _load(paths, max_file_bytes=max_file_bytes, memo=memo)
+
+
+def _memo() -> FileMemo:
+    """One for the two loads of a ``--base`` run: a file both revisions hold unchanged is read once."""
+    from renderer.validation.reuse import FileMemo
+
+    return FileMemo()
 
 
 def _model_and_findings(
@@ -138,7 +147,8 @@ def lint(
         from renderer.loading.git import parse_base
 
         spec = parse_base(base, tip=base_tip, allow_head=False)
-    result = load(paths, max_file_bytes=max_file_bytes)
+    memo = _memo() if spec is not None else None
+    result = load(paths, max_file_bytes=max_file_bytes, memo=memo)
     if not result.ok:
         return LintResult(result, result.finish(result.findings))
     base_model = None
@@ -146,7 +156,7 @@ def lint(
     if spec is not None:
         from renderer.validation.revision import load_revision
 
-        base_load = load_revision(paths or [Path("policies")], spec, max_file_bytes=max_file_bytes)
+        base_load = load_revision(paths or [Path("policies")], spec, max_file_bytes=max_file_bytes, memo=memo)
         base_model, base_rev = build(base_load.policies), base_load.revision
     model, findings = _model_and_findings(result, base_model, spec.ref if spec is not None else None)
     return LintResult(result, result.finish([*result.findings, *findings]), model, base_rev)
@@ -284,7 +294,8 @@ def verify(
         from renderer.loading.git import parse_base, resolve_base
 
         base_rev = resolve_base(paths[0], parse_base(base, tip=base_tip, allow_head=False))
-    result = load(paths, max_file_bytes=max_file_bytes)
+    memo = _memo() if base_rev is not None else None
+    result = load(paths, max_file_bytes=max_file_bytes, memo=memo)
     if not result.ok:
         result.finish(result.findings)
         return Verified(result)
@@ -308,7 +319,7 @@ def verify(
     if base_rev is not None:
         from renderer.validation.revision import load_revision
 
-        base_load = load_revision(paths, base_rev, max_file_bytes=max_file_bytes)
+        base_load = load_revision(paths, base_rev, max_file_bytes=max_file_bytes, memo=memo)
         if not base_load.ok:
             return Verified(result, base_invalid=True, base=base_rev)
         base_policies = base_load.policies
@@ -378,15 +389,17 @@ def diff(
         cluster = read_snapshot(snapshot, platform, max_file_bytes)  # first: a bad dump costs no git read
     # One side at a time: the base is loaded, modelled and linted, and its findings placed, before the head is read,
     # so what the base's reading and rules leave behind is freed first.
-    base_load = load_revision(paths, spec, max_file_bytes=max_file_bytes)
+    memo = _memo()  # the files both revisions hold unchanged are read once
+    base_load = load_revision(paths, spec, max_file_bytes=max_file_bytes, memo=memo)
     base_model, base_findings = _model_and_findings(base_load)
     base_finished = base_load.finish([*base_load.findings, *base_findings])
     del base_findings
     head_load = (
-        load_revision(paths, head, max_file_bytes=max_file_bytes)
+        load_revision(paths, head, max_file_bytes=max_file_bytes, memo=memo)
         if head
-        else load(paths, max_file_bytes=max_file_bytes)
+        else load(paths, max_file_bytes=max_file_bytes, memo=memo)
     )
+    del memo
     head_model, head_findings = _model_and_findings(head_load, base_model, base)
     base_rev = base_load.revision
     head_rev = head_load.revision

@@ -385,10 +385,6 @@ class Quantity:
         """The value in thousandths, rounded toward minus infinity (never more than the quantity)."""
         return self._nanos // 10**6
 
-    def floor_int_value(self) -> int:
-        """The value in whole units, rounded toward minus infinity (never more than the quantity)."""
-        return self._nanos // _NANO
-
     def floor_div(self, other: Quantity) -> int:
         """How many times ``other`` fits in this quantity, rounded toward minus infinity; exact (integers)."""
         return self._nanos // other._nanos

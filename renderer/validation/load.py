@@ -12,12 +12,22 @@ from typing import TYPE_CHECKING
 
 from renderer.findings import Finding
 from renderer.loading.documents import Bounds, Source, read
-from renderer.loading.files import SETTINGS_FILE, PolicyFile, discover, is_stdin, policy_root, settings_file
+from renderer.loading.files import (
+    SETTINGS_FILE,
+    FileProblem,
+    PolicyFile,
+    discover,
+    is_stdin,
+    policy_root,
+    read_regular,
+    settings_file,
+)
 from renderer.loading.positions import PositionResolver
 from renderer.validation.validate import PolicySet, Validator
 
 if TYPE_CHECKING:
     from renderer.loading.git import MirroredRevision, Revision
+    from renderer.validation.reuse import FileMemo
 
 __all__ = ["LoadResult", "load"]
 
@@ -49,8 +59,11 @@ class LoadResult:
         return findings
 
 
-def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
-    """Read and validate every policy document under ``paths`` (default: ``policies/``)."""
+def load(paths: list[Path], *, max_file_bytes: int | None = None, memo: FileMemo | None = None) -> LoadResult:
+    """Read and validate every policy document under ``paths`` (default: ``policies/``).
+
+    ``memo``: shared by the loads of two revisions, a file whose bytes another load validated without a finding
+    is not read again (``renderer.validation.reuse``)."""
     if not paths:
         paths = [Path("policies")]
     root = policy_root(paths) if paths[0].exists() or is_stdin(paths[0]) else paths[0]
@@ -76,7 +89,25 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
     validator.findings.extend(problems)
     bounds = Bounds(max_file_bytes=limit)
     for pf in files:
-        got = read(Source.file(pf.abspath, pf.display), bounds)
+        source = Source.file(pf.abspath, pf.display)
+        key = None
+        if memo is not None:
+            try:
+                data = read_regular(pf.abspath, bounds.max_file_bytes)
+            except FileProblem:
+                pass  # read below, as without a memo: the problem is worded there
+            else:
+                key = memo.key(pf.display, bounds, data)
+                known = memo.get(key)
+                if known is not None:
+                    abspaths[pf.display] = pf.abspath
+                    for record in known:
+                        validator.register(*record)
+                    continue
+                source = Source.of_bytes(data, pf.display)
+                del data
+        got = read(source, bounds)
+        del source
         if not got.ok:
             validator.findings.extend(got.findings())
             continue
@@ -89,8 +120,17 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None) -> LoadResult:
                 )
             )
             continue
+        if key is None:
+            for doc in docs:
+                validator.add_document(doc)
+            continue
+        assert memo is not None
+        before, validator.recording = validator.findings.added, []
         for doc in docs:
             validator.add_document(doc)
+        if validator.findings.added == before:
+            memo.put(key, validator.recording)
+        validator.recording = None
     result = LoadResult(
         policies=validator.policies,
         findings=validator.findings.close(),

@@ -17,22 +17,31 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from renderer.findings import Finding, SourceRef
 from renderer.loading.git import BaseSpec, Revision, mirror_revision
 from renderer.validation.load import LoadResult, load
 
+if TYPE_CHECKING:
+    from renderer.validation.reuse import FileMemo
+
 __all__ = ["load_revision"]
 
 
 def load_revision(
-    paths: list[Path], ref: str | BaseSpec | Revision, *, max_file_bytes: int | None = None
+    paths: list[Path],
+    ref: str | BaseSpec | Revision,
+    *,
+    max_file_bytes: int | None = None,
+    memo: FileMemo | None = None,
 ) -> LoadResult:
-    """Load ``paths`` (default ``policies/``) as they are at git revision ``ref``; see the module docstring."""
+    """Load ``paths`` (default ``policies/``) as they are at git revision ``ref``; see the module docstring.
+    ``memo``: as :func:`renderer.validation.load.load` takes it."""
     mirrored = mirror_revision(paths, ref)
     try:
         with mirrored.working_directory():
-            result = load(mirrored.load_paths, max_file_bytes=max_file_bytes)
+            result = load(mirrored.load_paths, max_file_bytes=max_file_bytes, memo=memo)
     except BaseException:
         mirrored.checkout.cleanup()
         raise

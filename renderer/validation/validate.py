@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, TypeVar, cast
 
 from pydantic_core import ValidationError
 
@@ -95,6 +95,14 @@ def validated(kind: str, data: Any) -> Record:
 def default_settings() -> Settings:
     """The settings of a repo without ``.allocatable.yaml``."""
     return cast(Settings, validators.new("Settings"))
+
+
+class Registered(NamedTuple):
+    """One record a document became, as the validator registered it (``Validator.recording``)."""
+
+    record: Record
+    source: SourceRef
+    ref: str
 
 
 @dataclass(slots=True)
@@ -187,6 +195,8 @@ class Validator:
         self.findings: CappedFindings = CappedFindings()
         self._seen: dict[tuple[str, str], tuple[SourceRef, str]] = {}
         self._requirements: dict[tuple[Any, ...], Record] = {}
+        #: when a list: every record registered is added to it too (``renderer.validation.reuse``)
+        self.recording: list[Registered] | None = None
 
     def _error(
         self,
@@ -319,9 +329,12 @@ class Validator:
                 field_path=found[0] if found else (),
             )
             return
-        self._register(obj, source, ref or kind)
+        self.register(obj, source, ref or kind)
 
-    def _register(self, obj: Record, source: SourceRef, ref: str) -> None:
+    def register(self, obj: Record, source: SourceRef, ref: str) -> None:
+        """Add a validated record, as a document that validated into it does (names checked, pools built)."""
+        if self.recording is not None:
+            self.recording.append(Registered(obj, source, ref))
         if isinstance(obj, Node):
             missing = [k for k in ("cpu", "memory") if k not in obj.status.capacity]
             if missing:
