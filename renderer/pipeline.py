@@ -114,7 +114,7 @@ def _model_and_findings(
     return model, run_rules(result, model, base_model=base_model, base_ref=base_ref, other_codes=render_codes)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LintResult:
     """``load`` plus the lint stage: every finding (validation first if any), positions resolved, sorted."""
 
@@ -162,7 +162,7 @@ def lint(
     return LintResult(result, result.finish([*result.findings, *findings]), model, base_rev)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Explanation:
     """``explain``: the pools asked for (``explained``), or why not (invalid input: ``load.findings``; pool names
     that match no pool: ``missing``, with ``known``)."""
@@ -194,7 +194,7 @@ def explain(paths: list[Path], *, max_file_bytes: int | None = None, pools: list
     return Explanation(result, Explained(model, chosen))
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Rendered:
     """``render``: the files (``result``), or the findings that stop it (``findings``: validation or lint errors,
     or the targets' own); ``stage`` says where it stopped: ``load``, ``lint``, ``targets`` or ``done``."""
@@ -251,7 +251,7 @@ def render(
     return Rendered(result, "done" if rendered.ok else "targets", findings, rendered)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Verified:
     """``verify``: the comparison (``result``), or invalid policies (``load.findings``, ``result`` None); a base
     revision that does not validate is ``base_invalid``."""
@@ -348,7 +348,7 @@ def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
             n.source = n.source._replace(line=f.line, column=f.column)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Diffed:
     """``diff``: the two sides compared, per pool and finding; with a snapshot, the simulation (``result.impact``
     too, for the reporters)."""

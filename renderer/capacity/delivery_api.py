@@ -57,7 +57,7 @@ class Problem(NamedTuple):
     hint: str
 
 
-@dataclass
+@dataclass(eq=False)
 class Translation:
     """What one pool's policy becomes in an API: ``document`` (None: nothing to deliver) and its problems."""
 

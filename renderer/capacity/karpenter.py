@@ -30,11 +30,10 @@ Pure domain code: no I/O, no third-party imports. Cost: O(tiers) per term.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 from math import lcm
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from renderer.capacity.formulas import GIB, MIB, PARTS, Formula, Term, fmt_number
 from renderer.quantity import Quantity
@@ -70,15 +69,14 @@ class NotExpressible(ValueError):
     """A formula that has no faithful CEL form over Karpenter's variables (the message says why)."""
 
 
-@dataclass(frozen=True)
-class CelForm:
+class CelForm(NamedTuple):
     """A formula's reserved values for Karpenter: per map, CEL expressions, or quantities where the value is constant;
     ``missing`` holds the resources that have no CEL form, with the reason."""
 
     formula: str
     parts: dict[str, dict[str, str]]
     expressions: frozenset[tuple[str, str]]  # (part, resource) whose value is an expression
-    missing: dict[tuple[str, str], str] = field(default_factory=dict)
+    missing: dict[tuple[str, str], str]  # always given: a default map would be shared
 
     @property
     def fills(self) -> str:

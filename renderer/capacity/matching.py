@@ -44,7 +44,7 @@ def to_terms(terms: Sequence[NodeSelectorTerm]) -> tuple[Term, ...]:
     )
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Matches:
     """For each pool (by index in PolicySet.pools) the policies that apply, in source order (pools matched alike
     share one list: read only)."""

@@ -203,7 +203,7 @@ class OverheadFit(NamedTuple):
     bounded: list[tuple[int, int]]  # (pool, pods that fit) where fewer than the pool's max pods fit
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CapacityModel:
     policies: PolicySet
     matches: Matches

@@ -70,10 +70,9 @@ class KeyConstraint(NamedTuple):
         return "either"  # NotIn alone: the label may be absent or hold any other value
 
 
-@dataclass(frozen=True, slots=True)
-class TermInfo:
+class TermInfo(NamedTuple):
     policy: int  # index of the policy
-    index: int  # index of the term in the policy's selector
+    index: int  # type: ignore[assignment]  # the term's index in its policy's selector (shadows tuple.index)
     term: Term
     keys: dict[str, KeyConstraint]
 
@@ -158,7 +157,7 @@ def compatible(a: TermInfo, b: TermInfo) -> bool:
     return shared
 
 
-@dataclass
+@dataclass(eq=False)
 class SearchStats:
     """What the search did: ``work`` counts term-key visits over all tasks, ``tasks`` the tasks, ``checked`` the
     pairs that reached ``compatible``, ``candidates`` those that passed it (the exact check's input)."""
@@ -169,7 +168,7 @@ class SearchStats:
     candidates: int = 0
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Search:
     infos: Sequence[TermInfo]
     stats: SearchStats

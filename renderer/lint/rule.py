@@ -39,7 +39,7 @@ class LintFinding(Finding):
     related: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LintContext:
     load: LoadResult
     model: CapacityModel

@@ -55,7 +55,7 @@ class Problem:
     code: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SuppressionIndex:
     by_object: dict[str, dict[str, Suppression]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)

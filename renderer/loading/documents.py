@@ -79,10 +79,9 @@ LIST_PRUNE: Prune = {("v1", "Node"): NODE_FIELDS}
 DEFAULT_BOUNDS = Bounds()
 
 
-@dataclass(frozen=True, slots=True)
-class RawDocument:
+class RawDocument(NamedTuple):
     path: str
-    index: int
+    index: int  # type: ignore[assignment]  # a field: shadows tuple.index, never called here
     line: int  # 1-based line of the document's root node
     data: Any
     #: For a document with a root ``items`` sequence (a v1 List): where each item sits in the text (a zero-width
@@ -158,7 +157,7 @@ class Problem(NamedTuple):
         return Finding(self.code, "error", self.message, path, self.line, self.column, hint=self.hint)
 
 
-@dataclass
+@dataclass(eq=False)
 class Read:
     """What ``read`` gives: the documents, or the problems (never both), and the text when it was kept."""
 

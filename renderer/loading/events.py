@@ -23,7 +23,6 @@ Cost: one pass over the events, O(events); memory O(largest document built + kep
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
 from sys import intern
 from typing import Any, NamedTuple
 
@@ -104,18 +103,16 @@ class Span(NamedTuple):
         return Span(start.line + 1, start.column + 1, start.index, end.index)
 
 
-@dataclass(frozen=True, slots=True)
-class ListItem:
-    index: int
+class ListItem(NamedTuple):
+    index: int  # type: ignore[assignment]  # a field: shadows tuple.index, never called here
     span: Span
     data: Any
     #: The root object of a document that is not a List (``objects=True``), not an item of a List.
     whole_document: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class StreamDocument:
-    index: int
+class StreamDocument(NamedTuple):
+    index: int  # type: ignore[assignment]  # a field: shadows tuple.index, never called here
     span: Span
     data: Any
     #: For a document whose root mapping has an ``items`` sequence: the span of each item (same order).

@@ -20,8 +20,7 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from renderer.loading.jsonscan import NeedsYamlPath, depth_ok, json_decoder, json_item, plain_json
 
@@ -31,12 +30,11 @@ CHUNK = 1 << 20
 _WS = " \t\r\n"
 
 
-@dataclass(frozen=True, slots=True)
-class StreamedItem:
+class StreamedItem(NamedTuple):
     """One object of the dump: its kept fields, where it starts, and the window it was read from (``text[start:end]``
     is its text, for locating a problem in it; the window is dropped once the caller lets go of the item)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # a field: shadows tuple.index, never called here
     line: int
     column: int
     data: Any

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 __all__ = ["LoadResult", "load"]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LoadResult:
     policies: PolicySet
     findings: list[Finding]

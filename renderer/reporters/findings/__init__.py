@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 __all__ = ["Report"]
 
 
-@dataclass
+@dataclass(eq=False)
 class Report:
     """What a command found: its name, the findings (positions resolved, sorted) and what it read; ``base``: the
     commit a ``--base`` compared with (every format says which)."""
