@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, overload
 
 from renderer.capacity.model import RESOURCES as _POOL_RESOURCES
-from renderer.capacity.model import CapacityModel, PoolCapacity, Reserved
+from renderer.capacity.model import CapacityModel, Fragments, PoolCapacity, Reserved
 from renderer.quantity import Quantity
 from renderer.units import column, is_bytes
 
@@ -223,12 +223,20 @@ def _reorder(value: Any) -> Any:
     return value
 
 
-def pool_json(model: CapacityModel, pc: PoolCapacity) -> dict[str, Any]:
-    """One pool of ``as_json``'s ``pools``."""
-    doc: dict[str, Any] = _reorder(
-        {**pc.as_dict(), "delivery": delivery(pc, model.policies.settings.render.karpenter.expressions)}
-    )
+def pool_json(model: CapacityModel, pc: PoolCapacity, fragments: Fragments | None = None) -> dict[str, Any]:
+    """One pool of ``as_json``'s ``pools``; ``fragments``: shared by the pools of one report (each shared value's
+    JSON made once, in resource order). The pool's own parts are put in resource order here: the document is what
+    ``_reorder`` of the whole would give."""
+    fragments = fragments if fragments is not None else Fragments(_reorder)
+    doc = pc.as_dict(fragments)
+    for key in _OWN_PARTS:
+        doc[key] = _reorder(doc[key])
+    doc["delivery"] = _reorder(delivery(pc, model.policies.settings.render.karpenter.expressions))
     return doc
+
+
+#: The parts of ``PoolCapacity.as_dict`` made for each pool (not from shared values): ordered by ``pool_json``.
+_OWN_PARTS = ("labels", "commitClasses", "reservationPolicies", "notes")
 
 
 class PoolDocuments(Sequence[dict[str, Any]]):
@@ -238,6 +246,7 @@ class PoolDocuments(Sequence[dict[str, Any]]):
     def __init__(self, model: CapacityModel, pools: list[PoolCapacity]) -> None:
         self._model = model
         self._pools = pools
+        self._fragments = Fragments(_reorder)
 
     def __len__(self) -> int:
         return len(self._pools)
@@ -250,8 +259,8 @@ class PoolDocuments(Sequence[dict[str, Any]]):
 
     def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
         if isinstance(i, slice):
-            return [pool_json(self._model, pc) for pc in self._pools[i]]
-        return pool_json(self._model, self._pools[i])
+            return [pool_json(self._model, pc, self._fragments) for pc in self._pools[i]]
+        return pool_json(self._model, self._pools[i], self._fragments)
 
 
 def as_json(model: CapacityModel, pools: list[PoolCapacity]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ advertises more than the arithmetic allows.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -153,47 +153,95 @@ class PoolCapacity:
             resource, self.system_reserved, self.kube_reserved, self.eviction_reserved, self.cpu_override
         )
 
-    def as_dict(self) -> dict[str, Any]:
-        def q(d: dict[str, Quantity]) -> dict[str, str]:
-            return {k: str(v) for k, v in sorted(d.items())}
-
-        def r(d: dict[str, Reserved]) -> dict[str, str]:
-            return {k: str(v.quantity) for k, v in sorted(d.items())}
-
+    def as_dict(self, fragments: Fragments | None = None) -> dict[str, Any]:
+        """The pool's figures as JSON values. ``fragments``: the parts made from the model's shared values (maps,
+        overhead figures) are made once per value and given to every pool that holds it (see :class:`Fragments`)."""
+        part = fragments.part if fragments is not None else _made
+        pool = self.pool
+        count = pool.count
         return {
-            "name": self.pool.name,
-            "origin": self.pool.origin,
-            "count": self.pool.count,
-            "platform": self.pool.platform,
-            "labels": dict(sorted(self.pool.labels.items())),
+            "name": pool.name,
+            "origin": pool.origin,
+            "count": count,
+            "platform": pool.platform,
+            "labels": dict(sorted(pool.labels.items())),
             "commitClasses": [c.name for c in self.commit_classes],
-            "percent": dict(self.percent),
-            "commitRule": dict(self.commit_rule),
+            "percent": part("percent", self.percent, dict),
+            "commitRule": part("commitRule", self.commit_rule, dict),
             "reservationPolicies": [p.name for p in self.reservation_policies],
             "formula": self.formula.formula if self.formula else None,
             "platformDefault": self.platform_default.name if self.platform_default else None,
-            "capacity": q(self.capacity),
-            "systemReserved": r(self.system_reserved),
-            "kubeReserved": r(self.kube_reserved),
+            "capacity": part("q", self.capacity, _texts),
+            "systemReserved": part("r", self.system_reserved, _reserved_texts),
+            "kubeReserved": part("r", self.kube_reserved, _reserved_texts),
             "reservedSources": {
-                "systemReserved": {k: v.source for k, v in sorted(self.system_reserved.items())},
-                "kubeReserved": {k: v.source for k, v in sorted(self.kube_reserved.items())},
+                "systemReserved": part("sources", self.system_reserved, _sources),
+                "kubeReserved": part("sources", self.kube_reserved, _sources),
             },
-            "evictionHard": dict(sorted(self.eviction_hard.items())),
+            "evictionHard": part("sorted", self.eviction_hard, _sorted),
             "evictionHardSource": self.eviction_source,
-            "evictionReserved": q(self.eviction_reserved),
+            "evictionReserved": part("q", self.eviction_reserved, _texts),
             "maxPods": self.max_pods,
-            "allocatable": q(self.allocatable),
-            "committedAllocatable": q(self.committed),
+            "allocatable": part("q", self.allocatable, _texts),
+            "committedAllocatable": part("q", self.committed, _texts),
             "clusterTotals": {
-                "nodes": self.pool.count,
-                "capacity": q(_times(self.capacity, self.pool.count)),
-                "allocatable": q(_times(self.allocatable, self.pool.count)),
-                "committedAllocatable": q(_times(self.committed, self.pool.count)),
+                "nodes": count,
+                "capacity": part("times", self.capacity, lambda d: _texts(_times(d, count)), count),
+                "allocatable": part("times", self.allocatable, lambda d: _texts(_times(d, count)), count),
+                "committedAllocatable": part("times", self.committed, lambda d: _texts(_times(d, count)), count),
             },
-            "runtimeClasses": [o.as_dict() for o in self.overhead],
+            "runtimeClasses": [part("overhead", o, OverheadFigures.as_dict) for o in self.overhead],
             "notes": list(self.notes),
         }
+
+
+_T = TypeVar("_T")
+
+
+def _made(kind: str, value: _T, make: Callable[[_T], Any], extra: object = None) -> Any:
+    """A fragment made for one pool alone (no :class:`Fragments`)."""
+    return make(value)
+
+
+def _texts(d: dict[str, Quantity]) -> dict[str, str]:
+    return {k: str(v) for k, v in sorted(d.items())}
+
+
+def _reserved_texts(d: dict[str, Reserved]) -> dict[str, str]:
+    return {k: str(v.quantity) for k, v in sorted(d.items())}
+
+
+def _sources(d: dict[str, Reserved]) -> dict[str, str]:
+    return {k: v.source for k, v in sorted(d.items())}
+
+
+def _sorted(d: dict[str, str]) -> dict[str, str]:
+    return dict(sorted(d.items()))
+
+
+class Fragments:
+    """The JSON fragments of one model's shared values, each made once. The pools of a model share their equal maps
+    and overhead figures (:class:`Shared`), so a fragment is keyed by what it is, the id of the value (kept alive
+    here with it) and ``extra`` (a pool's node count for cluster totals); ``finish`` is applied to each fragment
+    made (explain's resource order). The fragments are handed to every pool that holds the value: read only.
+    Cost: one dict lookup per fragment per pool; at most ``LIMIT`` fragments are kept (then they are dropped and made
+    again as needed): values of one pool alone (a capacity of its own) do not pile up over 100,000 pools."""
+
+    LIMIT = 4096
+    __slots__ = ("_finish", "_made")
+
+    def __init__(self, finish: Callable[[Any], Any]) -> None:
+        self._made: dict[tuple[str, int, object], tuple[object, Any]] = {}
+        self._finish = finish
+
+    def part(self, kind: str, value: _T, make: Callable[[_T], Any], extra: object = None) -> Any:
+        key = (kind, id(value), extra)
+        got = self._made.get(key)
+        if got is None or got[0] is not value:
+            if len(self._made) >= self.LIMIT:
+                self._made.clear()
+            got = self._made[key] = (value, self._finish(make(value)))
+        return got[1]
 
 
 class OverheadFit(NamedTuple):

@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import run_cli, write_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -134,3 +136,23 @@ def test_totals_are_a_table_in_pool_order(tmp_path: Path) -> None:
         "  allocatable  12           47.71Gi  270.00Gi           330",
         "  committed    24           47.71Gi  270.00Gi           330",
     ]
+
+
+def test_shared_fragments_give_the_documents_of_the_whole_reorder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pool_json`` makes each shared value's JSON once (``Fragments``) and orders the pool's own parts itself; every
+    pool's document must equal what ordering the whole ``as_dict`` gives, also when the kept fragments are dropped
+    part-way (a limit of 3: fragments made again for later pools)."""
+    from renderer.capacity.explain import _reorder, delivery, pool_json
+    from renderer.capacity.model import Fragments, build
+    from renderer.pipeline import load
+
+    result = load([POLICIES])
+    model = build(result.policies)
+    expressions = model.policies.settings.render.karpenter.expressions
+    expected = [_reorder({**pc.as_dict(), "delivery": delivery(pc, expressions)}) for pc in model.pools]
+    assert len(expected) >= 5
+    for limit in (Fragments.LIMIT, 3):
+        monkeypatch.setattr(Fragments, "LIMIT", limit)
+        fragments = Fragments(_reorder)
+        got = [pool_json(model, pc, fragments) for pc in model.pools]
+        assert [json.dumps(d) for d in got] == [json.dumps(d) for d in expected]
