@@ -45,7 +45,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
 
 
 # A quoted value that starts a block mapping value or sequence item and has no closing quote on its line.
-_OPEN_QUOTE_RE = re.compile(r"""^[ ]*(?:- +)*(?:[^\s#'"][^#'"]*?:[ ]+)?(?:- +)*(["'])(.*)$""")
+_OPEN_QUOTE_RE = r"""^[ ]*(?:- +)*(?:[^\s#'"][^#'"]*?:[ ]+)?(?:- +)*(["'])(.*)$"""  # compiled on first use
 
 
 def _unclosed_quote(text: str, first: int, last: int, loader_cls: Any) -> tuple[int, int] | None:
@@ -58,7 +58,7 @@ def _unclosed_quote(text: str, first: int, last: int, loader_cls: Any) -> tuple[
     """
     lines = text.split("\n")
     for i in range(first, min(last, len(lines))):
-        m = _OPEN_QUOTE_RE.match(lines[i])
+        m = re.match(_OPEN_QUOTE_RE, lines[i])
         if m is None:
             continue
         quote, rest = m.group(1), m.group(2)
@@ -81,8 +81,8 @@ def _unclosed_quote(text: str, first: int, last: int, loader_cls: Any) -> tuple[
 
 
 #: Flow-collection openers and the blanks between them, read backwards from a parser error.
-_OPENERS_BACKWARDS = re.compile(r"[\[{ \t\r\n]*")
-_OPENER = re.compile(r"[\[{]")
+_OPENERS_BACKWARDS = r"[\[{ \t\r\n]*"
+_OPENER = r"[\[{]"
 #: How far back a run of openers is followed (libyaml's scanner fails 1,000 levels in).
 _RUN_LOOKBACK = 1 << 20
 
@@ -98,9 +98,11 @@ def _deep_flow_run(text: str, mark: yaml.Mark) -> yaml.Mark | None:
     if not 0 < end <= len(text) or text[end - 1] not in "[{":
         return None
     start = max(0, end - _RUN_LOOKBACK)
-    run = _OPENERS_BACKWARDS.match(text[start:end][::-1])
+    run = re.match(_OPENERS_BACKWARDS, text[start:end][::-1])
     first = end - (run.end() if run is not None else 0)
-    crossing = next((m for i, m in enumerate(_OPENER.finditer(text, first, end), 1) if i == MAX_DEPTH + 2), None)
+    crossing = next(
+        (m for i, m in enumerate(re.compile(_OPENER).finditer(text, first, end), 1) if i == MAX_DEPTH + 2), None
+    )
     if crossing is None:
         return None
     line = text.count("\n", 0, crossing.start())

@@ -80,8 +80,8 @@ _GCE_SHARED_CORE_MIB: dict[str, int] = {
     "g1-small": 1740,
 }
 
-_PREDEFINED = re.compile(r"^([a-z][a-z0-9]*-(?:standard|highmem|highcpu))-([0-9]+)(-lssd)?$")
-_CUSTOM = re.compile(r"^(?:([a-z][a-z0-9]*)-)?custom-([0-9]+)-([0-9]+)(-ext)?$")
+_PREDEFINED = r"^([a-z][a-z0-9]*-(?:standard|highmem|highcpu))-([0-9]+)(-lssd)?$"  # compiled on first use
+_CUSTOM = r"^(?:([a-z][a-z0-9]*)-)?custom-([0-9]+)-([0-9]+)(-ext)?$"
 
 #: Azure sizes sold with a fractional GiB, which the autoscaler's generator truncates: the size's real memory in MiB
 #: (Azure's size pages: B-series 0.5 GiB, Dv1/DSv1/Dv2/DSv2 3.5 GiB, M-series 218.75 and 437.5 GiB).
@@ -104,7 +104,7 @@ def gce_machine_memory_mib(machine_type: str) -> int | None:
     """Memory in MiB of a Compute Engine predefined or custom machine type, or None if it is not one."""
     if machine_type in _GCE_SHARED_CORE_MIB:
         return _GCE_SHARED_CORE_MIB[machine_type]
-    m = _PREDEFINED.match(machine_type)
+    m = re.match(_PREDEFINED, machine_type)
     if m is not None:
         entry = _GCE_FAMILIES.get(m.group(1))
         vcpus = int(m.group(2))
@@ -114,7 +114,7 @@ def gce_machine_memory_mib(machine_type: str) -> int | None:
             return None
         mib = Decimal(entry[0]) * 1024 * vcpus
         return int(mib.to_integral_value(rounding=ROUND_HALF_UP))
-    m = _CUSTOM.match(machine_type)
+    m = re.match(_CUSTOM, machine_type)
     if m is not None:
         return int(m.group(3))
     return None

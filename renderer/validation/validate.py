@@ -45,10 +45,10 @@ def surrogate_at(data: Any, where: FieldPath = ()) -> tuple[FieldPath, str] | No
     """The field path and the text of the first string (value or key) in ``data`` holding a lone surrogate, or None.
     Cost: O(data); run only after a validator refused the document on one."""
     if isinstance(data, str):
-        return (where, data) if _SURROGATE.search(data) else None
+        return (where, data) if re.search(_SURROGATE, data) else None
     if isinstance(data, dict):
         for key, value in data.items():
-            if isinstance(key, str) and _SURROGATE.search(key):
+            if isinstance(key, str) and re.search(_SURROGATE, key):
                 return (*where, key), key
             found = surrogate_at(value, (*where, key))
             if found is not None:
@@ -71,7 +71,7 @@ def surrogate_message(value: str) -> str:
     )
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = "[\ud800-\udfff]"  # compiled on first use (re's cache): only a rejected document is searched
 
 
 def validated(kind: str, data: Any) -> Record:

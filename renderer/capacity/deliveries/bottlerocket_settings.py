@@ -39,32 +39,32 @@ EVICTION_SIGNALS = (
 )
 RESERVED_KEYS = ("cpu", "memory", "ephemeral-storage", "pid")
 #: [TYPES] KubernetesQuantityValue: a plain number, an exponent form, or a number with a binary/decimal suffix
-QUANTITY = re.compile(r"^(?:[0-9]+e[0-9]+|[+-]?[0-9.]+(?:[EPTGMK]i?|[numk])?)$")
+QUANTITY = r"^(?:[0-9]+e[0-9]+|[+-]?[0-9.]+(?:[EPTGMK]i?|[numk])?)$"
 #: [TYPES] KubernetesThresholdValue percentages: a float in [0, 100)
-PERCENT = re.compile(r"^([0-9]+(?:\.[0-9]+)?)%$")
+PERCENT = r"^([0-9]+(?:\.[0-9]+)?)%$"
 #: [TYPES] KubernetesDurationValue
-DURATION = re.compile(r"^((\d+\.)?\d+h)?((\d+\.)?\d+m)?((\d+\.)?\d+s)?((\d+\.)?\d+ms)?$")
+DURATION = r"^((\d+\.)?\d+h)?((\d+\.)?\d+m)?((\d+\.)?\d+s)?((\d+\.)?\d+ms)?$"
 _FIX = "change the value, or select this pool with another ReservationPolicy"
 
 
 def threshold_problem(value: Any) -> str | None:
     text = str(value)
-    m = PERCENT.match(text)
+    m = re.match(PERCENT, text)
     if m:
         return None if float(m.group(1)) < 100 else "must be a percentage below 100%"
-    return None if QUANTITY.match(text) else "must be a percentage below 100% or a quantity such as 100Mi"
+    return None if re.match(QUANTITY, text) else "must be a percentage below 100% or a quantity such as 100Mi"
 
 
 def reserved_problem(value: Any) -> str | None:
     text = str(value)
     if text.endswith("%"):
         return "must be a quantity (Bottlerocket takes no percentage for a reservation)"
-    return None if QUANTITY.match(text) else "must be a quantity such as 100Mi"
+    return None if re.match(QUANTITY, text) else "must be a quantity such as 100Mi"
 
 
 def duration_problem(value: Any) -> str | None:
     text = str(value)
-    return None if text and DURATION.match(text) else "must be a duration in h, m, s and ms (such as 1m30s)"
+    return None if text and re.match(DURATION, text) else "must be a duration in h, m, s and ms (such as 1m30s)"
 
 
 def _integer(lo: int | None = None, hi: int | None = None) -> Callable[[Any], str | None]:
