@@ -32,6 +32,8 @@ class SourceRef(NamedTuple):
 
 @dataclass(slots=True)
 class Finding:
+    """One problem found (validation, lint, render): a code, a severity, the words and where it is."""
+
     code: str
     severity: Severity
     message: str

@@ -59,6 +59,8 @@ class Reserved(NamedTuple):
 
 @dataclass
 class OverheadFigures:
+    """What one RuntimeClass's pod overhead costs on one pool."""
+
     runtime_class: Loaded[RuntimeClass]
     pod_fixed: dict[str, Quantity]
     pods_fit: dict[str, int | None]  # per resource: pods that fit by overhead alone (None: no overhead)
@@ -253,6 +255,8 @@ class OverheadFit(NamedTuple):
 
 @dataclass(eq=False, repr=False)
 class CapacityModel:
+    """Every pool's capacity arithmetic, with the matches it came from (built by :func:`build`)."""
+
     policies: PolicySet
     matches: Matches
     pools: list[PoolCapacity]

@@ -170,6 +170,8 @@ class SearchStats:
 
 @dataclass(eq=False, repr=False)
 class _Search:
+    """One run of the candidate-pair search: the terms, its counters and the pairs found."""
+
     infos: Sequence[TermInfo]
     stats: SearchStats
     out: set[tuple[int, int]] = field(default_factory=set)

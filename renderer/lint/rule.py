@@ -41,6 +41,8 @@ class LintFinding(Finding):
 
 @dataclass(eq=False, repr=False)
 class LintContext:
+    """What every rule reads: the load, the capacity model, the base's model, and the engine's settings."""
+
     load: LoadResult
     model: CapacityModel
     base_model: CapacityModel | None = None  # the policy repo at --base, when given

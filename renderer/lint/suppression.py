@@ -37,6 +37,8 @@ _ENTRY = re.compile(r"^(?P<code>[A-Za-z]{2}[0-9]{3})\b\s*(?::\s*(?P<reason>.*))?
 
 @dataclass
 class Suppression:
+    """One ``allocatable.dev/ignore`` entry of an object: the code, why, and whether a finding used it."""
+
     code: str
     reason: str
     obj: str
@@ -57,6 +59,8 @@ class Problem:
 
 @dataclass(eq=False, repr=False)
 class SuppressionIndex:
+    """The suppressions of a repo by object and code, and the entries that could not be read."""
+
     by_object: dict[str, dict[str, Suppression]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 

@@ -17,6 +17,8 @@ _POOL_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 
 @dataclass(frozen=True, slots=True)
 class Pool:
+    """A group of identical nodes (a NodePool, or a Node as a pool of one) as the capacity model reads it."""
+
     name: str
     origin: str  # "NodePool" or "Node"
     labels: dict[str, str]

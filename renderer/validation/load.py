@@ -34,6 +34,8 @@ __all__ = ["LoadResult", "load"]
 
 @dataclass(eq=False, repr=False)
 class LoadResult:
+    """What ``load`` read: the policy set, its findings, the files and where to look up positions."""
+
     policies: PolicySet
     findings: list[Finding]
     files: list[PolicyFile]

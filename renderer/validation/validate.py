@@ -107,6 +107,8 @@ class Registered(NamedTuple):
 
 @dataclass(slots=True)
 class Loaded(Generic[M]):
+    """A validated policy object and the document it came from."""
+
     model: M
     source: SourceRef
 
@@ -125,6 +127,8 @@ class Loaded(Generic[M]):
 
 @dataclass
 class PolicySet:
+    """Every validated object of a policy repo, by kind, with its settings."""
+
     commit_classes: list[Loaded[CommitClass]] = field(default_factory=list)
     reservation_policies: list[Loaded[ReservationPolicy]] = field(default_factory=list)
     runtime_classes: list[Loaded[RuntimeClass]] = field(default_factory=list)
