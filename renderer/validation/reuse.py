@@ -25,21 +25,17 @@ __all__ = ["FileMemo", "Registered"]
 class FileMemo:
     """The records of the files read so far that gave no finding, by (display, bounds, digest of the bytes)."""
 
-    __slots__ = ("_files", "hits")
+    __slots__ = ("_files",)
 
     def __init__(self) -> None:
         self._files: dict[tuple[str, Bounds, bytes], list[Registered]] = {}
-        self.hits = 0  # files not read again (for tests and profiles)
 
     @staticmethod
     def key(display: str, bounds: Bounds, data: bytes) -> tuple[str, Bounds, bytes]:
         return display, bounds, hashlib.blake2b(data, digest_size=20).digest()
 
     def get(self, key: tuple[str, Bounds, bytes]) -> list[Registered] | None:
-        got = self._files.get(key)
-        if got is not None:
-            self.hits += 1
-        return got
+        return self._files.get(key)
 
     def put(self, key: tuple[str, Bounds, bytes], records: list[Registered]) -> None:
         self._files[key] = records
