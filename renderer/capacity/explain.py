@@ -3,12 +3,11 @@ document. The formats that write it are ``renderer.reporters.explain``."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from renderer.capacity.model import RESOURCES as _POOL_RESOURCES
-from renderer.capacity.model import CapacityModel, Fragments, PoolCapacity, Reserved
+from renderer.capacity.model import CapacityModel, PoolCapacity, Reserved
 from renderer.quantity import Quantity
 from renderer.units import column, is_bytes
 
@@ -207,72 +206,6 @@ def totals_resources(model: CapacityModel, pools: list[PoolCapacity], wide: bool
     totals = model.total_quantities(pools)
     present = {r for key in ("capacity", "allocatable", "committedAllocatable") for r in totals[key]}
     return sorted((r for r in present if wide or r in RESOURCES), key=resource_key)
-
-
-_RESOURCE_SET = frozenset(RESOURCES)
-
-
-def _reorder(value: Any) -> Any:
-    """Resource-keyed mappings in ``RESOURCES`` order, recursively (other mappings keep their order). A copy: the
-    mappings it is given may be shared. Cost: O(size); a call per container, none per leaf."""
-    if isinstance(value, dict):
-        items = {k: _reorder(v) if isinstance(v, (dict, list)) else v for k, v in value.items()}
-        return items if _RESOURCE_SET.isdisjoint(items) else ordered(items)
-    if isinstance(value, list):
-        return [_reorder(v) if isinstance(v, (dict, list)) else v for v in value]
-    return value
-
-
-def pool_json(model: CapacityModel, pc: PoolCapacity, fragments: Fragments | None = None) -> dict[str, Any]:
-    """One pool of ``as_json``'s ``pools``; ``fragments``: shared by the pools of one report (each shared value's
-    JSON made once, in resource order). The pool's own parts are put in resource order here: the document is what
-    ``_reorder`` of the whole would give."""
-    fragments = fragments if fragments is not None else Fragments(_reorder)
-    doc = pc.as_dict(fragments)
-    for key in _OWN_PARTS:
-        doc[key] = _reorder(doc[key])
-    doc["delivery"] = _reorder(delivery(pc, model.policies.settings.render.karpenter.expressions))
-    return doc
-
-
-#: The parts of ``PoolCapacity.as_dict`` made for each pool (not from shared values): ordered by ``pool_json``.
-_OWN_PARTS = ("labels", "commitClasses", "reservationPolicies", "notes")
-
-
-class PoolDocuments(Sequence[dict[str, Any]]):
-    """``as_json``'s ``pools``: each pool's mapping made when it is read and not kept, so a writer that goes through
-    them one by one holds one pool's document at a time (100,000 pools: 0.3 GB of JSON text) instead of all."""
-
-    def __init__(self, model: CapacityModel, pools: list[PoolCapacity]) -> None:
-        self._model = model
-        self._pools = pools
-        self._fragments = Fragments(_reorder)
-
-    def __len__(self) -> int:
-        return len(self._pools)
-
-    @overload
-    def __getitem__(self, i: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, i: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(i, slice):
-            return [pool_json(self._model, pc, self._fragments) for pc in self._pools[i]]
-        return pool_json(self._model, self._pools[i], self._fragments)
-
-
-def as_json(model: CapacityModel, pools: list[PoolCapacity]) -> dict[str, Any]:
-    """Quantities as canonical Kubernetes strings; every per-resource mapping in the tables' resource order.
-
-    ``pools`` is a :class:`PoolDocuments` (a sequence made as it is read; ``list()`` it for a list)."""
-    return {
-        "version": 1,
-        "underCommitScalesReserved": model.under_commit_scales_reserved,
-        "pools": PoolDocuments(model, pools),
-        "totals": _reorder(model.totals(pools)),
-    }
 
 
 @dataclass(frozen=True)

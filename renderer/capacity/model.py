@@ -19,7 +19,7 @@ advertises more than the arithmetic allows.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -71,19 +71,6 @@ class OverheadFigures:
     def limiting_pods(self) -> int | None:
         fits = [v for v in self.pods_fit.values() if v is not None]
         return min(fits) if fits else None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.runtime_class.name,
-            "handler": self.runtime_class.model.handler,
-            "podFixed": {k: str(v) for k, v in sorted(self.pod_fixed.items())},
-            "podsFitByOverhead": dict(sorted(self.pods_fit.items())),
-            "podsFit": self.limiting_pods,
-            "maxPodsOverhead": {k: str(v) for k, v in sorted(self.max_pods_overhead.items())},
-            "maxPodsOverheadPercent": {
-                k: (None if v is None else f"{v:.2f}") for k, v in sorted(self.max_pods_share.items())
-            },
-        }
 
 
 @dataclass(slots=True)
@@ -154,96 +141,6 @@ class PoolCapacity:
         return _reserved_sum(
             resource, self.system_reserved, self.kube_reserved, self.eviction_reserved, self.cpu_override
         )
-
-    def as_dict(self, fragments: Fragments | None = None) -> dict[str, Any]:
-        """The pool's figures as JSON values. ``fragments``: the parts made from the model's shared values (maps,
-        overhead figures) are made once per value and given to every pool that holds it (see :class:`Fragments`)."""
-        part = fragments.part if fragments is not None else _made
-        pool = self.pool
-        count = pool.count
-        return {
-            "name": pool.name,
-            "origin": pool.origin,
-            "count": count,
-            "platform": pool.platform,
-            "labels": dict(sorted(pool.labels.items())),
-            "commitClasses": [c.name for c in self.commit_classes],
-            "percent": part("percent", self.percent, dict),
-            "commitRule": part("commitRule", self.commit_rule, dict),
-            "reservationPolicies": [p.name for p in self.reservation_policies],
-            "formula": self.formula.formula if self.formula else None,
-            "platformDefault": self.platform_default.name if self.platform_default else None,
-            "capacity": part("q", self.capacity, _texts),
-            "systemReserved": part("r", self.system_reserved, _reserved_texts),
-            "kubeReserved": part("r", self.kube_reserved, _reserved_texts),
-            "reservedSources": {
-                "systemReserved": part("sources", self.system_reserved, _sources),
-                "kubeReserved": part("sources", self.kube_reserved, _sources),
-            },
-            "evictionHard": part("sorted", self.eviction_hard, _sorted),
-            "evictionHardSource": self.eviction_source,
-            "evictionReserved": part("q", self.eviction_reserved, _texts),
-            "maxPods": self.max_pods,
-            "allocatable": part("q", self.allocatable, _texts),
-            "committedAllocatable": part("q", self.committed, _texts),
-            "clusterTotals": {
-                "nodes": count,
-                "capacity": part("times", self.capacity, lambda d: _texts(_times(d, count)), count),
-                "allocatable": part("times", self.allocatable, lambda d: _texts(_times(d, count)), count),
-                "committedAllocatable": part("times", self.committed, lambda d: _texts(_times(d, count)), count),
-            },
-            "runtimeClasses": [part("overhead", o, OverheadFigures.as_dict) for o in self.overhead],
-            "notes": list(self.notes),
-        }
-
-
-_T = TypeVar("_T")
-
-
-def _made(kind: str, value: _T, make: Callable[[_T], Any], extra: object = None) -> Any:
-    """A fragment made for one pool alone (no :class:`Fragments`)."""
-    return make(value)
-
-
-def _texts(d: dict[str, Quantity]) -> dict[str, str]:
-    return {k: str(v) for k, v in sorted(d.items())}
-
-
-def _reserved_texts(d: dict[str, Reserved]) -> dict[str, str]:
-    return {k: str(v.quantity) for k, v in sorted(d.items())}
-
-
-def _sources(d: dict[str, Reserved]) -> dict[str, str]:
-    return {k: v.source for k, v in sorted(d.items())}
-
-
-def _sorted(d: dict[str, str]) -> dict[str, str]:
-    return dict(sorted(d.items()))
-
-
-class Fragments:
-    """The JSON fragments of one model's shared values, each made once. The pools of a model share their equal maps
-    and overhead figures (:class:`Shared`), so a fragment is keyed by what it is, the id of the value (kept alive
-    here with it) and ``extra`` (a pool's node count for cluster totals); ``finish`` is applied to each fragment
-    made (explain's resource order). The fragments are handed to every pool that holds the value: read only.
-    Cost: one dict lookup per fragment per pool; at most ``LIMIT`` fragments are kept (then they are dropped and made
-    again as needed): values of one pool alone (a capacity of its own) do not pile up over 100,000 pools."""
-
-    LIMIT = 4096
-    __slots__ = ("_finish", "_made")
-
-    def __init__(self, finish: Callable[[Any], Any]) -> None:
-        self._made: dict[tuple[str, int, object], tuple[object, Any]] = {}
-        self._finish = finish
-
-    def part(self, kind: str, value: _T, make: Callable[[_T], Any], extra: object = None) -> Any:
-        key = (kind, id(value), extra)
-        got = self._made.get(key)
-        if got is None or got[0] is not value:
-            if len(self._made) >= self.LIMIT:
-                self._made.clear()
-            got = self._made[key] = (value, self._finish(make(value)))
-        return got[1]
 
 
 class OverheadFit(NamedTuple):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -138,21 +139,125 @@ def test_totals_are_a_table_in_pool_order(tmp_path: Path) -> None:
     ]
 
 
-def test_shared_fragments_give_the_documents_of_the_whole_reorder(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``pool_json`` makes each shared value's JSON once (``Fragments``) and orders the pool's own parts itself; every
-    pool's document must equal what ordering the whole ``as_dict`` gives, also when the kept fragments are dropped
-    part-way (a limit of 3: fragments made again for later pools)."""
-    from renderer.capacity.explain import _reorder, delivery, pool_json
-    from renderer.capacity.model import Fragments, build
+def _plain_document(model: Any, pc: Any) -> dict[str, Any]:
+    """The reference a pool's document is checked against: every mapping sorted by key, every value made afresh,
+    then the whole put in resource order by ``reorder`` (the construction explain used before fragments and key
+    orders; written out here so that the fast path is compared with something other than itself)."""
+    from renderer.capacity.explain import delivery
+    from renderer.capacity.explain_document import reorder
+
+    def texts(d: dict[str, Any]) -> dict[str, str]:
+        return {k: str(v) for k, v in sorted(d.items())}
+
+    def times(d: dict[str, Any]) -> dict[str, str]:
+        return texts({k: v.scale(count) for k, v in d.items() if k in ORDER})
+
+    def overhead(o: Any) -> dict[str, Any]:
+        return {
+            "name": o.runtime_class.name,
+            "handler": o.runtime_class.model.handler,
+            "podFixed": texts(o.pod_fixed),
+            "podsFitByOverhead": dict(sorted(o.pods_fit.items())),
+            "podsFit": o.limiting_pods,
+            "maxPodsOverhead": texts(o.max_pods_overhead),
+            "maxPodsOverheadPercent": {
+                k: (None if v is None else f"{v:.2f}") for k, v in sorted(o.max_pods_share.items())
+            },
+        }
+
+    count = pc.pool.count
+    return reorder(  # type: ignore[no-any-return]
+        {
+            "name": pc.pool.name,
+            "origin": pc.pool.origin,
+            "count": count,
+            "platform": pc.pool.platform,
+            "labels": dict(sorted(pc.pool.labels.items())),
+            "commitClasses": [c.name for c in pc.commit_classes],
+            "percent": dict(pc.percent),
+            "commitRule": dict(pc.commit_rule),
+            "reservationPolicies": [p.name for p in pc.reservation_policies],
+            "formula": pc.formula.formula if pc.formula else None,
+            "platformDefault": pc.platform_default.name if pc.platform_default else None,
+            "capacity": texts(pc.capacity),
+            "systemReserved": {k: str(v.quantity) for k, v in sorted(pc.system_reserved.items())},
+            "kubeReserved": {k: str(v.quantity) for k, v in sorted(pc.kube_reserved.items())},
+            "reservedSources": {
+                "systemReserved": {k: v.source for k, v in sorted(pc.system_reserved.items())},
+                "kubeReserved": {k: v.source for k, v in sorted(pc.kube_reserved.items())},
+            },
+            "evictionHard": dict(sorted(pc.eviction_hard.items())),
+            "evictionHardSource": pc.eviction_source,
+            "evictionReserved": texts(pc.eviction_reserved),
+            "maxPods": pc.max_pods,
+            "allocatable": texts(pc.allocatable),
+            "committedAllocatable": texts(pc.committed),
+            "clusterTotals": {
+                "nodes": count,
+                "capacity": times(pc.capacity),
+                "allocatable": times(pc.allocatable),
+                "committedAllocatable": times(pc.committed),
+            },
+            "runtimeClasses": [overhead(o) for o in pc.overhead],
+            "notes": list(pc.notes),
+            "delivery": delivery(pc, model.policies.settings.render.karpenter.expressions),
+        }
+    )
+
+
+EDGES = """
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: one-with-hugepages
+spec:
+  labels: {pods: "x", cpu: "y", example.com/a: "1", a.example.com/z: "2"}
+  capacity: {cpu: "4", memory: 16Gi, ephemeral-storage: 100Gi, pods: "110", hugepages-2Mi: 1Gi}
+  count: 1
+---
+apiVersion: policy.allocatable.dev/v1alpha1
+kind: NodePool
+metadata:
+  name: none-yet
+spec:
+  labels: {example.com/tier: spare}
+  capacity: {cpu: "3500m", memory: 7Gi, ephemeral-storage: 50Gi, pods: "58"}
+  count: 0
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata:
+  name: kata
+handler: kata
+overhead:
+  podFixed: {memory: 160Mi, cpu: 250m}
+"""
+
+
+@pytest.mark.parametrize("repo", ["policies", "edges"])
+def test_pool_documents_are_the_plain_construction(repo: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pool_json`` makes each shared value's JSON once (``Fragments``) and keeps key orders per key tuple; every
+    pool's document must equal, as JSON text, the plain construction above, also when the kept fragments and orders
+    are dropped part-way (a limit of 3: made again for later pools). ``edges``: labels named like resources (the
+    whole label map then goes in resource order), a node of its own with hugepages (left out of its cluster totals),
+    a pool of no nodes, a RuntimeClass with overhead on every pool."""
+    from renderer.capacity.explain_document import Fragments, pool_json
+    from renderer.capacity.model import build
     from renderer.pipeline import load
 
-    result = load([POLICIES])
-    model = build(result.policies)
-    expressions = model.policies.settings.render.karpenter.expressions
-    expected = [_reorder({**pc.as_dict(), "delivery": delivery(pc, expressions)}) for pc in model.pools]
-    assert len(expected) >= 5
+    root = POLICIES
+    if repo == "edges":
+        root = write_repo(tmp_path / "repo", {"pools.yaml": POOL + "---" + EDGES})
+    model = build(load([root]).policies)
+    expected = [_plain_document(model, pc) for pc in model.pools]
+    assert len(expected) >= 3
+    if repo == "edges":
+        one = next(d for d in expected if d["name"] == "one-with-hugepages")
+        assert list(one["labels"]) == ["cpu", "pods", "a.example.com/z", "example.com/a"]
+        assert "hugepages-2Mi" in one["capacity"] and "hugepages-2Mi" not in one["clusterTotals"]["capacity"]
+        assert all(d["runtimeClasses"] for d in expected)
     for limit in (Fragments.LIMIT, 3):
         monkeypatch.setattr(Fragments, "LIMIT", limit)
-        fragments = Fragments(_reorder)
+        fragments = Fragments()
         got = [pool_json(model, pc, fragments) for pc in model.pools]
         assert [json.dumps(d) for d in got] == [json.dumps(d) for d in expected]

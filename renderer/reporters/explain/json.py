@@ -1,10 +1,12 @@
-"""``allocatable explain -o json``: the document ``renderer.capacity.explain.as_json`` builds, in large pieces."""
+"""``allocatable explain -o json``: the document ``renderer.capacity.explain_document.as_json`` builds, in large
+pieces."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from renderer.capacity.explain import Explained, as_json
+from renderer.capacity.explain import Explained
+from renderer.capacity.explain_document import as_json
 from renderer.reporters.jsonout import write_json
 
 
