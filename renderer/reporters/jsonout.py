@@ -81,15 +81,19 @@ class _Writer:
         if len(self.pieces) >= _FLUSH_PIECES:
             self.flush()
 
-    # A string or a plain int inside a container is written in the container's own loop (one piece with its
-    # separator and key), not by a call of ``value`` each: most of a report's values are such leaves.
+    # A string, a plain int, a dict or a list inside a container is handled in the container's own loop (a leaf as
+    # one piece with its separator and key, a container by a direct call), not through ``value`` and its chain of
+    # type checks: most of a report's values are such. A container checks the batch size when it is done.
 
     def mapping(self, v: dict[Any, Any], level: int) -> None:
-        append = self.pieces.append
+        pieces = self.pieces
+        append = pieces.append
         if not v:
             append("{}")
             return
-        sep = "{\n" + self.step * (level + 1)
+        inner = self.step * (level + 1)
+        sep = "{\n" + inner
+        then = ",\n" + inner
         for key, item in v.items():
             head = sep + (encode_basestring_ascii(key) if type(key) is str else _key(key)) + ": "
             kind = type(item)
@@ -97,29 +101,47 @@ class _Writer:
                 append(head + encode_basestring_ascii(item))
             elif kind is int:
                 append(head + int.__repr__(item))
+            elif kind is dict:
+                append(head)
+                self.mapping(item, level + 1)
+            elif kind is list:
+                append(head)
+                self.sequence(item, level + 1)
+            elif item is None:
+                append(head + "null")
             else:
                 append(head)
                 self.value(item, level + 1)
-            sep = ",\n" + self.step * (level + 1)
+            sep = then
         append("\n" + self.step * level + "}")
+        if len(pieces) >= _FLUSH_PIECES:
+            self.flush()
 
     def sequence(self, v: Sequence[Any], level: int) -> None:
-        append = self.pieces.append
+        pieces = self.pieces
+        append = pieces.append
         if not v:
             append("[]")
             return
-        sep = "[\n" + self.step * (level + 1)
+        inner = self.step * (level + 1)
+        sep = "[\n" + inner
+        then = ",\n" + inner
         for item in v:
             kind = type(item)
             if kind is str:
                 append(sep + encode_basestring_ascii(item))
             elif kind is int:
                 append(sep + int.__repr__(item))
+            elif kind is dict:
+                append(sep)
+                self.mapping(item, level + 1)
             else:
                 append(sep)
                 self.value(item, level + 1)
-            sep = ",\n" + self.step * (level + 1)
+            sep = then
         append("\n" + self.step * level + "]")
+        if len(pieces) >= _FLUSH_PIECES:
+            self.flush()
 
 
 def write_json(value: Any, out: TextIO, *, indent: int = 2) -> None:
