@@ -441,6 +441,12 @@ class Quantity:
         step = 10 ** (9 - places)
         return self._result(self._nanos // step * step, self._format, "floor", places)
 
+    def interned(self, table: dict[tuple[int, str], Quantity]) -> Quantity:
+        """The quantity ``table`` holds for this one's value and format (what its text and arithmetic depend on):
+        this one, put there, when it holds none yet. Equal values of a model become one object this way; the key
+        needs no call of ``__hash__`` or ``__eq__``. Cost: one dict operation."""
+        return table.setdefault((self._nanos, self._format), self)
+
     def clamp_min_zero(self) -> Quantity:
         """Return this quantity, or a zero in the same format if it is negative."""
         return _new_quantity(0, self._format) if self._nanos < 0 else self

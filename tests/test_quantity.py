@@ -784,3 +784,17 @@ def test_scale_fraction_and_floor_to_reject_bad_arguments() -> None:
         q.scale_fraction(1, 0)
     with pytest.raises(ValueError):
         q.floor_to(10)
+
+
+def test_interned_is_one_object_per_value_and_format() -> None:
+    """Equal in value and format: the first one put in the table is the one given back; a different format
+    (another text for the same value) or value is another entry."""
+    table: dict[tuple[int, str], Quantity] = {}
+    first = Quantity.parse("1Gi")
+    assert first.interned(table) is first
+    again = Quantity.parse("1024Mi").scale(1)  # 1Gi, BinarySI, another object
+    assert again is not first and again.interned(table) is first
+    decimal = Quantity.from_value(1073741824)  # the same value as DecimalSI: written "1073741824"
+    assert decimal.interned(table) is decimal
+    assert Quantity.parse("2Gi").interned(table) is not first
+    assert len(table) == 3

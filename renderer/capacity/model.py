@@ -19,7 +19,6 @@ advertises more than the arithmetic allows.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
@@ -377,30 +376,23 @@ def _reserved_sum(
     return total + eviction.get(resource, ZERO)
 
 
-def _flat_ids(d: dict[str, Any]) -> Iterator[object]:
-    """Keys and ids of the values, flat (one tuple per map in the table, not one per entry)."""
-    for k, v in d.items():
-        yield k
-        yield id(v)
-
-
 class Shared:
     """One object for each distinct value the pools of one model hold: per-resource maps (percent, commit rule,
     eviction signals, reserved values, capacity, allocatable, committed) repeat from pool to pool, and 100,000 pools
     held a copy of each (about 2 KB a pool). Values are equal when their content is, in order; quantities when
     their value and format are (what their text and arithmetic depend on). Cost: O(entries) per value."""
 
-    __slots__ = ("_table",)
+    __slots__ = ("_quantities", "_table")
 
     def __init__(self) -> None:
         self._table: dict[tuple[Any, ...], Any] = {}
+        self._quantities: dict[tuple[int, str], Quantity] = {}
 
     def quantity(self, q: Quantity) -> Quantity:
-        got: Quantity = self._table.setdefault(("q", q, q.format), q)
-        return got
+        return q.interned(self._quantities)
 
     def reserved(self, r: Reserved) -> Reserved:
-        q = self.quantity(r.quantity)
+        q = r.quantity.interned(self._quantities)
         key = ("r", id(q), r.source)  # id: the table keeps q alive
         got: Reserved | None = self._table.get(key)
         if got is None:
@@ -413,15 +405,19 @@ class Shared:
         return got
 
     def quantities(self, d: dict[str, Quantity]) -> dict[str, Quantity]:
-        own = {k: self.quantity(v) for k, v in d.items()}
-        if all(own[k] is v for k, v in d.items()):
-            own = d  # the caller's map (a pool's capacity) holds the shared values already
-        got: dict[str, Quantity] = self._table.setdefault(("qs", *_flat_ids(own)), own)
+        table = self._quantities
+        values = [q.interned(table) for q in d.values()]
+        ids = list(map(id, values))
+        # the caller's map (a pool's capacity) may hold the shared values already
+        own = d if ids == list(map(id, d.values())) else dict(zip(d, values, strict=True))
+        got: dict[str, Quantity] = self._table.setdefault(("qs", *chain.from_iterable(zip(d, ids, strict=True))), own)
         return got
 
     def reserved_map(self, d: dict[str, Reserved]) -> dict[str, Reserved]:
         own = {k: self.reserved(v) for k, v in d.items()}
-        got: dict[str, Reserved] = self._table.setdefault(("rs", *_flat_ids(own)), own)
+        got: dict[str, Reserved] = self._table.setdefault(
+            ("rs", *chain.from_iterable(zip(own, map(id, own.values()), strict=True))), own
+        )
         return got
 
 
