@@ -441,6 +441,10 @@ class Quantity:
         step = 10 ** (9 - places)
         return self._result(self._nanos // step * step, self._format, "floor", places)
 
+    def fits_times(self, n: int) -> bool:
+        """Whether ``scale(n)`` (an int) stays in range. Cost: one multiplication."""
+        return abs(self._nanos * n) <= _MAX_NANOS
+
     def interned(self, table: dict[tuple[int, str], Quantity]) -> Quantity:
         """The quantity ``table`` holds for this one's value and format (what its text and arithmetic depend on):
         this one, put there, when it holds none yet. Equal values of a model become one object this way; the key

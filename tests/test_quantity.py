@@ -798,3 +798,18 @@ def test_interned_is_one_object_per_value_and_format() -> None:
     assert decimal.interned(table) is decimal
     assert Quantity.parse("2Gi").interned(table) is not first
     assert len(table) == 3
+
+
+@given(nanos_in_range, st.integers(min_value=0, max_value=10**12))
+@example(MAX_NANOS, 1)
+@example(MAX_NANOS // 2, 2)
+@example(MAX_NANOS // 2 + 1, 2)
+@example(-MAX_NANOS, 2)
+def test_fits_times_says_whether_scale_raises(nanos: int, n: int) -> None:
+    q = Quantity.from_value(nanos_to_decimal(nanos))
+    try:
+        q.scale(n)
+    except QuantityError:
+        assert not q.fits_times(n)
+    else:
+        assert q.fits_times(n)

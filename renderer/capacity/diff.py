@@ -242,12 +242,8 @@ def _pool_diff(before: PoolCapacity | None, after: PoolCapacity | None) -> PoolD
 
 
 def _sum(model: CapacityModel) -> dict[str, Quantity]:
-    acc: dict[str, Quantity] = {}
-    for pc in model.pools:
-        for r, v in _times(pc.committed, pc.pool.count).items():
-            if r in DIFF_RESOURCES:
-                acc[r] = acc[r] + v if r in acc else v
-    return acc
+    totals = model.total_quantities(keys=("committedAllocatable",))["committedAllocatable"]
+    return {r: q for r, q in totals.items() if r in DIFF_RESOURCES}
 
 
 def finding_key(f: Finding) -> tuple[str, str, str]:

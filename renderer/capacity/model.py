@@ -31,6 +31,7 @@ from renderer.capacity.formulas import Formula, FormulaError, FormulaResult, Mac
 from renderer.capacity.karpenter import karpenter_evaluates, round_as_karpenter
 from renderer.capacity.matching import Matches, match_all
 from renderer.capacity.platform import PlatformDefault, formula_inputs, platform_default
+from renderer.loading.files import UsageError
 from renderer.models import validators
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
@@ -49,6 +50,29 @@ EVICTION_RESOURCE: dict[str, str] = {"memory.available": "memory", "nodefs.avail
 ZERO = Quantity.parse("0")
 _HUNDRED = Decimal(100)
 _V = TypeVar("_V")
+
+
+#: The cluster totals, by the PoolCapacity map each sums.
+TOTALS_OF = {"capacity": "capacity", "allocatable": "allocatable", "committedAllocatable": "committed"}
+TOTALS = tuple(TOTALS_OF)
+
+
+class OutOfRange(UsageError):
+    """A pool's figure leaves the range of a Kubernetes quantity (2^63-1 units): inputs no real node or fleet has
+    (an exbibyte of memory, a million-fold commit). The commands report it as an input error: one line that names
+    the object and where it is, exit 2."""
+
+    def __init__(self, pool: Pool, what: str) -> None:
+        src = pool.source
+        super().__init__(
+            f"{src.path}:{src.line}:{src.column}: {pool.origin}/{pool.name}: {what}; no real node or fleet has that "
+            "much: correct the values"
+        )
+
+
+def out_of_range(pool: Pool, what: str, exc: QuantityError) -> OutOfRange:
+    """The input error for an arithmetic result out of range (``exc``) in ``what`` (a figure of ``pool``)."""
+    return OutOfRange(pool, f"{what} leaves the range of a Kubernetes quantity ({exc})")
 
 
 class Reserved(NamedTuple):
@@ -160,21 +184,24 @@ class CapacityModel:
     _fits: dict[tuple[Any, ...], OverheadFit] = field(default_factory=dict, repr=False)
     _refs: list[str] | None = field(default=None, repr=False)
 
-    def total_quantities(self, pools: list[PoolCapacity] | None = None) -> dict[str, dict[str, Quantity]]:
+    def total_quantities(
+        self, pools: list[PoolCapacity] | None = None, keys: tuple[str, ...] = TOTALS
+    ) -> dict[str, dict[str, Quantity]]:
         """Cluster totals (per-node values × count) over ``pools`` (default: every pool), as quantities.
 
-        Keys ``capacity``, ``allocatable`` and ``committedAllocatable``; cost O(pools × resources)."""
+        ``keys``: which of ``capacity``, ``allocatable`` and ``committedAllocatable`` (default: all three); cost
+        O(pools × resources) each. A total out of a quantity's range raises :class:`OutOfRange`."""
         pools = self.pools if pools is None else pools
         out: dict[str, dict[str, Quantity]] = {}
-        for key, attr in (
-            ("capacity", "capacity"),
-            ("allocatable", "allocatable"),
-            ("committedAllocatable", "committed"),
-        ):
+        for key in keys:
+            attr = TOTALS_OF[key]
             acc: dict[str, Quantity] = {}
             for p in pools:
                 for res, val in _times(getattr(p, attr), p.pool.count).items():
-                    acc[res] = acc[res] + val if res in acc else val
+                    try:
+                        acc[res] = acc[res] + val if res in acc else val
+                    except QuantityError as exc:
+                        raise out_of_range(p.pool, f"the cluster total of {key} {res} with this pool", exc) from None
             out[key] = dict(sorted(acc.items()))
         return out
 
@@ -434,7 +461,55 @@ def pool_capacity(
 ) -> PoolCapacity:
     """The capacity of one pool; ``default``: the platform default to assume when no policy selects it (verify's
     causes try other releases and platforms this way), else the pool's platform decides; ``shared``: the values
-    equal to another pool's of the same model are that pool's (see :class:`Shared`)."""
+    equal to another pool's of the same model are that pool's (see :class:`Shared`).
+
+    Raises :class:`OutOfRange` when a figure of the pool, or of its nodes together (``count`` × capacity, × committed
+    allocatable), leaves the range of a Kubernetes quantity."""
+    try:
+        pc = _pool_capacity(
+            pool,
+            commit_classes,
+            policies,
+            runtime_classes,
+            under_commit_scales_reserved,
+            settings,
+            default=default,
+            shared=shared,
+        )
+    except QuantityError as exc:
+        raise out_of_range(pool, "its capacity arithmetic", exc) from None
+    count = pool.count
+    if count > 1:  # every figure a view multiplies by the node count (allocatable is at most capacity)
+        for part, values in (("", pc.capacity), ("committed ", pc.committed), ("hard eviction ", pc.eviction_reserved)):
+            for resource, q in values.items():
+                if not q.fits_times(count) and (resource in RESOURCES or resource == "pods"):
+                    raise _times_out_of_range(pool, f"{part}{resource} {q}")
+        for part, reserved in (("systemReserved ", pc.system_reserved), ("kubeReserved ", pc.kube_reserved)):
+            for resource, r in reserved.items():
+                if not r.quantity.fits_times(count) and resource in RESOURCES:
+                    raise _times_out_of_range(pool, f"{part}{resource} {r.quantity}")
+        if not pc.hugepages.fits_times(count):
+            raise _times_out_of_range(pool, f"hugepages {pc.hugepages}")
+    return pc
+
+
+def _times_out_of_range(pool: Pool, what: str) -> OutOfRange:
+    return OutOfRange(
+        pool, f"{pool.count} nodes of {what} (its cluster total) leave the range of a Kubernetes quantity (2^63-1)"
+    )
+
+
+def _pool_capacity(
+    pool: Pool,
+    commit_classes: list[Loaded[CommitClass]],
+    policies: list[Loaded[ReservationPolicy]],
+    runtime_classes: list[Loaded[RuntimeClass]],
+    under_commit_scales_reserved: bool,
+    settings: Settings | None = None,
+    *,
+    default: PlatformDefault | None = None,
+    shared: Shared | None = None,
+) -> PoolCapacity:
     settings = settings if settings is not None else validators.new("Settings")
     notes: list[str] = []
     cc = commit_classes[0].model if len(commit_classes) == 1 else None
@@ -642,7 +717,11 @@ def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigu
     shares: dict[str, Decimal | None] = {}
     for resource, per_pod in sorted(pod_fixed.items()):
         committed = pc.committed.get(resource)
-        totals[resource] = per_pod.scale(pc.max_pods)
+        try:
+            totals[resource] = per_pod.scale(pc.max_pods)
+        except QuantityError as exc:
+            what = f"RuntimeClass {rc.name}: maxPods {pc.max_pods} × its {resource} overhead {per_pod}"
+            raise out_of_range(pc.pool, what, exc) from None
         if committed is None or per_pod.is_zero():
             fits[resource] = None
             shares[resource] = None

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 from hardening_support import (
+    COMMIT_CLASS,
+    RESERVATION,
     SETTINGS,
     assert_no_crash,
     assert_not_checked,
@@ -19,6 +21,7 @@ from hardening_support import (
     position_of,
     shown,
     snapshot,
+    write,
 )
 
 BOUNDS = "must be a whole number of bytes from 1 to 1073741824 (1 GiB)"
@@ -141,3 +144,91 @@ def test_sizing_at_the_limits_stays_within_int64(tmp_path: Path, formula: str) -
 
             q = Quantity.parse(text)
             assert abs(q.milli_value() if resource == "cpu" else q.int_value()) <= 2**63 - 1, (resource, text)
+
+
+def _big_pool(name: str, tier: str, capacity: str, count: int = 1) -> str:
+    return (
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: NodePool\n"
+        f"metadata:\n  name: {name}\nspec:\n  labels: {{example.com/tier: {tier}}}\n"
+        f"  capacity: {{{capacity}}}\n  count: {count}\n"
+    )
+
+
+_NODE = 'cpu: "8", memory: 32Gi, ephemeral-storage: 100Gi, pods: "110"'
+_KATA = (
+    "apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: kata\nhandler: kata\n"
+    "overhead:\n  podFixed: {memory: 7Ei}\n"
+)
+
+
+# Each input is in range (every quantity ≤ 2^63-1, as Kubernetes stores it); what the model derives from it is not.
+# (file, line of the pool named, commands that must stop with exit 2, fragments of the line). Before: "internal
+# error: QuantityError ..." (exit 2, but a crash report) from explain, render and lint alike.
+OUT_OF_RANGE = {
+    # 100,000 nodes of 7Ei: the pool's cluster total (count × capacity) is past 2^63-1 bytes
+    "count-times-capacity": (
+        {"pools/huge.yaml": _big_pool("huge", "general", 'cpu: "8", memory: 7Ei', 100_000)},
+        ("lint", "explain", "explain -o json", "render"),
+        ("NodePool/huge", "100000 nodes of memory 7Ei"),
+    ),
+    # 10^18 cores at 1000%: the committed cpu is 10^19 cores
+    "commit-percent": (
+        {
+            "pools/huge.yaml": _big_pool("huge", "general", 'cpu: "1e18", memory: 32Gi'),
+            "commitclasses/burst.yaml": COMMIT_CLASS.replace("percent: 150", "percent: 1000"),
+        },
+        ("lint", "explain", "explain -o json", "render"),
+        ("NodePool/huge", "its capacity arithmetic", "1e18"),
+    ),
+    # two hugepage sizes of 5Ei: the memory they take together is 10Ei
+    "hugepages-sum": (
+        {"pools/huge.yaml": _big_pool("huge", "general", _NODE + ", hugepages-2Mi: 5Ei, hugepages-1Gi: 5Ei")},
+        ("lint", "explain", "explain -o json", "render"),
+        ("NodePool/huge", "its capacity arithmetic", "5Ei + 5Ei"),
+    ),
+    # a reservation of 4Ei on 32Gi nodes (allocatable 0, as the kubelet floors it) on 3 nodes: 12Ei reserved in all
+    "reserved-times-count": (
+        {
+            "pools/huge.yaml": _big_pool("huge", "general", _NODE, 3),
+            "reservations/static.yaml": RESERVATION.replace(
+                "systemReserved: {cpu: 100m, memory: 100Mi}", "systemReserved: {cpu: 100m, memory: 4Ei}"
+            ),
+        },
+        ("lint", "explain", "explain -o html", "render"),
+        ("NodePool/huge", "3 nodes of systemReserved memory 4Ei"),
+    ),
+    # maxPods (110) pods of 7Ei overhead each: only explain's overhead figures multiply them (lint has AL212)
+    "overhead-times-max-pods": (
+        {"pools/huge.yaml": _big_pool("huge", "general", _NODE), "runtimeclasses/kata.yaml": _KATA},
+        ("explain", "explain -o json"),
+        ("NodePool/huge", "RuntimeClass kata: maxPods 110", "7Ei"),
+    ),
+    # two pools of 5Ei, each in range: their cluster total is not (named at the pool that passes it)
+    "total-of-pools": (
+        {
+            "pools/a.yaml": _big_pool("big-a", "a", 'cpu: "8", memory: 5Ei'),
+            "pools/b.yaml": _big_pool("big-b", "b", 'cpu: "8", memory: 5Ei'),
+        },
+        ("explain", "explain -o json", "explain -o html"),
+        ("NodePool/big-b", "the cluster total of", "memory"),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OUT_OF_RANGE))
+def test_figures_past_the_quantity_range_are_an_input_error(tmp_path: Path, case: str) -> None:
+    """Fix the class: every figure the model derives (committed, hugepages and reserved sums, count × value,
+    maxPods × overhead, totals over pools) may leave Kubernetes' range although each input is in it. Each gives
+    one line naming the object and its file:line:col, exit 2, nothing on stdout and nothing written."""
+    files, commands, fragments = OUT_OF_RANGE[case]
+    write(tmp_path / "repo", {".allocatable.yaml": SETTINGS, **files})
+    path = next(name for name in files if name.startswith("pools/") and fragments[0].split("/")[1] in files[name])
+    for command in commands:
+        res = cli(*command.split(), "repo", cwd=tmp_path)
+        assert_no_crash(res)
+        assert res.returncode == 2 and res.stdout == "", shown(res)
+        assert res.stderr.count("\n") == 1, shown(res)
+        assert f"repo/{path}:1:1: " in res.stderr and "leave" in res.stderr, shown(res)
+        for fragment in fragments:
+            assert fragment in res.stderr, shown(res)
+    assert not (tmp_path / "rendered").exists()

@@ -32,8 +32,8 @@ from renderer.capacity.explain import (
     totals_rows,
     under_commits,
 )
-from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
-from renderer.quantity import Quantity
+from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity, out_of_range
+from renderer.quantity import Quantity, QuantityError
 from renderer.units import cores, readable, unit_for
 
 BAR_WIDTH = 640  # px of the widest part of a bar (capacity, or capacity plus amplification)
@@ -218,10 +218,13 @@ def _totals(pools: list[PoolCapacity]) -> list[Bar]:
         sums: dict[str, Quantity] = {}
         cap = committed = Quantity(0)
         for pc in have:
-            parts, c, k = _parts(pc, r, pc.pool.count)
-            cap, committed = cap + c, committed + k
-            for key, q in parts:
-                sums[key] = sums[key] + q if key in sums else q
+            try:
+                parts, c, k = _parts(pc, r, pc.pool.count)
+                cap, committed = cap + c, committed + k
+                for key, q in parts:
+                    sums[key] = sums[key] + q if key in sums else q
+            except QuantityError as exc:
+                raise out_of_range(pc.pool, f"the cluster total of {r} with this pool", exc) from None
         bars.append(_bar(r, list(sums.items()), cap, committed, None))
     return bars
 
