@@ -11,7 +11,6 @@ import argparse
 import os
 import re
 import sys
-import textwrap
 from types import ModuleType
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
@@ -65,6 +64,8 @@ class HelpFormatter(argparse.HelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap  # help only: not on the path of a run
+
         out: list[str] = []
         for para in re.split(r"\n\s*\n", text.strip("\n")):
             if para.startswith("  ") or "\n  " in para:
