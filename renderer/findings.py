@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
+from renderer.reprs import fields_repr
+
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
 
@@ -30,9 +32,11 @@ class SourceRef(NamedTuple):
         return ("items", self.item, *field_path)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Finding:
     """One problem found (validation, lint, render): a code, a severity, the words and where it is."""
+
+    __repr__ = fields_repr
 
     code: str
     severity: Severity

@@ -26,6 +26,7 @@ from renderer.capacity.kubeletfields import kubelet_fields
 from renderer.models.kubelet_fields import SPEC_FIELDS
 from renderer.models.kubelet_validation import go_duration
 from renderer.quantity import Quantity, QuantityError
+from renderer.reprs import fields_repr
 
 if TYPE_CHECKING:
     from renderer.capacity.model import PoolCapacity
@@ -57,9 +58,11 @@ class Problem(NamedTuple):
     hint: str
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Translation:
     """What one pool's policy becomes in an API: ``document`` (None: nothing to deliver) and its problems."""
+
+    __repr__ = fields_repr
 
     api: str
     document: Any | None

@@ -40,6 +40,7 @@ from renderer.models.reservationpolicy import ReservationPolicy, ReservationPoli
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
+from renderer.reprs import fields_repr
 from renderer.validation.validate import Loaded, PolicySet
 
 RESOURCES: tuple[str, ...] = ("cpu", "memory", "ephemeral-storage")
@@ -80,9 +81,11 @@ class Reserved(NamedTuple):
     source: str  # "explicit", "formula:<name>", "platform-default:<name>", "fallback"
 
 
-@dataclass
+@dataclass(repr=False)
 class OverheadFigures:
     """What one RuntimeClass's pod overhead costs on one pool."""
+
+    __repr__ = fields_repr
 
     runtime_class: Loaded[RuntimeClass]
     pod_fixed: dict[str, Quantity]
@@ -96,10 +99,12 @@ class OverheadFigures:
         return min(fits) if fits else None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class PoolCapacity:
     """One pool's capacity arithmetic. Built by :func:`pool_capacity` and read only after that: equal mappings and
     values of the pools of one model are one shared object (``build``), so none of them may be changed in place."""
+
+    __repr__ = fields_repr
 
     pool: Pool
     commit_classes: list[Loaded[CommitClass]]

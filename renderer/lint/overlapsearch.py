@@ -36,6 +36,7 @@ from heapq import heappop, heappush
 from typing import NamedTuple
 
 from renderer.capacity.selectors import INT64_MAX, NAME_WITNESS_KEY, Term, parse_int64
+from renderer.reprs import fields_repr
 
 __all__ = ["KeyConstraint", "SearchStats", "TermInfo", "candidate_pairs", "compatible", "term_info"]
 
@@ -157,10 +158,12 @@ def compatible(a: TermInfo, b: TermInfo) -> bool:
     return shared
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class SearchStats:
     """What the search did: ``work`` counts term-key visits over all tasks, ``tasks`` the tasks, ``checked`` the
     pairs that reached ``compatible``, ``candidates`` those that passed it (the exact check's input)."""
+
+    __repr__ = fields_repr
 
     work: int = 0
     tasks: int = 0

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 from renderer.codes import DOC_HEADINGS
 from renderer.findings import FieldPath, Finding, Severity, SourceRef
+from renderer.reprs import fields_repr
 
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
@@ -32,9 +33,11 @@ Phase = Literal["model", "after"]
 __all__ = ["DOC_HEADINGS", "LintContext", "LintFinding", "Phase", "Rule", "register"]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class LintFinding(Finding):
     """A finding of a lint rule, with the objects that cause it besides the one it points at."""
+
+    __repr__ = fields_repr
 
     related: tuple[str, ...] = field(default=(), repr=False, compare=False)
 

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from renderer.findings import Finding, SourceRef
+from renderer.reprs import fields_repr
 from renderer.validation.validate import PolicySet
 
 ANNOTATION = "allocatable.dev/ignore"
@@ -35,9 +36,11 @@ _SPLIT = re.compile(r",\s*(?=[Aa][Ll][0-9]{3}\b)")
 _ENTRY = re.compile(r"^(?P<code>[A-Za-z]{2}[0-9]{3})\b\s*(?::\s*(?P<reason>.*))?$", re.DOTALL)
 
 
-@dataclass
+@dataclass(repr=False)
 class Suppression:
     """One ``allocatable.dev/ignore`` entry of an object: the code, why, and whether a finding used it."""
+
+    __repr__ = fields_repr
 
     code: str
     reason: str
@@ -46,9 +49,11 @@ class Suppression:
     used: bool = False
 
 
-@dataclass
+@dataclass(repr=False)
 class Problem:
     """An annotation entry that could not be used (reported by AL901/AL903)."""
+
+    __repr__ = fields_repr
 
     kind: str  # "no-reason", "unreadable", "unknown-code" (or not suppressible), "duplicate"
     text: str

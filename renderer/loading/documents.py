@@ -55,6 +55,7 @@ from renderer.loading.jsonstream import CHUNK, Stop, StreamedItem, stream_json
 from renderer.loading.prune import NODE_FIELDS, Prune
 from renderer.loading.tags import StrictLoader, construct_plain, json_tag
 from renderer.loading.yamlerrors import ParseProblem, yaml_error_message
+from renderer.reprs import fields_repr
 
 __all__ = [
     "DEFAULT_MAX_DOCUMENT_CHARS",
@@ -157,9 +158,11 @@ class Problem(NamedTuple):
         return Finding(self.code, "error", self.message, path, self.line, self.column, hint=self.hint)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Read:
     """What ``read`` gives: the documents, or the problems (never both), and the text when it was kept."""
+
+    __repr__ = fields_repr
 
     display: str
     documents: list[RawDocument] = field(default_factory=list)

@@ -11,13 +11,16 @@ from renderer.models.node import KEPT_ANNOTATIONS, Node
 from renderer.models.nodepool import ClusterAutoscaler, Delivery, NodePool
 from renderer.models.record import as_dict
 from renderer.quantity import Quantity
+from renderer.reprs import fields_repr
 
 _POOL_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Pool:
     """A group of identical nodes (a NodePool, or a Node as a pool of one) as the capacity model reads it."""
+
+    __repr__ = fields_repr
 
     name: str
     origin: str  # "NodePool" or "Node"

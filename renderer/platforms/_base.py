@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple, Protocol
 
 from renderer.platforms._formula import KUBELET_DEFAULTS, Formula
 from renderer.platforms._machines import MachineMemory, configured_memory
+from renderer.reprs import fields_repr
 
 if TYPE_CHECKING:
     from renderer.quantity import Quantity
@@ -159,10 +160,12 @@ class Signal(NamedTuple):
         return f"{what} `{self.pattern}`"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Default:
     """What a platform reserves by itself: a formula (None: nothing) and its hard eviction (None: the kubelet's
     defaults; ``{}``: none at all). ``reason`` says why a pool gets it."""
+
+    __repr__ = fields_repr
 
     name: str  # shown as platform-default:<name>
     title: str

@@ -29,6 +29,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Final, Literal, NamedTuple
 
+from renderer.reprs import fields_repr
+
 __all__ = [
     "DEFAULT_MAX_PODS",
     "GIB",
@@ -178,11 +180,13 @@ class Override(NamedTuple):
 NoteHook = Callable[["MachineShape", "Formula", "dict[str, dict[str, Fraction]]"], "list[str]"]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Formula:
     """A reservation formula: terms per reserved map and resource, the eviction thresholds it comes with, notes.
 
     Compared and hashed by identity: built-ins are module constants, a user's formula is built once per policy."""
+
+    __repr__ = fields_repr
 
     name: str
     summary: str

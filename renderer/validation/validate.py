@@ -21,6 +21,7 @@ from renderer.models.record import Record
 from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
+from renderer.reprs import fields_repr
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -105,9 +106,11 @@ class Registered(NamedTuple):
     ref: str
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class Loaded(Generic[M]):
     """A validated policy object and the document it came from."""
+
+    __repr__ = fields_repr
 
     model: M
     source: SourceRef
@@ -125,9 +128,11 @@ class Loaded(Generic[M]):
         return f"{self.kind}/{self.name}"
 
 
-@dataclass
+@dataclass(repr=False)
 class PolicySet:
     """Every validated object of a policy repo, by kind, with its settings."""
+
+    __repr__ = fields_repr
 
     commit_classes: list[Loaded[CommitClass]] = field(default_factory=list)
     reservation_policies: list[Loaded[ReservationPolicy]] = field(default_factory=list)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from renderer.findings import Finding
+from renderer.reprs import fields_repr
 
 if TYPE_CHECKING:
     from renderer.loading.git import Revision
@@ -14,10 +15,12 @@ if TYPE_CHECKING:
 __all__ = ["Report"]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Report:
     """What a command found: its name, the findings (positions resolved, sorted) and what it read; ``base``: the
     commit a ``--base`` compared with (every format says which)."""
+
+    __repr__ = fields_repr
 
     command: str
     findings: list[Finding]
