@@ -81,9 +81,10 @@ class Reserved(NamedTuple):
     source: str  # "explicit", "formula:<name>", "platform-default:<name>", "fallback"
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)
 class OverheadFigures:
-    """What one RuntimeClass's pod overhead costs on one pool."""
+    """What one RuntimeClass's pod overhead costs on one pool (compared by identity: one object per class and pool
+    shape, see :func:`overhead_figures`)."""
 
     __repr__ = fields_repr
 
@@ -99,10 +100,11 @@ class OverheadFigures:
         return min(fits) if fits else None
 
 
-@dataclass(slots=True, repr=False)
+@dataclass(slots=True, repr=False, eq=False)
 class PoolCapacity:
     """One pool's capacity arithmetic. Built by :func:`pool_capacity` and read only after that: equal mappings and
-    values of the pools of one model are one shared object (``build``), so none of them may be changed in place."""
+    values of the pools of one model are one shared object (``build``), so none of them may be changed in place.
+    Compared by identity (no generated ``__eq__``: 25 fields compiled at every start for no caller)."""
 
     __repr__ = fields_repr
 

@@ -128,9 +128,9 @@ class Loaded(Generic[M]):
         return f"{self.kind}/{self.name}"
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)
 class PolicySet:
-    """Every validated object of a policy repo, by kind, with its settings."""
+    """Every validated object of a policy repo, by kind, with its settings (compared by identity)."""
 
     __repr__ = fields_repr
 
