@@ -51,7 +51,7 @@ import re
 from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal
 from typing import TYPE_CHECKING, Literal, NoReturn, cast, final
 
-__all__ = ["Format", "Quantity", "QuantityError"]
+__all__ = ["Format", "Quantity", "QuantityError", "Sum"]
 
 Format = Literal["DecimalSI", "BinarySI", "DecimalExponent"]
 
@@ -394,7 +394,7 @@ class Quantity:
     def _result(self, nanos: int, fmt: Format, op: str, other: object) -> Quantity:
         if abs(nanos) > _MAX_NANOS:
             # The message is built only here: formatting both operands on every operation was the hot spot.
-            raise QuantityError(f"the result of {self} {op} {other} is out of range: {_RANGE_HELP}")
+            raise _range_error(self, op, other)
         return _new_quantity(nanos, fmt)
 
     def __add__(self, other: Quantity) -> Quantity:
@@ -507,6 +507,40 @@ class Quantity:
 
     def __deepcopy__(self, memo: object) -> Quantity:
         return self
+
+
+def _range_error(left: Quantity, op: str, right: object) -> QuantityError:
+    return QuantityError(f"the result of {left} {op} {right} is out of range: {_RANGE_HELP}")
+
+
+class Sum:
+    """A running total of quantities, each times a count, exact: what adding ``q.scale(n)`` one after another with
+    ``+`` gives (the same format rule: the first non-zero term's format; the same range errors, raised where ``+``
+    or ``scale`` would raise them), without a quantity object per step. Cost: O(1) per term."""
+
+    __slots__ = ("_format", "_nanos")
+
+    def __init__(self) -> None:
+        self._nanos = 0
+        self._format: Format | None = None
+
+    def add(self, q: Quantity, times: int = 1) -> None:
+        nanos = q._nanos * times
+        if abs(nanos) > _MAX_NANOS:
+            raise _range_error(q, "*", times)
+        if self._format is None:
+            self._nanos, self._format = nanos, q._format
+            return
+        total = self._nanos + nanos
+        if abs(total) > _MAX_NANOS:
+            raise _range_error(self.total(), "+", _new_quantity(nanos, q._format))
+        if not self._nanos:
+            self._format = q._format
+        self._nanos = total
+
+    def total(self) -> Quantity:
+        """The sum so far (a zero in DecimalSI when nothing was added)."""
+        return _new_quantity(self._nanos, self._format or "DecimalSI")
 
 
 _set_nanos = Quantity.__dict__["_nanos"].__set__

@@ -813,3 +813,36 @@ def test_fits_times_says_whether_scale_raises(nanos: int, n: int) -> None:
         assert not q.fits_times(n)
     else:
         assert q.fits_times(n)
+
+
+@given(st.lists(st.tuples(nanos_in_range, formats, st.integers(min_value=0, max_value=10**6)), max_size=6))
+@example([(MAX_NANOS, "BinarySI", 1), (1, "DecimalSI", 1)])
+@example([(0, "BinarySI", 3), (0, "DecimalExponent", 2)])
+@example([(0, "BinarySI", 3), (5 * 10**9, "DecimalExponent", 2), (1024 * 10**9, "BinarySI", 1)])
+def test_sum_is_adding_scaled_quantities_one_by_one(terms: list[tuple[int, Format, int]]) -> None:
+    """``Sum``: the total, its format and its errors are those of ``acc + q.scale(n)`` one term after another."""
+    from renderer.quantity import Sum
+
+    quantities = [(Quantity.from_value(nanos_to_decimal(n), fmt), times) for n, fmt, times in terms]
+    expected: Quantity | str | None = None
+    for q, times in quantities:
+        try:
+            scaled = q.scale(times)
+            expected = scaled if expected is None else expected + scaled  # type: ignore[operator]
+        except QuantityError as exc:
+            expected = str(exc)
+            break
+    total = Sum()
+    try:
+        for q, times in quantities:
+            total.add(q, times)
+        got: Quantity | str = total.total()
+    except QuantityError as exc:
+        got = str(exc)
+    if expected is None:
+        assert got == Quantity.from_value(0) and str(got) == "0"
+    elif isinstance(expected, str):
+        assert got == expected
+    else:
+        assert isinstance(got, Quantity) and got == expected and got.format == expected.format
+        assert str(got) == str(expected)

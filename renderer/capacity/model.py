@@ -39,7 +39,7 @@ from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
 from renderer.models.reservationpolicy import ReservationPolicy, ReservationPolicySpec
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
-from renderer.quantity import Quantity, QuantityError
+from renderer.quantity import Quantity, QuantityError, Sum
 from renderer.reprs import fields_repr
 from renderer.validation.validate import Loaded, PolicySet
 
@@ -202,14 +202,20 @@ class CapacityModel:
         out: dict[str, dict[str, Quantity]] = {}
         for key in keys:
             attr = TOTALS_OF[key]
-            acc: dict[str, Quantity] = {}
+            acc: dict[str, Sum] = {}
             for p in pools:
-                for res, val in _times(getattr(p, attr), p.pool.count).items():
-                    try:
-                        acc[res] = acc[res] + val if res in acc else val
-                    except QuantityError as exc:
-                        raise out_of_range(p.pool, f"the cluster total of {key} {res} with this pool", exc) from None
-            out[key] = dict(sorted(acc.items()))
+                count = p.pool.count
+                for res, val in getattr(p, attr).items():
+                    if res in RESOURCES or res == "pods":
+                        total = acc.get(res)
+                        if total is None:
+                            total = acc[res] = Sum()
+                        try:
+                            total.add(val, count)
+                        except QuantityError as exc:
+                            what = f"the cluster total of {key} {res} with this pool"
+                            raise out_of_range(p.pool, what, exc) from None
+            out[key] = {res: total.total() for res, total in sorted(acc.items())}
         return out
 
     def totals(self, pools: list[PoolCapacity] | None = None) -> dict[str, Any]:
@@ -269,10 +275,6 @@ class CapacityModel:
         if self._refs is None:
             self._refs = [pc.pool.ref for pc in self.pools]
         return self._refs
-
-
-def _times(d: dict[str, Quantity], n: int) -> dict[str, Quantity]:
-    return {k: v.scale(n) for k, v in d.items() if k in RESOURCES or k == "pods"}
 
 
 def _floor(q: Quantity, resource: str) -> Quantity:
