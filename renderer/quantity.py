@@ -441,6 +441,13 @@ class Quantity:
         step = 10 ** (9 - places)
         return self._result(self._nanos // step * step, self._format, "floor", places)
 
+    def canonical_times(self, n: int) -> str:
+        """``scale(n).canonical()`` (an int ``n``), without the quantity in between. Raises as ``scale`` does."""
+        nanos = self._nanos * n
+        if abs(nanos) > _MAX_NANOS:
+            raise _range_error(self, "*", n)
+        return _canonical(nanos, self._format)
+
     def fits_times(self, n: int) -> bool:
         """Whether ``scale(n)`` (an int) stays in range. Cost: one multiplication."""
         return abs(self._nanos * n) <= _MAX_NANOS

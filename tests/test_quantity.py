@@ -846,3 +846,16 @@ def test_sum_is_adding_scaled_quantities_one_by_one(terms: list[tuple[int, Forma
     else:
         assert isinstance(got, Quantity) and got == expected and got.format == expected.format
         assert str(got) == str(expected)
+
+
+@given(nanos_in_range, formats, st.integers(min_value=0, max_value=10**6))
+@example(MAX_NANOS, "BinarySI", 2)
+def test_canonical_times_is_the_text_of_scale(nanos: int, fmt: Format, n: int) -> None:
+    q = Quantity.from_value(nanos_to_decimal(nanos), fmt)
+    try:
+        expected = q.scale(n).canonical()
+    except QuantityError as exc:
+        with pytest.raises(QuantityError, match=re.escape(str(exc))):
+            q.canonical_times(n)
+    else:
+        assert q.canonical_times(n) == expected

@@ -90,7 +90,7 @@ class Fragments:
         keys = [k for k in self.by_resource(tuple(d)) if k in _RESOURCE_SET]
         if count == 1:
             return {k: d[k].canonical() for k in keys}
-        return {k: d[k].scale(count).canonical() for k in keys}
+        return {k: d[k].canonical_times(count) for k in keys}
 
     def overhead(self, o: OverheadFigures) -> dict[str, Any]:
         return {
