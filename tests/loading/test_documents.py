@@ -8,12 +8,15 @@ is linear in the document (asserted as counts of composed documents and of text 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from renderer.loading import anchored
 from renderer.loading.documents import Bounds, Source, parse_text, read
@@ -182,3 +185,27 @@ def test_verify_bounds_a_dump_by_max_file_size(tmp_path: Path) -> None:
         timeout=60,
     )
     assert proc.returncode == 2 and "larger than the 1024 byte limit" in proc.stderr, proc.stderr
+
+
+_COMPOSE_REFERENCE = re.compile(r"(?:^|[\s\[\]{},])[&*!]|<<", re.M)
+
+
+@given(
+    st.text(alphabet=st.sampled_from(list("ab &*!<,[]{}:\n\r\t\u00a0\u2028#'\"-")), max_size=60),
+    st.integers(min_value=0, max_value=70),
+    st.integers(min_value=0, max_value=70),
+)
+@example("&a", 0, 2)
+@example("x\n&a", 2, 4)
+@example("x &a", 2, 4)
+@example("x\u00a0*a", 1, 4)
+@example("a<<b", 1, 3)
+@example("a<<b", 2, 4)
+def test_composes_finds_what_the_node_start_pattern_finds(text: str, begin: int, end: int) -> None:
+    """``composes`` (``str.find`` per character) against the multi-line pattern it replaced, searched from ``begin``
+    to ``end``: a line start, a blank or a flow indicator before ``&``, ``*`` or ``!`` (inside the range), or
+    ``<<``."""
+    from renderer.loading.documents import composes
+
+    begin, end = min(begin, len(text)), min(end, len(text))
+    assert composes(text, begin, end) == (_COMPOSE_REFERENCE.search(text, begin, end) is not None)
