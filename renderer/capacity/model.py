@@ -19,11 +19,12 @@ advertises more than the arithmetic allows.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache
+from functools import lru_cache, wraps
 from itertools import chain
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Concatenate, NamedTuple, ParamSpec, TypeVar
 
 from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
@@ -457,6 +458,48 @@ class Shared:
         return got
 
 
+_P = ParamSpec("_P")
+
+
+def _in_range(
+    build: Callable[Concatenate[Pool, _P], PoolCapacity],
+) -> Callable[Concatenate[Pool, _P], PoolCapacity]:
+    """``build`` (the first argument the pool), raising :class:`OutOfRange` where a figure of the pool, or of its nodes
+    together (``count`` × every figure a view multiplies), leaves the range of a Kubernetes quantity."""
+
+    def checked(pool: Pool, /, *args: _P.args, **kwargs: _P.kwargs) -> PoolCapacity:
+        try:
+            pc = build(pool, *args, **kwargs)
+        except QuantityError as exc:
+            raise out_of_range(pool, "its capacity arithmetic", exc) from None
+        count = pool.count
+        if count > 1:  # allocatable is at most capacity
+            for part, values in (
+                ("", pc.capacity),
+                ("committed ", pc.committed),
+                ("hard eviction ", pc.eviction_reserved),
+            ):
+                for resource, q in values.items():
+                    if not q.fits_times(count) and (resource in RESOURCES or resource == "pods"):
+                        raise _times_out_of_range(pool, f"{part}{resource} {q}")
+            for part, reserved in (("systemReserved ", pc.system_reserved), ("kubeReserved ", pc.kube_reserved)):
+                for resource, r in reserved.items():
+                    if not r.quantity.fits_times(count) and resource in RESOURCES:
+                        raise _times_out_of_range(pool, f"{part}{resource} {r.quantity}")
+            if not pc.hugepages.fits_times(count):
+                raise _times_out_of_range(pool, f"hugepages {pc.hugepages}")
+        return pc
+
+    return wraps(build)(checked)
+
+
+def _times_out_of_range(pool: Pool, what: str) -> OutOfRange:
+    return OutOfRange(
+        pool, f"{pool.count} nodes of {what} (its cluster total) leave the range of a Kubernetes quantity (2^63-1)"
+    )
+
+
+@_in_range
 def pool_capacity(
     pool: Pool,
     commit_classes: list[Loaded[CommitClass]],
@@ -472,53 +515,8 @@ def pool_capacity(
     causes try other releases and platforms this way), else the pool's platform decides; ``shared``: the values
     equal to another pool's of the same model are that pool's (see :class:`Shared`).
 
-    Raises :class:`OutOfRange` when a figure of the pool, or of its nodes together (``count`` × capacity, × committed
-    allocatable), leaves the range of a Kubernetes quantity."""
-    try:
-        pc = _pool_capacity(
-            pool,
-            commit_classes,
-            policies,
-            runtime_classes,
-            under_commit_scales_reserved,
-            settings,
-            default=default,
-            shared=shared,
-        )
-    except QuantityError as exc:
-        raise out_of_range(pool, "its capacity arithmetic", exc) from None
-    count = pool.count
-    if count > 1:  # every figure a view multiplies by the node count (allocatable is at most capacity)
-        for part, values in (("", pc.capacity), ("committed ", pc.committed), ("hard eviction ", pc.eviction_reserved)):
-            for resource, q in values.items():
-                if not q.fits_times(count) and (resource in RESOURCES or resource == "pods"):
-                    raise _times_out_of_range(pool, f"{part}{resource} {q}")
-        for part, reserved in (("systemReserved ", pc.system_reserved), ("kubeReserved ", pc.kube_reserved)):
-            for resource, r in reserved.items():
-                if not r.quantity.fits_times(count) and resource in RESOURCES:
-                    raise _times_out_of_range(pool, f"{part}{resource} {r.quantity}")
-        if not pc.hugepages.fits_times(count):
-            raise _times_out_of_range(pool, f"hugepages {pc.hugepages}")
-    return pc
-
-
-def _times_out_of_range(pool: Pool, what: str) -> OutOfRange:
-    return OutOfRange(
-        pool, f"{pool.count} nodes of {what} (its cluster total) leave the range of a Kubernetes quantity (2^63-1)"
-    )
-
-
-def _pool_capacity(
-    pool: Pool,
-    commit_classes: list[Loaded[CommitClass]],
-    policies: list[Loaded[ReservationPolicy]],
-    runtime_classes: list[Loaded[RuntimeClass]],
-    under_commit_scales_reserved: bool,
-    settings: Settings | None = None,
-    *,
-    default: PlatformDefault | None = None,
-    shared: Shared | None = None,
-) -> PoolCapacity:
+    Raises :class:`OutOfRange` when a figure of the pool, or of its nodes together, leaves the range of a Kubernetes
+    quantity (see ``_in_range``)."""
     settings = settings if settings is not None else validators.new("Settings")
     notes: list[str] = []
     cc = commit_classes[0].model if len(commit_classes) == 1 else None
