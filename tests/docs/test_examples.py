@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -132,6 +133,9 @@ def history(fixture: Path) -> Path:
     git("commit", "-q", "-m", "base")
     git("checkout", "-q", "-b", "pr")
     shutil.copytree(fixture / "head", repo, dirs_exist_ok=True)
+    # Staged again from the contents: copytree keeps the files' mtimes, and a head file of the same size written in
+    # the same clock tick as its base (file times are coarse) looked unchanged to the index ("nothing to commit").
+    git("rm", "-r", "-q", "--cached", ".")
     git("add", "-A")
     git("commit", "-q", "-m", "head")
     return repo
@@ -172,6 +176,11 @@ def test_a_history_fixture_is_two_commits_with_the_same_ids_everywhere(tmp_path:
     (fixture / "base" / "a.yaml").write_text("a: 1\n", encoding="utf-8")
     (fixture / "base" / "b.yaml").write_text("b: 1\n", encoding="utf-8")
     (fixture / "head" / "a.yaml").write_text("a: 2\n", encoding="utf-8")
+    # the same size and the same mtime as its base, both older than the index (sources written in the second before
+    # the copies, as happened now and then): git, which may compare whole seconds, saw no change unless staged anew
+    earlier = time.time_ns() - 10**10
+    for name in ("base", "head"):
+        os.utime(fixture / name / "a.yaml", ns=(earlier, earlier))
     repo = history(fixture)
 
     def git(*args: str) -> str:
