@@ -133,7 +133,7 @@ def pool_json(model: CapacityModel, pc: PoolCapacity, fragments: Fragments | Non
             "systemReserved": part("sources", pc.system_reserved, f.sources),
             "kubeReserved": part("sources", pc.kube_reserved, f.sources),
         },
-        "evictionHard": part("sorted", pc.eviction_hard, f.by_resource_map),
+        "evictionHard": part("eviction", pc.eviction_hard, f.by_resource_map),
         "evictionHardSource": pc.eviction_source,
         "evictionReserved": part("q", pc.eviction_reserved, f.texts),
         "maxPods": pc.max_pods,
