@@ -234,3 +234,21 @@ def test_al326_and_the_schema_agree_on_qos_reserved(key: str, value: str) -> Non
 @given(gates=st.dictionaries(TEXT, st.booleans(), max_size=3))
 def test_al326_and_the_schema_agree_on_feature_gates(gates: dict[str, bool]) -> None:
     _agree("featureGates", gates)
+
+
+def test_node_labels_joined_by_nodeadm_cannot_hold_a_separator(tmp_path: Path) -> None:
+    # nodeadm's --node-labels=k=v,k=v is the other flag render joins: a pool label is validated as a label value
+    # (apimachinery: alphanumerics, '-', '_', '.'), so "a,b=c" never reaches it.
+    shutil.copytree(REPO_ROOT / "policies", tmp_path / "policies")
+    pools = tmp_path / "policies" / "pools" / "nodeadm.yaml"
+    pools.write_text(
+        pools.read_text().replace(
+            "    kubernetes.io/arch: amd64\n", '    kubernetes.io/arch: amd64\n    example.com/other: "a,b=c"\n', 1
+        )
+    )
+    res = cli("validate", "policies", cwd=tmp_path)
+    assert_no_crash(res)
+    assert res.returncode == 2, shown(res)
+    assert re.search(
+        r"^policies/pools/nodeadm\.yaml:\d+:\d+: error: .*a,b=c.* is not a valid label value", res.stdout, re.M
+    )
