@@ -212,6 +212,13 @@ def _term(term: Term, resource: str) -> str:
     expr = _compiled(term, resource)
     try:
         bounds(expr)
+    except Overflow:
+        pass
+    else:
+        return expr
+    expr = _compiled(term, resource, split=True)  # whole items outside the common denominator: smaller products
+    try:
+        bounds(expr)
     except Overflow as exc:
         raise TooLarge(f"{resource}: {exc}{_fewer_digits(term, resource)}") from None
     return expr
@@ -226,7 +233,7 @@ def _fewer_digits(term: Term, resource: str) -> str:
         q = Decimal(1).scaleb(-places)
         tiers = tuple(Tier(t.up_to, _places(t.fraction, q), t.add) for t in term.tiers)
         try:
-            bounds(_compiled(term._replace(tiers=tiers), resource))
+            bounds(_compiled(term._replace(tiers=tiers), resource, split=True))
         except (Overflow, NotExpressible):
             continue
         return f"; write the tier fractions with at most {places} decimal places"
@@ -237,7 +244,7 @@ def _places(x: Fraction, q: Decimal) -> Fraction:
     return Fraction((Decimal(x.numerator) / Decimal(x.denominator)).quantize(q))
 
 
-def _compiled(term: Term, resource: str) -> str:
+def _compiled(term: Term, resource: str, *, split: bool = False) -> str:
     """One term as a CEL expression whose integer value is the term's value in Karpenter's unit for ``resource``."""
     out = _OUT.get(resource)
     if out is None:
@@ -307,7 +314,8 @@ def _compiled(term: Term, resource: str) -> str:
     else:
         outside: list[str] = []
         if (
-            not clamps
+            split
+            and not clamps
             and fraction_cap is None
             and step == 1
             and mode != "none"

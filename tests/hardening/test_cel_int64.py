@@ -148,7 +148,7 @@ def test_a_tiny_fraction_renders_zero_not_an_unparseable_literal(tmp_path: Path)
         assert evaluate(expression, context(2, m, 29)) == 255
 
 
-def test_a_per_pod_amount_in_kib_beside_a_tier_fits_with_the_whole_items_kept_outside(tmp_path: Path) -> None:
+def test_a_per_pod_amount_in_kib_beside_a_tier_fits(tmp_path: Path) -> None:
     # perPod 1001Ki = 1001/1024 Mi and 5 % of memory: the common denominator is lcm(20, 1024) = 5120, the largest
     # product 5005 x (2^31-1) = 1.07e13, far inside int64. By hand at 8192 MiB, 110 pods: 409.6 + 107.53 = 517.13
     # -> 517; at 65536 MiB, 29 pods: 3276.8 + 28.35 = 3305.15 -> 3305.
@@ -165,6 +165,30 @@ def test_a_per_pod_amount_in_kib_beside_a_tier_fits_with_the_whole_items_kept_ou
     assert evaluate(expression, context(2, 8192, 110)) == 517
     assert evaluate(expression, context(2, 65536, 29)) == 3305
     assert evaluate(expression, context(2, MEMORY_MAX, 2**31 - 1)) >= 0  # the real evaluator: no overflow
+
+
+def test_whole_per_pod_and_base_stay_outside_the_common_denominator_when_it_would_overflow(tmp_path: Path) -> None:
+    # Two 9-digit tiers share the denominator 10^9; with 11Mi per pod inside it, 11 x 10^9 x (2^31-1) = 2.4e19 >
+    # 2^63-1, so render writes 11 * max_pods + 255 + (tiers) / 10^9 instead (floor(I + F/d) = I + floor(F/d) for a
+    # whole I). By hand at 8192 MiB, 110 pods: 11 x 110 + 255 = 1465; tiers 4096 x 0.123456789 = 505.679007744 plus
+    # 4096 x 0.000000001 = 0.000004096 -> 505; total 1970. At 65536 MiB, 29 pods: 574 + floor(505.679007744 +
+    # 61440 x 10^-9) = 574 + 505 = 1079.
+    custom = """\
+      kubeReserved:
+        memory:
+          of: machineMemory
+          perPod: 11Mi
+          base: 255Mi
+          tiers:
+          - {upTo: 4Gi, fraction: 0.123456789}
+          - {fraction: 0.000000001}
+"""
+    expression = _rendered(tmp_path, custom)["memory"]
+    bounds(expression)
+    assert expression.startswith("11 * max_pods + 255 + "), expression
+    assert evaluate(expression, context(2, 8192, 110)) == 1970
+    assert evaluate(expression, context(2, 65536, 29)) == 1079
+    assert evaluate(expression, context(4096, MEMORY_MAX, 2**31 - 1)) > 0  # the real evaluator: no overflow
 
 
 def test_an_each_tier_fraction_rounded_up_is_reduced_from_above(tmp_path: Path) -> None:
