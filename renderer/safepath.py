@@ -579,7 +579,15 @@ def main(argv: list[str] | None = None) -> int:
     install_signal_handlers()
     try:
         if len(args) == 2 and args[0] == "put":
-            put(args[1], sys.stdin.buffer.read())
+            from renderer.stdio import InputError, read_input
+
+            parts: list[bytes] = []
+            try:
+                while chunk := read_input(1 << 16):
+                    parts.append(chunk)
+            except InputError as exc:
+                raise FileProblem(f"{args[1]}: nothing written: {exc}") from None
+            put(args[1], b"".join(parts))
             return 0
         if len(args) == 2 and args[0] == "check-read":
             problem = source_problem(args[1])

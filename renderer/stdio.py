@@ -6,7 +6,8 @@ only at exit. ``closed_stream`` is checked before a command runs (nothing is don
 ``guard`` wraps the streams so a failed write raises ``StreamError`` naming the stream, which the command line turns
 into its one error line on whichever stream still works; ``silence`` points a failed stream's descriptor at
 ``/dev/null`` so the interpreter's last flush cannot fail again. A closed pipe (``| head``) stays what it was: the
-reader has what it wanted (``BrokenPipeError`` propagates untouched). Standard library only.
+reader has what it wanted (``BrokenPipeError`` propagates untouched). Standard input closed (``<&-``) or failing
+is ``InputError`` from ``read_input``, which every reader of ``-`` uses. Standard library only.
 """
 
 from __future__ import annotations
@@ -20,7 +21,28 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-__all__ = ["StreamError", "closed_stream", "guard", "silence", "write_line"]
+__all__ = ["InputError", "StreamError", "closed_stream", "guard", "read_input", "silence", "write_line"]
+
+
+class InputError(Exception):
+    """Standard input cannot be read: closed (``<&-``: Python sets ``sys.stdin`` to None) or failing (a descriptor
+    open for writing only, an I/O error). The message says which and what to do."""
+
+
+def read_input(size: int) -> bytes:
+    """Up to ``size`` bytes of standard input (``b""`` at its end): the one way every reader of ``-`` reads it.
+    Raises ``InputError`` when standard input is closed or fails."""
+    stream = sys.stdin
+    buffer = getattr(stream, "buffer", None) if stream is not None else None
+    if buffer is None:
+        raise InputError("standard input is closed, so `-` has nothing to read: pipe the input in, or name a file")
+    try:
+        data: bytes = buffer.read(size)
+    except OSError as exc:
+        raise InputError(
+            f"cannot read standard input: {exc.strerror or exc}; pipe the input in, or name a file"
+        ) from None
+    return data
 
 
 class StreamError(Exception):

@@ -35,7 +35,8 @@ from fractions import Fraction
 from math import lcm
 from typing import Any, NamedTuple, Protocol
 
-from renderer.capacity.formulas import GIB, MIB, PARTS, Formula, Term, fmt_number
+from renderer.capacity.cel_bounds import Overflow, bounds
+from renderer.capacity.formulas import GIB, MIB, PARTS, Formula, Term, Tier, fmt_number
 from renderer.quantity import Quantity
 
 
@@ -69,6 +70,16 @@ class NotExpressible(ValueError):
     """A formula that has no faithful CEL form over Karpenter's variables (the message says why)."""
 
 
+class TooLarge(NotExpressible):
+    """A term whose CEL form would leave int64 for an instance within the bounds (the message says what to change).
+    Raised by :func:`cel_form` when no resource has a form and some are too large: ``which`` holds those, by
+    (part, resource), with the reason."""
+
+    def __init__(self, message: str, which: dict[tuple[str, str], str] | None = None) -> None:
+        super().__init__(message)
+        self.which = which or {}
+
+
 class CelForm(NamedTuple):
     """A formula's reserved values for Karpenter: per map, CEL expressions, or quantities where the value is constant;
     ``missing`` holds the resources that have no CEL form, with the reason."""
@@ -77,6 +88,8 @@ class CelForm(NamedTuple):
     parts: dict[str, dict[str, str]]
     expressions: frozenset[tuple[str, str]]  # (part, resource) whose value is an expression
     missing: dict[tuple[str, str], str]  # always given: a default map would be shared
+    #: the resources of ``missing`` whose expression would leave CEL's 64-bit integers (render refuses them)
+    too_large: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def fills(self) -> str:
@@ -156,7 +169,82 @@ def _rounded(expr: str, c: Fraction, mode: str) -> str:
     return f"(2 * {inner} + {c.denominator}) / {2 * c.denominator}"
 
 
+def best_below(x: Fraction, n: int) -> Fraction:
+    """The largest fraction p/q <= x with 1 <= q <= n (a descent of the Stern-Brocot tree, many steps at a time)."""
+    if x.denominator <= n:
+        return x
+    lp, lq = x.numerator // x.denominator, 1
+    hp, hq = lp + 1, 1
+    while lq + hq <= n:
+        if Fraction(lp + hp, lq + hq) <= x:
+            # as many steps toward x as stay at or below it: (lp + k hp) / (lq + k hq) <= x
+            k = min(int((x * lq - lp) / (hp - x * hq)), (n - lq) // hq)
+            lp, lq = lp + k * hp, lq + k * hq
+        else:
+            # as many steps toward x as stay above it: (hp + k lp) / (hq + k lq) > x
+            k = min(-(-(hp - x * hq) // (x * lq - lp)) - 1, (n - hq) // lq)
+            hp, hq = hp + k * lp, hq + k * lq
+    return Fraction(lp, lq)
+
+
+def lossless(c: Fraction, expr: str, mode: str) -> Fraction:
+    """``c`` with the smallest denominator that rounds ``c * expr`` (``mode``) to the same integer for every value
+    ``expr`` can take (0 to n, :mod:`renderer.capacity.cel_bounds`): exact, not an approximation.
+
+    floor(c x) is the largest m with m/x <= c, and m/x has a denominator of at most n, so every fraction between the
+    largest fraction of denominator <= n at or below c and c itself gives the same floor; ceil mirrors it from
+    above; half up is floor(c x + 1/2), the largest m with (2m - 1)/(2x) <= c: denominators up to 2n. A fraction of
+    many digits (``0.123456789123456789`` of memory) becomes one whose products stay far inside int64."""
+    if c.denominator == 1 or c < 0:
+        return c
+    try:
+        n = bounds(expr).hi
+    except Overflow:
+        return c
+    if mode == "up":
+        return -best_below(-c, n)
+    return best_below(c, 2 * n if mode == "half-up" else n)
+
+
 def _term(term: Term, resource: str) -> str:
+    """:func:`_compiled`, checked: every literal and every intermediate value within int64 for every instance within
+    :data:`~renderer.capacity.cel_bounds.VARIABLES` (or :class:`NotExpressible` with what to change)."""
+    expr = _compiled(term, resource)
+    try:
+        bounds(expr)
+    except Overflow:
+        pass
+    else:
+        return expr
+    expr = _compiled(term, resource, split=True)  # whole items outside the common denominator: smaller products
+    try:
+        bounds(expr)
+    except Overflow as exc:
+        raise TooLarge(f"{resource}: {exc}{_fewer_digits(term, resource)}") from None
+    return expr
+
+
+def _fewer_digits(term: Term, resource: str) -> str:
+    """The advice for a term whose expression overflows: the most decimal places its fractions can keep."""
+    long = [t.fraction for t in term.tiers if (t.fraction * 10**6).denominator != 1]
+    if not long:
+        return "; lower perPod, base or the clamps, or write them in whole units"
+    for places in range(17, 0, -1):
+        q = Decimal(1).scaleb(-places)
+        tiers = tuple(Tier(t.up_to, _places(t.fraction, q), t.add) for t in term.tiers)
+        try:
+            bounds(_compiled(term._replace(tiers=tiers), resource, split=True))
+        except (Overflow, NotExpressible):
+            continue
+        return f"; write the tier fractions with at most {places} decimal places"
+    return "; write the tier fractions with fewer decimal places"
+
+
+def _places(x: Fraction, q: Decimal) -> Fraction:
+    return Fraction((Decimal(x.numerator) / Decimal(x.denominator)).quantize(q))
+
+
+def _compiled(term: Term, resource: str, *, split: bool = False) -> str:
     """One term as a CEL expression whose integer value is the term's value in Karpenter's unit for ``resource``."""
     out = _OUT.get(resource)
     if out is None:
@@ -194,7 +282,8 @@ def _term(term: Term, resource: str) -> str:
         if c:
             if term.each_tier is not None:
                 each = _integral(term.each_tier.step / out, f"{resource}: the per-tier rounding step")
-                items.append((each, _rounded(portion, c / each, term.each_tier.mode)))
+                mode_each = term.each_tier.mode
+                items.append((each, _rounded(portion, lossless(c / each, portion, mode_each), mode_each)))
             else:
                 items.append((c, portion))
         if tier.add:
@@ -214,13 +303,29 @@ def _term(term: Term, resource: str) -> str:
     simple = mode in ("down", "none") and step == 1 and not clamps and all(c >= 0 for c, _ in items)
     if simple and len(fractional) <= 1 and (fraction_cap is None or not fractional):
         # floor(integer parts + c*e) = integer parts + floor(c*e): each fractional item divides on its own
-        parts = [_scaled(e, c) if e is not None else _num(_integral(c, resource)) for c, e in items]
+        parts = [
+            _scaled(e, lossless(c, e, "down")) if e is not None else _num(_integral(c, resource)) for c, e in items
+        ]
         if mode == "none" and fractional:
             raise NotExpressible(f"{resource}: the value is not rounded to a whole {RESULT_UNIT[resource]}")
         expr = " + ".join(parts) if parts else "0"
         if fraction_cap is not None:
             expr = f"min({expr}, {_scaled(x, fraction_cap)})"
     else:
+        outside: list[str] = []
+        if (
+            split
+            and not clamps
+            and fraction_cap is None
+            and step == 1
+            and mode != "none"
+            and all(c >= 0 for c, _ in items)
+            and any(c.denominator != 1 for c, _ in items)
+        ):
+            # (d*I + F) / d = I + F / d for a whole I >= 0 and F >= 0 (truncating division), and likewise rounded up
+            # or half up: whole items stay outside the common denominator, which keeps the products small
+            outside = [_scaled(e, c) if e is not None else _num(c) for c, e in items if c.denominator == 1]
+            items = [(c, e) for c, e in items if c.denominator != 1]
         dens = [c.denominator for c, _ in items] + [c.denominator for c in clamps]
         if fraction_cap is not None:
             dens.append(fraction_cap.denominator)
@@ -251,6 +356,8 @@ def _term(term: Term, resource: str) -> str:
                 expr = f"(2 * ({total}) + {_num(ds)}) / {_num(2 * ds)}"
             if s != 1:
                 expr = f"{expr} * {_num(s)}"
+        if outside:
+            expr = " + ".join([*outside, expr])
     for st in reversed(term.steps):
         if not var:  # pragma: no cover - a step needs an input
             raise NotExpressible(f"{resource}: fixed values need an input")
@@ -277,6 +384,7 @@ def cel_form(formula: Formula) -> CelForm:
     parts: dict[str, dict[str, str]] = {}
     expressions: set[tuple[str, str]] = set()
     missing: dict[tuple[str, str], str] = {}
+    too_large: set[tuple[str, str]] = set()
     overridden = [o for o in formula.overrides if o.machine_types and o.karpenter]
     for part in PARTS:
         for resource, term in formula.terms.get(part, {}).items():
@@ -300,13 +408,26 @@ def cel_form(formula: Formula) -> CelForm:
                     )
                     listed = ", ".join(f'"{t}"' for t in sorted(o.machine_types))
                     expr = f"instance_type in [{listed}] ? {alt_expr} : {expr}"
+                _check(expr, resource)
                 parts.setdefault(part, {})[resource] = expr
                 expressions.add((part, resource))
             except NotExpressible as exc:
                 missing[(part, resource)] = str(exc)
+                if isinstance(exc, TooLarge):
+                    too_large.add((part, resource))
     if not expressions and missing:
-        raise NotExpressible("; ".join(dict.fromkeys(missing.values())))
-    return CelForm(formula.name, parts, frozenset(expressions), missing)
+        reason = "; ".join(dict.fromkeys(missing.values()))
+        if too_large:
+            raise TooLarge(reason, {k: missing[k] for k in sorted(too_large)})
+        raise NotExpressible(reason)
+    return CelForm(formula.name, parts, frozenset(expressions), missing, frozenset(too_large))
+
+
+def _check(expr: str, resource: str) -> None:
+    try:
+        bounds(expr)
+    except Overflow as exc:
+        raise TooLarge(f"{resource}: {exc}") from None
 
 
 def not_expressible(formula: Formula) -> str | None:

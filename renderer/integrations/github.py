@@ -251,7 +251,16 @@ def next_page(headers: str, api: str) -> str | None:
 
 
 def _stdin() -> str:
-    return sys.stdin.buffer.read().decode("utf-8", "replace")
+    """The step's piped input; closed or failing standard input is no input (each command then does nothing)."""
+    from renderer.stdio import InputError, read_input
+
+    parts: list[bytes] = []
+    try:
+        while chunk := read_input(1 << 16):
+            parts.append(chunk)
+    except InputError:
+        return ""
+    return b"".join(parts).decode("utf-8", "replace")
 
 
 def _stdin_json() -> object:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
 from renderer import safepath
 from renderer.findings import Finding
 from renderer.safepath import FileProblem, not_regular
+from renderer.stdio import InputError, read_input
 
 __all__ = [
     "MAX_FILE_BYTES_CEILING",
@@ -99,7 +99,10 @@ def stdin_file(max_bytes: int) -> Path:
         with os.fdopen(fd, "wb") as out:
             left = max_bytes + 1
             while left > 0:
-                chunk = sys.stdin.buffer.read(min(left, 1 << 16))
+                try:
+                    chunk = read_input(min(left, 1 << 16))
+                except InputError as exc:
+                    raise UsageError(str(exc)) from None
                 if not chunk:
                     break
                 out.write(chunk)

@@ -22,121 +22,13 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
-from renderer.models.kubelet_fields import KUBELET_CONFIGURATION_FIELDS
+from renderer.models.kubelet_elements import element_problems
+from renderer.models.kubelet_kinds import KIND
 
 __all__ = ["INT32", "INT64", "KIND", "Problem", "go_duration", "problems"]
 
 INT32 = (-(1 << 31), (1 << 31) - 1)
 INT64 = (-(1 << 63), (1 << 63) - 1)
-
-# Field kinds as types.go declares them (pointer or not makes no difference to what decodes).
-_BOOL = [
-    "enableServer",
-    "rotateCertificates",
-    "serverTLSBootstrap",
-    "enableDebuggingHandlers",
-    "enableContentionProfiling",
-    "cgroupsPerQOS",
-    "singleProcessOOMKill",
-    "runOnce",
-    "cpuCFSQuota",
-    "serializeImagePulls",
-    "mergeDefaultEvictionSettings",
-    "enableControllerAttachDetach",
-    "protectKernelDefaults",
-    "makeIPTablesUtilChains",
-    "failSwapOn",
-    "kernelMemcgNotification",
-    "enableSystemLogHandler",
-    "enableSystemLogQuery",
-    "enableProfilingHandler",
-    "enableDebugFlagsHandler",
-    "seccompDefault",
-    "registerNode",
-    "localStorageCapacityIsolation",
-    "failCgroupV1",
-]
-_INT32 = [
-    "port",
-    "readOnlyPort",
-    "registryPullQPS",
-    "registryBurst",
-    "eventRecordQPS",
-    "eventBurst",
-    "healthzPort",
-    "oomScoreAdj",
-    "nodeLeaseDurationSeconds",
-    "imageGCHighThresholdPercent",
-    "imageGCLowThresholdPercent",
-    "maxPods",
-    "nodeStatusMaxImages",
-    "kubeAPIQPS",
-    "kubeAPIBurst",
-    "maxParallelImagePulls",
-    "evictionMaxPodGracePeriod",
-    "podsPerCore",
-    "iptablesMasqueradeBit",
-    "iptablesDropBit",
-    "containerLogMaxFiles",
-    "containerLogMaxWorkers",
-]
-_INT64 = ["podPidsLimit", "maxOpenFiles"]
-_FLOAT = ["memoryThrottlingFactor"]
-_DURATION = [
-    "syncFrequency",
-    "fileCheckFrequency",
-    "httpCheckFrequency",
-    "streamingConnectionIdleTimeout",
-    "nodeStatusUpdateFrequency",
-    "nodeStatusReportFrequency",
-    "imageMinimumGCAge",
-    "imageMaximumGCAge",
-    "volumeStatsAggPeriod",
-    "cpuManagerReconcilePeriod",
-    "runtimeRequestTimeout",
-    "cpuCFSQuotaPeriod",
-    "evictionPressureTransitionPeriod",
-    "containerLogMonitorInterval",
-    "shutdownGracePeriod",
-    "shutdownGracePeriodCriticalPods",
-]
-_STRINGS = ["tlsCipherSuites", "clusterDNS", "allowedUnsafeSysctls", "preloadedImagesVerificationAllowlist"]
-_STRING_MAPS = ["cpuManagerPolicyOptions", "topologyManagerPolicyOptions", "qosReserved"]
-_OBJECTS = [
-    "authentication",
-    "authorization",
-    "logging",
-    "tracing",
-    "memorySwap",
-    "crashLoopBackOff",
-    "userNamespaces",
-    "staticPodURLHeader",
-    "shutdownGracePeriodByPodPriority",
-    "reservedMemory",
-    "registerWithTaints",
-    "featureGates",
-    "systemReserved",
-    "kubeReserved",
-    "evictionHard",
-    "evictionSoft",
-    "evictionSoftGracePeriod",
-    "evictionMinimumReclaim",
-    "enforceNodeAllocatable",
-]
-
-#: Field name → kind: "bool", "int32", "int64", "float", "duration", "strings", "string-map", "object", "string".
-KIND: dict[str, str] = {
-    **dict.fromkeys(_BOOL, "bool"),
-    **dict.fromkeys(_INT32, "int32"),
-    **dict.fromkeys(_INT64, "int64"),
-    **dict.fromkeys(_FLOAT, "float"),
-    **dict.fromkeys(_DURATION, "duration"),
-    **dict.fromkeys(_STRINGS, "strings"),
-    **dict.fromkeys(_STRING_MAPS, "string-map"),
-    **dict.fromkeys(_OBJECTS, "object"),
-}
-for _name in KUBELET_CONFIGURATION_FIELDS:
-    KIND.setdefault(_name, "string")
 
 #: validation.go's unconditional ranges of integer fields: name → (low, high, flag), inclusive; None: no bound.
 #: Fields whose zero means "use the default" (types.go: ``omitempty`` non-pointer, or validation exempting 0) say
@@ -205,6 +97,7 @@ class Problem(NamedTuple):
     field: str  # the KubeletConfiguration field it is about
     message: str
     hint: str
+    at: tuple[str | int, ...] = ()  # the element of a list or map field it is about (a key or an index)
 
 
 # --- Go's time.ParseDuration ------------------------------------------------------------------------------------
@@ -476,7 +369,9 @@ _CHECKED_DURATIONS = frozenset(
 
 def _duration_rules(fields: Mapping[str, Any], typed: Callable[[str], Any]) -> list[Problem]:
     out: list[Problem] = []
-    ns = {name: go_duration(v) for name in _DURATION if isinstance(v := typed(name), str)}
+    ns = {
+        name: go_duration(v) for name, kind in KIND.items() if kind == "duration" and isinstance(v := typed(name), str)
+    }
     for name in ("imageMinimumGCAge", "imageMaximumGCAge"):
         value = ns.get(name)
         if value is not None and value < 0:
@@ -556,7 +451,7 @@ def _duration_rules(fields: Mapping[str, Any], typed: Callable[[str], Any]) -> l
 
 def problems(fields: Mapping[str, Any]) -> list[Problem]:
     """Every reason the kubelet would refuse these KubeletConfiguration fields (name → value as rendered), one per
-    field at most, type problems first. Fields in ``ELSEWHERE`` are left to their own rules."""
+    field at most (but one per element of a list or map, located by ``at``), type problems first. Fields in ``ELSEWHERE`` are left to their own rules."""
     out: list[Problem] = []
     bad: set[str] = set()
     for name, value in fields.items():
@@ -574,4 +469,7 @@ def problems(fields: Mapping[str, Any]) -> list[Problem]:
         if problem.field not in bad:
             out.append(problem)
             bad.add(problem.field)
+    for name in sorted(fields):
+        if name not in bad and name not in ELSEWHERE:
+            out.extend(Problem(e.field, e.message, e.hint, e.at) for e in element_problems(name, fields[name]))
     return out

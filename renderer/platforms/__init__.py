@@ -63,6 +63,7 @@ from renderer.platforms._machines import (
     configured_memory,
     gce_machine_memory_mib,
 )
+from renderer.platforms._wellknown import known_label_value
 
 if TYPE_CHECKING:
     Settings = SettingsView
@@ -116,6 +117,7 @@ __all__ = [
     "formulas",
     "gce_machine_memory_mib",
     "get",
+    "known_label_value",
     "memory_tiers",
     "module_names",
     "names",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from renderer.models.kubelet_elements import GATE_PATTERN, QOS_PERCENT_PATTERN, SYSCTL_PATTERN
 from renderer.models.kubelet_fields import ENFORCEMENTS, KUBELET_CONFIGURATION_FIELDS, RESERVABLE_RESOURCES
 from renderer.models.kubelet_fields import EVICTION_SIGNALS as _SIGNALS
 from renderer.models.kubelet_validation import ENUMS, INT32, INT64, KIND, RANGES
@@ -51,165 +52,57 @@ _THRESHOLDS = {
     },
 }
 
+#: The schema of each field kind (``renderer.models.kubelet_kinds``, the one table of types lint reads too).
+_BY_KIND: dict[str, dict[str, Any]] = {
+    "bool": _BOOL,
+    "int32": _INT,
+    "int64": _INT,
+    "float": {"type": "number"},
+    "duration": _DURATION,
+    "string": _STRING,
+    "strings": _STRINGS,
+    "string-map": _STRING_MAP,
+    "bool-map": {"type": "object", "additionalProperties": {"type": "boolean"}},
+    "strings-map": {"type": "object", "additionalProperties": _STRINGS},
+    "reserved": _RESERVED,
+    "thresholds": _THRESHOLDS,
+    "durations-map": {
+        "type": "object",
+        "propertyNames": {"enum": EVICTION_SIGNALS},
+        "additionalProperties": _DURATION,
+    },
+    "enforcements": {"type": "array", "items": {"enum": ENFORCE_VALUES}, "uniqueItems": True},
+    "object": _OBJECT,
+    "objects": _OBJECTS,
+}
+
 FIELD_TYPES: dict[str, dict[str, Any]] = {
-    # booleans
-    **{
-        name: _BOOL
-        for name in (
-            "enableServer",
-            "rotateCertificates",
-            "serverTLSBootstrap",
-            "enableDebuggingHandlers",
-            "enableContentionProfiling",
-            "cgroupsPerQOS",
-            "singleProcessOOMKill",
-            "runOnce",
-            "cpuCFSQuota",
-            "serializeImagePulls",
-            "mergeDefaultEvictionSettings",
-            "enableControllerAttachDetach",
-            "protectKernelDefaults",
-            "makeIPTablesUtilChains",
-            "failSwapOn",
-            "kernelMemcgNotification",
-            "enableSystemLogHandler",
-            "enableSystemLogQuery",
-            "enableProfilingHandler",
-            "enableDebugFlagsHandler",
-            "seccompDefault",
-            "registerNode",
-            "localStorageCapacityIsolation",
-            "failCgroupV1",
-        )
-    },
-    # integers
-    **{
-        name: _INT
-        for name in (
-            "port",
-            "readOnlyPort",
-            "registryPullQPS",
-            "registryBurst",
-            "eventRecordQPS",
-            "eventBurst",
-            "healthzPort",
-            "oomScoreAdj",
-            "nodeLeaseDurationSeconds",
-            "nodeStatusMaxImages",
-            "maxOpenFiles",
-            "kubeAPIQPS",
-            "kubeAPIBurst",
-            "maxParallelImagePulls",
-            "evictionMaxPodGracePeriod",
-            "iptablesMasqueradeBit",
-            "iptablesDropBit",
-            "containerLogMaxFiles",
-            "containerLogMaxWorkers",
-            "podPidsLimit",
-        )
-    },
+    **{name: _BY_KIND[kind] for name, kind in KIND.items()},
+    # fields whose values validation.go narrows further than their type
     "imageGCHighThresholdPercent": {"type": "integer", "minimum": 0, "maximum": 100},
     "imageGCLowThresholdPercent": {"type": "integer", "minimum": 0, "maximum": 100},
     "maxPods": {**_NON_NEGATIVE_INT, "maximum": INT32[1], "description": "must not be a negative number (default 110)"},
     "podsPerCore": {**_NON_NEGATIVE_INT, "maximum": INT32[1], "description": "0 turns the per-core limit off"},
     "memoryThrottlingFactor": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
     "runOnce": {"const": False, "description": "validation.go: runOnce mode has been deprecated and should not be set"},
-    # durations
-    **{
-        name: _DURATION
-        for name in (
-            "syncFrequency",
-            "fileCheckFrequency",
-            "httpCheckFrequency",
-            "streamingConnectionIdleTimeout",
-            "nodeStatusUpdateFrequency",
-            "nodeStatusReportFrequency",
-            "imageMinimumGCAge",
-            "imageMaximumGCAge",
-            "volumeStatsAggPeriod",
-            "cpuManagerReconcilePeriod",
-            "runtimeRequestTimeout",
-            "cpuCFSQuotaPeriod",
-            "evictionPressureTransitionPeriod",
-            "containerLogMonitorInterval",
-            "shutdownGracePeriod",
-            "shutdownGracePeriodCriticalPods",
-        )
-    },
-    # strings
-    **{
-        name: _STRING
-        for name in (
-            "staticPodPath",
-            "podLogsDir",
-            "staticPodURL",
-            "address",
-            "tlsCertFile",
-            "tlsPrivateKeyFile",
-            "tlsMinVersion",
-            "imagePullCredentialsVerificationPolicy",
-            "healthzBindAddress",
-            "clusterDomain",
-            "kubeletCgroups",
-            "systemCgroups",
-            "cgroupRoot",
-            "cpuManagerPolicy",
-            "memoryManagerPolicy",
-            "topologyManagerPolicy",
-            "topologyManagerScope",
-            "hairpinMode",
-            "podCIDR",
-            "resolvConf",
-            "contentType",
-            "containerLogMaxSize",
-            "configMapAndSecretChangeDetectionStrategy",
-            "showHiddenMetricsForVersion",
-            "systemReservedCgroup",
-            "kubeReservedCgroup",
-            "volumePluginDir",
-            "providerID",
-            "containerRuntimeEndpoint",
-            "imageServiceEndpoint",
-        )
-    },
     "cgroupDriver": {"enum": ["cgroupfs", "systemd"]},
-    "reservedSystemCPUs": {"type": "string", "pattern": CPUSET, "description": 'cpuset list such as "0-1,4"'},
-    # lists
-    **{
-        name: _STRINGS
-        for name in ("tlsCipherSuites", "clusterDNS", "allowedUnsafeSysctls", "preloadedImagesVerificationAllowlist")
-    },
-    "enforceNodeAllocatable": {"type": "array", "items": {"enum": ENFORCE_VALUES}, "uniqueItems": True},
-    # maps
-    "staticPodURLHeader": {"type": "object", "additionalProperties": _STRINGS},
-    "featureGates": {"type": "object", "additionalProperties": {"type": "boolean"}},
-    "cpuManagerPolicyOptions": _STRING_MAP,
-    "topologyManagerPolicyOptions": _STRING_MAP,
-    "qosReserved": _STRING_MAP,
-    "systemReserved": _RESERVED,
-    "kubeReserved": _RESERVED,
-    "evictionHard": _THRESHOLDS,
-    "evictionSoft": _THRESHOLDS,
-    "evictionMinimumReclaim": _THRESHOLDS,
-    "evictionSoftGracePeriod": {
+    # list and map elements as the kubelet reads them (renderer.models.kubelet_elements, AL326)
+    "featureGates": {
         "type": "object",
-        "propertyNames": {"enum": EVICTION_SIGNALS},
-        "additionalProperties": _DURATION,
+        "propertyNames": {"pattern": f"^{GATE_PATTERN}$"},
+        "additionalProperties": {"type": "boolean"},
     },
-    # structures this tool passes through without looking inside
-    **{
-        name: _OBJECT
-        for name in (
-            "authentication",
-            "authorization",
-            "logging",
-            "tracing",
-            "memorySwap",
-            "crashLoopBackOff",
-            "userNamespaces",
-        )
+    "allowedUnsafeSysctls": {
+        "type": "array",
+        "items": {"type": "string", "maxLength": 253, "pattern": f"^{SYSCTL_PATTERN}$"},
     },
-    **{name: _OBJECTS for name in ("shutdownGracePeriodByPodPriority", "reservedMemory", "registerWithTaints")},
+    "qosReserved": {
+        "type": "object",
+        "propertyNames": {"enum": ["memory"]},
+        "additionalProperties": {"type": "string", "pattern": f"^{QOS_PERCENT_PATTERN}$"},
+        "description": 'memory only, a percentage from 0% to 100% ("50%")',
+    },
+    "reservedSystemCPUs": {"type": "string", "pattern": CPUSET, "description": 'cpuset list such as "0-1,4"'},
 }
 
 

@@ -6,7 +6,8 @@ and its JSON is the dump ``--nodes`` reads. What comes back goes through the sam
 
 Bounded like every input: stdout at most the file-size bound (``--max-file-size``, default 256 MiB) — kubectl is
 stopped past it — stderr at most 64 KiB, and the whole call at most twice the request timeout (kubectl's own
-``--request-timeout`` is passed as well; a credential plugin that waits for input gets none: stdin is empty). A
+``--request-timeout`` is passed as well; a credential plugin that waits for input gets none: stdin is empty; a
+child kubectl leaves holding its pipes is killed with kubectl's process group, see :func:`_collect`). A
 missing kubectl, a failing one (no context, an unreachable server, no permission to list nodes) or one that does not
 finish is one line saying what happened and what to do, raised as ``SnapshotError``.
 
@@ -15,12 +16,15 @@ Cost: one kubectl process; memory O(its output).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import selectors
 import shutil
 import signal
 import subprocess
-import threading
+import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from renderer.loading.documents import Source
 from renderer.verify.snapshot import SnapshotError
@@ -65,22 +69,6 @@ def _program(k: Kubectl) -> str:
     return found
 
 
-def _drain(stream: object, limit: int, into: list[bytes], over: threading.Event) -> None:
-    """Read ``stream`` to its end, keeping at most ``limit`` + 1 bytes; set ``over`` past the limit."""
-    kept = 0
-    read = stream.read  # type: ignore[attr-defined]
-    while True:
-        chunk: bytes = read(1 << 16)
-        if not chunk:
-            return
-        if kept <= limit:
-            into.append(chunk[: limit + 1 - kept])
-            kept += len(into[-1])
-        if kept > limit:
-            over.set()
-            return
-
-
 def live_nodes(k: Kubectl, max_bytes: int) -> Source:
     """kubectl's ``get nodes -o json`` output, as a source for the dump reader. Raises ``SnapshotError``."""
     program = _program(k)
@@ -98,25 +86,10 @@ def live_nodes(k: Kubectl, max_bytes: int) -> Source:
         raise SnapshotError(
             f"`{shown}` could not be started: {exc.strerror or exc}; pass a dump with --nodes FILE"
         ) from None
-    out: list[bytes] = []
-    err: list[bytes] = []
-    too_much = threading.Event()
-    readers = [
-        threading.Thread(target=_drain, args=(proc.stdout, max_bytes, out, too_much), daemon=True),
-        threading.Thread(target=_drain, args=(proc.stderr, _STDERR_BYTES, err, threading.Event()), daemon=True),
-    ]
-    for t in readers:
-        t.start()
     deadline = 2 * k.timeout
-    finished = _wait(proc, deadline, too_much)
-    if not finished:
-        _stop(proc)
-    for t in readers:
-        t.join(timeout=5)
-    for stream in (proc.stdout, proc.stderr):
-        if stream is not None:
-            stream.close()
-    if too_much.is_set():
+    got = _collect(proc, max_bytes, deadline)
+    out, err, finished, too_much = got.out, got.err, got.finished, got.too_much
+    if too_much:
         raise SnapshotError(
             f"`{shown}` printed more than {max_bytes} bytes (the file-size bound): raise it with --max-file-size, "
             "or pass a dump with --nodes FILE"
@@ -135,27 +108,79 @@ def live_nodes(k: Kubectl, max_bytes: int) -> Source:
     return Source.of_bytes(b"".join(out), DISPLAY)
 
 
-def _wait(proc: subprocess.Popen[bytes], seconds: float, too_much: threading.Event) -> bool:
-    """True when ``proc`` exits within ``seconds``; False when the time runs out or it prints too much."""
-    step = 0.05
-    waited = 0.0
-    while waited < seconds:
-        if too_much.is_set():
-            return False
-        try:
-            proc.wait(timeout=step)
-            return True
-        except subprocess.TimeoutExpired:
-            waited += step
-    return False
+class _Collected(NamedTuple):
+    out: list[bytes]
+    err: list[bytes]
+    finished: bool  # kubectl exited within the deadline
+    too_much: bool  # stdout went past the bound
+
+
+#: How long the pipes are drained after kubectl exits: everything kubectl wrote is in them already, so this only
+#: waits for the pipes to be found at their end (or held open by a child kubectl left behind).
+_DRAIN_SECONDS = 0.5
+
+
+def _collect(proc: subprocess.Popen[bytes], max_bytes: int, seconds: float) -> _Collected:
+    """Read kubectl's stdout and stderr in this thread, with a selector and ``os.read`` (never a blocking read):
+    until both pipes end, or kubectl has exited and its pipes stay quiet for a moment (a credential helper or proxy
+    it started may hold them open forever), or stdout passes ``max_bytes``, or ``seconds`` pass. Whatever is still
+    running in kubectl's process group afterwards is killed, and the pipes are closed by this thread, which no
+    other thread reads: nothing waits on a blocked reader."""
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    limits = {out_fd: max_bytes, err_fd: _STDERR_BYTES}
+    kept: dict[int, list[bytes]] = {fd: [] for fd in limits}
+    sizes = dict.fromkeys(limits, 0)
+    open_fds = set(limits)
+    watch = selectors.DefaultSelector()  # epoll or poll where there is one: no FD_SETSIZE bound
+    for fd in open_fds:
+        watch.register(fd, selectors.EVENT_READ)
+    end = time.monotonic() + seconds
+    exited_at: float | None = None
+    too_much = False
+    while open_fds and not too_much:
+        now = time.monotonic()
+        if now >= end:
+            break
+        if exited_at is None and proc.poll() is not None:
+            exited_at = now
+        if exited_at is not None and now - exited_at >= _DRAIN_SECONDS:
+            break
+        ready = [int(key.fd) for key, _ in watch.select(min(0.05, end - now))]
+        if ready and exited_at is not None:
+            exited_at = time.monotonic()  # still talking: keep draining (the deadline still holds)
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                open_fds.discard(fd)
+                watch.unregister(fd)
+                continue
+            room = limits[fd] + 1 - sizes[fd]
+            if room > 0:
+                kept[fd].append(chunk[:room])
+                sizes[fd] += len(kept[fd][-1])
+            if sizes[fd] > limits[fd] and fd == out_fd:
+                too_much = True
+    watch.close()
+    if not open_fds and not too_much:  # both pipes ended: kubectl is exiting (or closed them and goes on)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=max(0.0, end - time.monotonic()))
+    finished = proc.poll() is not None and not too_much
+    _stop(proc)
+    for stream in (proc.stdout, proc.stderr):
+        stream.close()
+    return _Collected(kept[out_fd], kept[err_fd], finished, too_much)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Kill kubectl's process group (kubectl and what it started: it leads its own session) and reap kubectl."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except OSError:
-        proc.kill()
-    proc.wait()
+        if proc.poll() is None:
+            proc.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):  # a process that survives SIGKILL (D state): leave it
+        proc.wait(timeout=5)
 
 
 def _last_line(data: bytes) -> str:

@@ -221,3 +221,19 @@ def test_openshift_formulas_are_not_expressible_and_say_why() -> None:
     assert {n for n in platforms.formula_names() if not expressible(platforms.formula(n))} == {
         n for n in platforms.formula_names() if platforms.formula(n).on_node
     }
+
+
+def test_every_built_in_expression_stays_in_int64_at_the_bounds() -> None:
+    # The compiler's bounds (renderer/capacity/cel_bounds.py): 4096 vCPUs, 2^26 MiB (64 TiB), 2^31-1 pods. The real
+    # CEL evaluator checks int64 arithmetic (an overflow raises), so evaluating at the corners proves it here.
+    from renderer.capacity.cel_bounds import bounds
+
+    corners = [context(v, m, p) for v in (1, 4096) for m in (0, 2**26) for p in (0, 2**31 - 1)]
+    for name in EXPRESSIBLE:
+        form = cel_form(ALL[name])
+        assert not form.too_large, name
+        for part, resource in form.expressions:
+            expression = form.parts[part][resource]
+            assert bounds(expression).lo >= 0, (name, expression)
+            for ctx in corners:
+                assert evaluate(expression, ctx) >= 0

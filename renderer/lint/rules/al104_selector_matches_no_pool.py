@@ -10,6 +10,7 @@ from renderer.lint.helpers import OneEdit
 from renderer.lint.rule import LintContext, Rule, register
 from renderer.lint.selectorchecks import Selecting
 from renderer.models.common import NodeSelectorTerm
+from renderer.platforms import known_label_value
 
 
 @register
@@ -27,7 +28,11 @@ class SelectorMatchesNoPool(Rule):
     edit (a character inserted, deleted, replaced, or two adjacent ones swapped) of a key some pool has, or an `In`
     value no pool has, within one edit of a value some pool has for that key. Then it is an error, with "did you
     mean example.com/tier?": that is how a reservation is lost without anyone noticing (with a base revision AL215
-    also names the pool that lost it).
+    also names the pool that lost it). Edit distance is no test for the values of well-known keys: instance types,
+    zones, regions, architectures and numbers one character apart are different by design (`g6.xlarge` and
+    `g6.2xlarge`), so a value that reads as a real one (listed, or shaped as its cloud names them:
+    `renderer/platforms/_wellknown.py`) is never taken for a typo — a class shared by clusters that selects types
+    one of them lacks stays a warning.
 
     ## Why is this bad?
     A policy that selects nothing does nothing: usually a typo in a label key or value, a pool that was renamed,
@@ -146,7 +151,7 @@ class _Near:
                     continue
                 index, owners = self._values_of(expr.key)
                 for vi, value in enumerate(expr.values or ()):
-                    if value in owners:
-                        continue
+                    if value in owners or known_label_value(expr.key, value):
+                        continue  # a real instance type, zone, region, number...: absent here, not misspelt
                     out.extend((f"{expr.key}={v}", (*where, "values", vi), owners[v]) for v in index.near(value))
         return out

@@ -22,8 +22,11 @@ class KubeletRefusesConfig(Rule):
     `oomScoreAdj` from -1000 to 1000, `maxParallelImagePulls` only with `serializeImagePulls: false`,
     `cpuCFSQuotaPeriod` only with its feature gate and from 1ms to 1s, grace periods of 0 or at least 1s, and so
     on. Fields with their own rule (image GC thresholds, enforcement, reservations, eviction, negative pod limits)
-    are reported by those rules. Whatever passes here also passes `schemas/kubeletconfiguration.json`, which holds
-    the same bounds.
+    are reported by those rules. The elements of lists and maps are checked one by one, each located at its element
+    (`renderer/models/kubelet_elements.py`): feature gate names ("unrecognized feature gate"), `clusterDNS` IP
+    addresses (the kubelet drops another entry: "Invalid clusterDNS IP"), `allowedUnsafeSysctls` patterns (the
+    kubelet's sysctl regex and 253 characters), `qosReserved` (memory only, a percentage from 0 to 100). Whatever
+    passes here also passes `schemas/kubeletconfiguration.json`, which holds the same bounds.
 
     ## Why is this bad?
     Every render target carries these values to the node unchanged: the KubeletConfiguration file, OpenShift's
@@ -76,6 +79,6 @@ class KubeletRefusesConfig(Rule):
                     problem.message,
                     source=rp.source,
                     obj=rp.ref,
-                    field_path=where[problem.field],
+                    field_path=where[problem.field] + problem.at,
                     hint=problem.hint,
                 )

@@ -30,6 +30,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from renderer.capacity.kubeletfields import kubelet_fields
+from renderer.models.kubelet_elements import JOINED, separator_problems
 from renderer.models.nodepool import TEMPLATE_HASH_LENGTH
 from renderer.models.record import field_names
 from renderer.models.reservationpolicy import ReservationPolicySpec
@@ -47,62 +48,64 @@ MD_GROUP = "cluster.x-k8s.io"
 MD_API_VERSION = f"{MD_GROUP}/v1beta2"
 SCHEMA_FILE = "kubeletextraargs-openapi.yaml"
 
-# KubeletConfiguration field -> (kubelet flag, how the value is written). Map styles: "=" (k=v,k=v) and "<"
-# (signal<threshold,...); "list" joins with commas; "scalar" writes the value (booleans as true/false).
-FLAGS: dict[str, tuple[str, str]] = {
-    "systemReserved": ("system-reserved", "="),
-    "kubeReserved": ("kube-reserved", "="),
-    "evictionHard": ("eviction-hard", "<"),
-    "evictionSoft": ("eviction-soft", "<"),
-    "evictionSoftGracePeriod": ("eviction-soft-grace-period", "="),
-    "evictionMinimumReclaim": ("eviction-minimum-reclaim", "="),
-    "evictionPressureTransitionPeriod": ("eviction-pressure-transition-period", "scalar"),
-    "evictionMaxPodGracePeriod": ("eviction-max-pod-grace-period", "scalar"),
-    "enforceNodeAllocatable": ("enforce-node-allocatable", "list"),
-    "systemReservedCgroup": ("system-reserved-cgroup", "scalar"),
-    "kubeReservedCgroup": ("kube-reserved-cgroup", "scalar"),
-    "reservedSystemCPUs": ("reserved-cpus", "scalar"),
-    "cgroupDriver": ("cgroup-driver", "scalar"),
-    "cgroupsPerQOS": ("cgroups-per-qos", "scalar"),
-    "cgroupRoot": ("cgroup-root", "scalar"),
-    "maxPods": ("max-pods", "scalar"),
-    "podsPerCore": ("pods-per-core", "scalar"),
-    "podPidsLimit": ("pod-max-pids", "scalar"),
-    "imageGCHighThresholdPercent": ("image-gc-high-threshold", "scalar"),
-    "imageGCLowThresholdPercent": ("image-gc-low-threshold", "scalar"),
-    "imageMinimumGCAge": ("minimum-image-ttl-duration", "scalar"),
-    "cpuCFSQuota": ("cpu-cfs-quota", "scalar"),
-    "cpuCFSQuotaPeriod": ("cpu-cfs-quota-period", "scalar"),
-    "cpuManagerPolicy": ("cpu-manager-policy", "scalar"),
-    "cpuManagerReconcilePeriod": ("cpu-manager-reconcile-period", "scalar"),
-    "topologyManagerPolicy": ("topology-manager-policy", "scalar"),
-    "topologyManagerScope": ("topology-manager-scope", "scalar"),
-    "memoryManagerPolicy": ("memory-manager-policy", "scalar"),
-    "qosReserved": ("qos-reserved", "="),
-    "featureGates": ("feature-gates", "="),
-    "clusterDNS": ("cluster-dns", "list"),
-    "clusterDomain": ("cluster-domain", "scalar"),
-    "containerLogMaxSize": ("container-log-max-size", "scalar"),
-    "containerLogMaxFiles": ("container-log-max-files", "scalar"),
-    "serializeImagePulls": ("serialize-image-pulls", "scalar"),
-    "registryPullQPS": ("registry-qps", "scalar"),
-    "registryBurst": ("registry-burst", "scalar"),
-    "eventRecordQPS": ("event-qps", "scalar"),
-    "eventBurst": ("event-burst", "scalar"),
-    "kubeAPIQPS": ("kube-api-qps", "scalar"),
-    "kubeAPIBurst": ("kube-api-burst", "scalar"),
-    "maxOpenFiles": ("max-open-files", "scalar"),
-    "protectKernelDefaults": ("protect-kernel-defaults", "scalar"),
-    "allowedUnsafeSysctls": ("allowed-unsafe-sysctls", "list"),
-    "nodeStatusUpdateFrequency": ("node-status-update-frequency", "scalar"),
-    "runtimeRequestTimeout": ("runtime-request-timeout", "scalar"),
-    "volumeStatsAggPeriod": ("volume-stats-agg-period", "scalar"),
-    "kubeletCgroups": ("kubelet-cgroups", "scalar"),
-    "systemCgroups": ("system-cgroups", "scalar"),
-    "hairpinMode": ("hairpin-mode", "scalar"),
-    "oomScoreAdj": ("oom-score-adj", "scalar"),
-    "failSwapOn": ("fail-swap-on", "scalar"),
+# KubeletConfiguration field -> kubelet flag. How a value is written comes from the one table of joined fields
+# (renderer.models.kubelet_elements.JOINED: "=" k=v,k=v; "<" signal<threshold,...; "list" a,b); every other field
+# is a scalar (booleans as true/false).
+FLAG_NAMES: dict[str, str] = {
+    "systemReserved": "system-reserved",
+    "kubeReserved": "kube-reserved",
+    "evictionHard": "eviction-hard",
+    "evictionSoft": "eviction-soft",
+    "evictionSoftGracePeriod": "eviction-soft-grace-period",
+    "evictionMinimumReclaim": "eviction-minimum-reclaim",
+    "evictionPressureTransitionPeriod": "eviction-pressure-transition-period",
+    "evictionMaxPodGracePeriod": "eviction-max-pod-grace-period",
+    "enforceNodeAllocatable": "enforce-node-allocatable",
+    "systemReservedCgroup": "system-reserved-cgroup",
+    "kubeReservedCgroup": "kube-reserved-cgroup",
+    "reservedSystemCPUs": "reserved-cpus",
+    "cgroupDriver": "cgroup-driver",
+    "cgroupsPerQOS": "cgroups-per-qos",
+    "cgroupRoot": "cgroup-root",
+    "maxPods": "max-pods",
+    "podsPerCore": "pods-per-core",
+    "podPidsLimit": "pod-max-pids",
+    "imageGCHighThresholdPercent": "image-gc-high-threshold",
+    "imageGCLowThresholdPercent": "image-gc-low-threshold",
+    "imageMinimumGCAge": "minimum-image-ttl-duration",
+    "cpuCFSQuota": "cpu-cfs-quota",
+    "cpuCFSQuotaPeriod": "cpu-cfs-quota-period",
+    "cpuManagerPolicy": "cpu-manager-policy",
+    "cpuManagerReconcilePeriod": "cpu-manager-reconcile-period",
+    "topologyManagerPolicy": "topology-manager-policy",
+    "topologyManagerScope": "topology-manager-scope",
+    "memoryManagerPolicy": "memory-manager-policy",
+    "qosReserved": "qos-reserved",
+    "featureGates": "feature-gates",
+    "clusterDNS": "cluster-dns",
+    "clusterDomain": "cluster-domain",
+    "containerLogMaxSize": "container-log-max-size",
+    "containerLogMaxFiles": "container-log-max-files",
+    "serializeImagePulls": "serialize-image-pulls",
+    "registryPullQPS": "registry-qps",
+    "registryBurst": "registry-burst",
+    "eventRecordQPS": "event-qps",
+    "eventBurst": "event-burst",
+    "kubeAPIQPS": "kube-api-qps",
+    "kubeAPIBurst": "kube-api-burst",
+    "maxOpenFiles": "max-open-files",
+    "protectKernelDefaults": "protect-kernel-defaults",
+    "allowedUnsafeSysctls": "allowed-unsafe-sysctls",
+    "nodeStatusUpdateFrequency": "node-status-update-frequency",
+    "runtimeRequestTimeout": "runtime-request-timeout",
+    "volumeStatsAggPeriod": "volume-stats-agg-period",
+    "kubeletCgroups": "kubelet-cgroups",
+    "systemCgroups": "system-cgroups",
+    "hairpinMode": "hairpin-mode",
+    "oomScoreAdj": "oom-score-adj",
+    "failSwapOn": "fail-swap-on",
 }
+FLAGS: dict[str, tuple[str, str]] = {f: (flag, JOINED.get(f, "scalar")) for f, flag in FLAG_NAMES.items()}
 
 
 def _text(value: Any) -> str:
@@ -137,6 +140,20 @@ def kubelet_extra_args(ctx: RenderContext, pc: PoolCapacity, template: str) -> l
                 where,
                 hint="remove it for Cluster API pools, or patch it into the template (kubeadm patches)",
             )
+            continue
+        split = separator_problems(name, value)
+        for at, shown, held in split:
+            where = ("spec", name) if name in field_names(ReservationPolicySpec) else ("spec", "kubelet", name)
+            ctx.report(
+                FieldNotDeliverable,
+                f"{name} {shown} holds {held}, which the kubelet flag --{flag[0]} of KubeadmConfigTemplate "
+                f"{template} splits on: the node would get other values than the policy states",
+                policy.source,
+                policy.ref,
+                (*where, *at),
+                hint="write one value per element (a list item or a map key), without the flag's separators",
+            )
+        if split:
             continue
         args.append({"name": flag[0], "value": flag_value(flag[1], value)})
     return sorted(args, key=lambda a: a["name"])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from renderer.capacity.karpenter import NotExpressible, cel_form, not_expressible
+from renderer.capacity.karpenter import NotExpressible, TooLarge, cel_form, not_expressible
 from renderer.capacity.kubeletfields import RESERVED_ORDER, eviction_hard, plain
 from renderer.render.codes import FieldNotDeliverable, NotRenderable
 from renderer.render.delivered import PoolConfig, agree, delivered_pools, group
@@ -106,8 +106,14 @@ class _Pool:
         if formula is not None and expressions:
             try:
                 form = cel_form(formula)
+                too_large = {k: form.missing[k] for k in form.too_large}
+            except TooLarge as exc:
+                form, too_large = None, exc.which
             except NotExpressible:
-                form = None
+                form, too_large = None, {}
+            for (where, key), why in too_large.items():
+                if where == part:
+                    self._refuse_expression(part, key, why)
         spec = self.pc.policy.model.spec if self.pc.policy else None
         pods_set = spec is not None and (spec.maxPods is not None or spec.podsPerCore is not None)
         out: dict[str, str] = {}
@@ -128,6 +134,21 @@ class _Pool:
                 self.sized[f"{part}.{key}"] = formula.name
             out[key] = str(r.quantity)
         return out
+
+    def _refuse_expression(self, part: str, key: str, why: str) -> None:
+        """A formula value whose CEL form would leave int64: the node would get no kubelet configuration at all."""
+        policy = self.pc.policy
+        assert policy is not None
+        auto = policy.model.spec.autoSizing
+        custom = auto is not None and auto.custom is not None
+        self.ctx.report(
+            FieldNotDeliverable,
+            f"{part}.{why} (EC2NodeClass {self.class_name}: Karpenter would fail to evaluate it and launch nothing)",
+            policy.source,
+            policy.ref,
+            ("spec", "autoSizing", "custom", part, key) if custom else ("spec", "autoSizing"),
+            hint="change the formula as the message says, or turn off render.karpenter.expressions for this class",
+        )
 
     def _kubelet(self) -> dict[str, Any]:
         pc, ctx = self.pc, self.ctx
