@@ -46,11 +46,12 @@ def readmit(
     rejected: list[Rejected] = []
     used: dict[str, int] = {}
     for pod in sorted(pods, key=admission_order):
-        if fits(pod.requests, allocatable, used, len(admitted), fit_args):
+        requests = pod.kubelet_requests
+        if fits(requests, allocatable, used, len(admitted), fit_args):
             admitted.append(pod)
-            for name, amount in pod.requests.items():
+            for name, amount in requests.items():
                 used[name] = used.get(name, 0) + amount
         else:
-            reasons = insufficient(pod.requests, allocatable, used, len(admitted), fit_args)
+            reasons = insufficient(requests, allocatable, used, len(admitted), fit_args)
             rejected.append(Rejected(pod, tuple(reasons)))
     return admitted, rejected

@@ -393,7 +393,7 @@ def simulate(
         )
         for pool in pool_names
     )
-    affected = [p for p, _, _ in after.rejected] + after.pending
+    affected = [p for p, _, _ in after.rejected] + after.pending + after.gated
     all_pods = pods
     summary = InputSummary(
         nodes=len(nodes),
