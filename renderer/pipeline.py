@@ -498,6 +498,7 @@ def _impact(
         result=result,
         shapes={pool: "/".join(sorted(kinds)) for pool, kinds in shapes.items()},
         skipped=dict(cluster.skipped),
+        counted=dict(cluster.counted),
         sources=list(cluster.sources),
         nodes_changed=len(change),
         max_new_pending=settings.maxNewPendingPods,

@@ -176,6 +176,8 @@ class ImpactReport:
     #: Per pool, the instance type(s) of its nodes ("c6i.8xlarge", or several joined with "/").
     shapes: Mapping[str, str] = field(default_factory=dict)
     skipped: Mapping[str, int] = field(default_factory=dict)
+    #: Pods read in a way worth saying: note -> count (``Snapshot.counted``: an in-place resize at its status, ...).
+    counted: Mapping[str, int] = field(default_factory=dict)
     sources: Sequence[str] = ()
     nodes_changed: int = 0
     #: Exit 1 when the change leaves more than this many pods newly Pending (``impact.maxNewPendingPods``).
@@ -213,6 +215,8 @@ class ImpactReport:
             "skipped": dict(sorted(self.skipped.items())),
             "shapes": dict(sorted(self.shapes.items())),
         }
+        if self.counted:
+            out["counted"] = dict(sorted(self.counted.items()))
         out.update(r.as_dict())
         out["provisioners"] = {
             "karpenter": {

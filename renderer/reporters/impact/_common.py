@@ -154,6 +154,8 @@ def inputs_line(report: ImpactReport) -> str:
         parts.append(f"{plural(i.daemon_pods_added, 'DaemonSet pod')} added where the controller would create one")
     for reason, count in sorted(report.skipped.items()):
         parts.append(f"skipped {count} × {reason}")
+    for note, count in sorted(report.counted.items()):
+        parts.append(f"{plural(count, 'pod')}: {note}")
     return "; ".join(parts)
 
 
