@@ -13,7 +13,8 @@ pkg/kubelet/lifecycle/predicate.go, and k8s.io/component-helpers resource.PodReq
 - a pod holds room on a node when ``spec.nodeName`` is set and its phase is neither Succeeded nor Failed (the
   scheduler's informer field selector); every such pod also counts against the node's pod limit;
 - a DaemonSet pod is one whose controlling owner reference is a DaemonSet; a mirror pod carries the
-  ``kubernetes.io/config.mirror`` annotation (a static pod of the kubelet).
+  ``kubernetes.io/config.mirror`` annotation, or a ``kubernetes.io/config.source`` other than ``api`` (a static pod of
+  the kubelet: ``types.IsStaticPod``).
 
 What the simulation does not model is recorded per pod (:data:`NOT_SIMULATED`), so a result can say which placements
 may be wrong: inter-pod (anti-)affinity, topology spread constraints, volumes bound to a zone or node, scheduling
@@ -54,6 +55,7 @@ _T = TypeVar("_T")
 _NON_MISSING: Final = {CPU: Quantity.parse("100m"), MEMORY: Quantity.parse("200Mi")}
 SYSTEM_CRITICAL_PRIORITY: Final = 2_000_000_000  # scheduling.SystemCriticalPriority
 MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+SOURCE_ANNOTATION: Final = "kubernetes.io/config.source"  # "file" or "http" for a static pod, "api" otherwise
 SAFE_TO_EVICT_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 DEFAULT_SCHEDULER: Final = "default-scheduler"
 
@@ -90,7 +92,7 @@ IMPACT_POD_KEEP: Final[KeepSpec] = {
         "namespace": True,
         "creationTimestamp": True,
         "ownerReferences": {"kind": True, "name": True, "controller": True},
-        "annotations": {MIRROR_ANNOTATION: True, SAFE_TO_EVICT_ANNOTATION: True},
+        "annotations": {MIRROR_ANNOTATION: True, SOURCE_ANNOTATION: True, SAFE_TO_EVICT_ANNOTATION: True},
     },
     "spec": {
         "nodeName": True,
@@ -338,7 +340,7 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
         created=_shared(str(meta.get("creationTimestamp") or "")),
         owner_kind=_shared(owner_kind),
         owner_name=_shared(owner_name),
-        mirror=MIRROR_ANNOTATION in annotations,
+        mirror=MIRROR_ANNOTATION in annotations or annotations.get(SOURCE_ANNOTATION, "api") != "api",
         host_network=spec.get("hostNetwork") is True,
         safe_to_evict=_safe_to_evict(annotations),
         local_storage=_local_storage(spec),

@@ -125,7 +125,8 @@ POOL_HEADERS = ["pool", "shape", "nodes", "displaced", "newly Pending", "autosca
 
 def displaced_line(d: Displaced) -> str:
     reasons = "; ".join(
-        f"{s.reason}: {_shortfall(s.resource, s.requested, s.used, s.allocatable)}" for s in d.shortfall
+        s.reason if s.predicate else f"{s.reason}: {_shortfall(s.resource, s.requested, s.used, s.allocatable)}"
+        for s in d.shortfall
     )
     where = f"→ {d.to_node} ({d.to_pool})" if d.to_node else "→ Pending"
     kind = " [DaemonSet]" if d.daemonset else ""
@@ -162,8 +163,8 @@ def inputs_line(report: ImpactReport) -> str:
 def not_simulated_lines(report: ImpactReport) -> list[str]:
     """What the simulation models, and each feature it does not, with the pods it touches."""
     out = [
-        "simulated: kubelet re-admission (requests, pod overhead, init containers, sidecars, pod count), the default "
-        "scheduler's filters (NodeResourcesFit, NodeAffinity and nodeSelector, TaintToleration, NodeUnschedulable, "
+        "simulated: kubelet re-admission (requests, pod overhead, init containers, sidecars, in-place resize, pod "
+        "count, node affinity, host ports, NoExecute taints), the default scheduler's filters (NodeResourcesFit, NodeAffinity and nodeSelector, TaintToleration, NodeUnschedulable, "
         "NodePorts) and scores, DaemonSets on every node they select, the cluster autoscaler's binpacking estimate "
         "and scale-down"
     ]
