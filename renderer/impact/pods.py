@@ -35,8 +35,8 @@ from renderer.impact.resources import CPU, MEMORY, from_quantities
 from renderer.impact.taints import Toleration, daemonset_tolerations, parse_tolerations
 from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity
-from renderer.verify.podstatus import resize_notes, status_is_plain
 from renderer.verify.pods import POD_KEEP, STATUS_KEEP, TERMINAL_PHASES, NodeTotals, PodError, Requests, pod_requests
+from renderer.verify.podstatus import resize_notes, status_is_plain
 
 __all__ = [
     "DEFAULT_CPU_REQUEST_MILLI",

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from renderer.findings import FieldPath
 from renderer.quantity import Quantity
-from renderer.verify.pods import (
+from renderer.verify.podrequests import (
     Getter,
     PodError,
     Requests,
@@ -37,11 +37,11 @@ from renderer.verify.pods import (
 
 __all__ = [
     "INFEASIBLE_EMPTY",
-    "status_is_plain",
     "LEGACY_RESIZE",
     "RESIZE_INFEASIBLE",
     "UNKNOWN_REASON",
     "resize_notes",
+    "status_is_plain",
     "status_requests",
 ]
 
@@ -187,10 +187,7 @@ def status_requests(
     else:
         allocated_agg = aggregate(spec, getters[1], non_missing)
         actuated_agg = aggregate(spec, getters[2], non_missing)
-    if view.infeasible:
-        result = max_of(actuated_agg, allocated_agg)
-    else:
-        result = max_of(spec_agg, actuated_agg, allocated_agg)
+    result = max_of(None if view.infeasible else spec_agg, actuated_agg, allocated_agg)
     resources = _dict(spec.get("resources"), ("spec", "resources"))
     pod_level = requests_of(resources.get("requests"), ("spec", "resources", "requests"))
     if any(is_pod_level(n) for n in pod_level):

@@ -162,3 +162,31 @@ def test_a_predicate_is_shown_in_the_kubelets_words() -> None:
         "node(s) had taints that the pod didn't tolerate → Pending"
     )
     assert d.as_dict()["reasons"][1] == {"reason": TAINT_REASON}
+
+
+def test_claims_gates_and_nominations_are_flagged_with_the_pods_they_touch() -> None:
+    """Worked by hand: one node of 1 core holding a 900m pod; three Pending pods of 500m, none fits. One has a
+    resource claim (DRA), one a node nominated by preemption, one a scheduling gate. The first two stay Pending and
+    are named under their feature; the gated one is left out of placement and named under "scheduling gates"."""
+    from renderer.impact.repack import simulate
+
+    n = make_node("n1", "p", cpu="1")
+    full = _pod("full", OLDER, {"cpu": "900m"})
+    full.node = "n1"
+
+    def pending(name: str, spec: dict[str, Any], status: dict[str, Any] | None = None) -> SimPod:
+        body = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}], **spec}
+        meta = {"name": name, "namespace": "default", "creationTimestamp": NEWER}
+        return pod_from_object({"metadata": meta, "spec": body, "status": {"phase": "Pending", **(status or {})}})
+
+    claim = pending("claim", {"resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-0"}]})
+    nominated = pending("nominated", {}, {"nominatedNodeName": "n1"})
+    gated = pending("gated", {"schedulingGates": [{"name": "example.com/quota"}]})
+    result = simulate([n], [full, claim, nominated, gated], {})
+    flagged = {f.feature: f.examples for f in result.not_simulated if f.pods}
+    assert flagged == {
+        "resource claims": ("default/claim",),
+        "nominated node": ("default/nominated",),
+        "scheduling gates": ("default/gated",),
+    }
+    assert result.gated == ("default/gated",)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from renderer.quantity import Quantity
+from renderer.verify.pods import PodError, pod_requests
 from renderer.verify.podstatus import (
     INFEASIBLE_EMPTY,
     LEGACY_RESIZE,
@@ -23,7 +24,6 @@ from renderer.verify.podstatus import (
     resize_notes,
     status_is_plain,
 )
-from renderer.verify.pods import PodError, pod_requests
 
 Q = Quantity.parse
 INFEASIBLE = [{"type": "PodResizePending", "status": "True", "reason": "Infeasible"}]
