@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+from renderer.escaping import plain
 from renderer.findings import FieldPath
 from renderer.quantity import Quantity, QuantityError
 
@@ -49,7 +50,7 @@ class PodError(ValueError):
 def _dotted(path: FieldPath) -> str:
     out = ""
     for step in path:
-        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+        out += f"[{step}]" if isinstance(step, int) else (f".{plain(step)}" if out else plain(str(step)))
     return out
 
 
@@ -77,7 +78,9 @@ def add(into: Requests, more: Mapping[str, Quantity], where: FieldPath, keyed: b
         try:
             into[k] = into[k] + v
         except QuantityError:
-            raise PodError((*where, k) if keyed else where, f"the pod's {k} requests add up {PAST_RANGE}") from None
+            raise PodError(
+                (*where, k) if keyed else where, f"the pod's {plain(k)} requests add up {PAST_RANGE}"
+            ) from None
 
 
 def _max(into: Requests, other: Mapping[str, Quantity] | None) -> None:
@@ -115,8 +118,9 @@ def _list(spec: Mapping[str, Any], key: str) -> list[Any]:
     return value
 
 
-#: One container's requests as a source counts them: (the container, where it is) → a list, or None for Go's nil.
-Getter = Callable[[Mapping[str, Any], FieldPath], "Requests | None"]
+#: One container's requests as a source counts them: (the container, where it is) → (a list, or None for Go's nil;
+#: where that list is, for a sum that leaves the range).
+Getter = Callable[[Mapping[str, Any], FieldPath], "tuple[Requests | None, FieldPath]"]
 
 
 def aggregate(spec: Mapping[str, Any], get: Getter, non_missing: Mapping[str, Quantity] | None = None) -> Requests:
@@ -124,19 +128,21 @@ def aggregate(spec: Mapping[str, Any], get: Getter, non_missing: Mapping[str, Qu
     result: Requests = {}
     for i, c in enumerate(_list(spec, "containers")):
         where: FieldPath = ("spec", "containers", i)
-        add(result, _filled(get(_mapping(c, where), where), non_missing), where)
+        got, at = get(_mapping(c, where), where)
+        add(result, _filled(got, non_missing), at)
     sidecars: Requests = {}
     init_peak: Requests = {}
     for i, c in enumerate(_list(spec, "initContainers")):
         where = ("spec", "initContainers", i)
-        req = _filled(get(_mapping(c, where), where), non_missing)
+        got, at = get(_mapping(c, where), where)
+        req = _filled(got, non_missing)
         if c.get("restartPolicy") == "Always":
-            add(result, req, where)
-            add(sidecars, req, where)
+            add(result, req, at)
+            add(sidecars, req, at)
             moment = dict(sidecars)
         else:
             moment = dict(req)
-            add(moment, sidecars, where)
+            add(moment, sidecars, at)
         _max(init_peak, moment)
     _max(result, init_peak)
     return result
@@ -155,6 +161,6 @@ def _filled(req: Requests | None, non_missing: Mapping[str, Quantity] | None) ->
     return out
 
 
-def spec_requests(c: Mapping[str, Any], where: FieldPath) -> Requests:
+def spec_requests(c: Mapping[str, Any], where: FieldPath) -> tuple[Requests, FieldPath]:
     """The spec getter (``containerSpecRequests``)."""
-    return _container_requests(c, where)
+    return _container_requests(c, where), where

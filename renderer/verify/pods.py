@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from renderer.escaping import plain
 from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity
 from renderer.verify.podrequests import (
@@ -136,7 +137,8 @@ class NodeTotals:
             value = totals.get(name, 0) + q.value
             if value > MAX_QUANTITY:
                 raise PodError(
-                    ("spec", "nodeName"), f"the {name} requests of the pods on node {node} add up {PAST_RANGE}"
+                    ("spec", "nodeName"),
+                    f"the {plain(name)} requests of the pods on node {plain(node)} add up {PAST_RANGE}",
                 )
             totals[name] = value
 
@@ -149,7 +151,7 @@ def pod_problem(data: Mapping[str, Any], index: int, exc: PodError) -> str:
         return f"Pod item {index + 1}: {exc}"
     namespace = meta.get("namespace") if isinstance(meta, dict) else None
     shown = f"{namespace}/{name}" if isinstance(namespace, str) and namespace else name
-    return f"Pod {shown} (item {index + 1}): {exc}"
+    return f"Pod {plain(shown)} (item {index + 1}): {exc}"
 
 
 @dataclass(frozen=True)

@@ -123,30 +123,30 @@ class _Status:
         raw = resources.get("requests")
         return None if raw is None else requests_of(raw, (*where, "resources", "requests"))
 
-    def spec(self, c: Mapping[str, Any], where: FieldPath) -> Requests | None:
+    def spec(self, c: Mapping[str, Any], where: FieldPath) -> tuple[Requests | None, FieldPath]:
         """The spec, or for the kubelet its allocation where it has one (``UpdatePodFromAllocation``)."""
         if self.kubelet:
-            allocated = self.status_allocated(self.find(c))
-            if allocated is not None:
-                return allocated
+            found = self.find(c)
+            allocated = self.status_allocated(found)
+            if allocated is not None and found is not None:
+                return allocated, (*found[0], "allocatedResources")
         return spec_requests(c, where)
 
-    def allocated(self, c: Mapping[str, Any], where: FieldPath) -> Requests | None:
+    def allocated(self, c: Mapping[str, Any], where: FieldPath) -> tuple[Requests | None, FieldPath]:
         """``containerAllocatedRequests``."""
-        got = self.status_allocated(self.find(c))
-        if got is not None:
-            return got
-        return None if self.infeasible else self.spec(c, where)
+        found = self.find(c)
+        got = self.status_allocated(found)
+        if got is not None and found is not None:
+            return got, (*found[0], "allocatedResources")
+        return (None, where) if self.infeasible else self.spec(c, where)
 
-    def actuated(self, c: Mapping[str, Any], where: FieldPath) -> Requests | None:
+    def actuated(self, c: Mapping[str, Any], where: FieldPath) -> tuple[Requests | None, FieldPath]:
         """``containerActuatedRequests``."""
         found = self.find(c)
         got = self.status_actuated(found)
-        if got is None:
-            got = self.status_allocated(found)
-        if got is not None:
-            return got
-        return None if self.infeasible else self.spec(c, where)
+        if got is not None and found is not None:
+            return got, (*found[0], "resources", "requests")
+        return self.allocated(c, where)
 
 
 def _pod_level_status(status: Mapping[str, Any]) -> tuple[Requests | None, Requests | None, bool]:

@@ -185,3 +185,22 @@ def test_the_largest_sums_in_range_are_read(repo: Path, tmp_path: Path) -> None:
         done = run_cli(*args, cwd=repo)
         assert done.exit_code in (0, 1) and "internal error" not in done.stderr, (done.stdout, done.stderr)
         assert f"web/renderer-5c7b9-klmno (Pending before the change too): cpu {MAX}" in done.stdout, done.stdout
+
+
+def test_a_hostile_pod_or_resource_name_stays_on_the_one_line(repo: Path, tmp_path: Path) -> None:
+    """The pod's name, its node's and a resource's come from the dump: shown escaped (``renderer.escaping.plain``),
+    so the refusal is still one line that repaints nothing."""
+    pod = _pod(TRAIN, {"containers": [_container("a", cpu="1")]})
+    pod["metadata"]["name"] = "evil\x1b[31m\nname"
+    pod["spec"]["overhead"] = {"example.com/x\ny": MAX}
+    pod["spec"]["containers"][0]["resources"]["requests"]["example.com/x\ny"] = "1"
+    path, _ = _write(tmp_path, {TRAIN: pod})
+    shutil.copy(path, repo / "snap.json")
+    for args in (
+        ("verify", "policies", "--nodes", "snap.json", "--pods", "snap.json"),
+        ("diff", "policies", "--base", "main", "--snapshot", "snap.json"),
+    ):
+        done = run_cli(*args, cwd=repo)
+        assert done.exit_code == 2 and done.stdout == "", done.stderr
+        assert done.stderr.count("\n") == 1 and "\x1b" not in done.stderr, done.stderr
+        assert "Pod batch/evil\\x1b[31m\\nname (item 10): spec.overhead.example.com/x\\ny: " in done.stderr

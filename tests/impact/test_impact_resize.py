@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conftest import REPO_ROOT, run_cli
 from renderer.impact.admission import readmit
@@ -82,3 +85,54 @@ def test_an_infeasible_resize_counts_what_the_node_runs(tmp_path: Path) -> None:
     # verify's own pod check counts the same: ip-10-0-1-10 (6.1 of 6.5 cores) is no longer over, ip-10-0-2-11 is
     assert "Node/ip-10-0-1-10.ec2.internal: cpu" not in text
     assert "Node/ip-10-0-2-11.ec2.internal: cpu 7.1 of 6.5 cores" in text
+
+
+def _with_status(status: dict[str, Any]) -> dict[str, Any]:
+    doc = json.loads((EXAMPLE / "snapshot.json").read_text(encoding="utf-8"))
+    doc["items"][9]["status"] = {"phase": "Running", **status}  # batch/train-a-1, container "main" (2500m)
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("status", "field"),
+    [
+        (
+            {"containerStatuses": [{"name": "main", "allocatedResources": {"cpu": "lots"}}]},
+            "status.containerStatuses[0].allocatedResources.cpu: ",
+        ),
+        (
+            {"containerStatuses": [{"name": "main", "resources": {"requests": ["cpu"]}}]},
+            "status.containerStatuses[0].resources.requests: must be a mapping",
+        ),
+        ({"conditions": "PodResizePending"}, "status.conditions: must be a list"),
+        ({"allocatedResources": {"cpu": "2", "memory": "1e400"}}, "status.allocatedResources.memory: "),
+        # a status sum past 2^63-1 is refused where it is, as a spec sum is (tests/hardening/test_request_sums.py)
+        (
+            {
+                "initContainerStatuses": [{"name": "side", "resources": {"requests": {"cpu": "9223372036854775807"}}}],
+                "containerStatuses": [{"name": "main", "resources": {"requests": {"cpu": "1"}}}],
+            },
+            "status.initContainerStatuses[0].resources.requests: the pod's cpu requests add up past 2^63-1",
+        ),
+    ],
+)
+def test_a_status_that_cannot_be_read_is_one_located_line(tmp_path: Path, status: dict[str, Any], field: str) -> None:
+    doc = _with_status(status)
+    if "initContainerStatuses" in status:
+        doc["items"][9]["spec"]["initContainers"] = [
+            {"name": "side", "restartPolicy": "Always", "resources": {"requests": {"cpu": "10m"}}}
+        ]
+    shutil.copytree(EXAMPLE / "policies", tmp_path / "policies")
+    (tmp_path / "snap.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    pods_only = {**doc, "items": [i for i in doc["items"] if i["kind"] == "Pod"]}  # train-a-1 is item 6 there
+    (tmp_path / "pods.json").write_text(json.dumps(pods_only, indent=2), encoding="utf-8")
+    # the simulation's reader (each dump once, for verify and the simulation), and verify's own (pods alone)
+    for args, shown in (
+        (("verify", "policies", "--nodes", "snap.json", "--pods", "snap.json"), r"snap\.json:\d+:\d+: .*\(item 10\)"),
+        (("verify", "policies", "--pods", "pods.json"), r"pods\.json:\d+:\d+: .*\(item 6\)"),
+    ):
+        done = run_cli(*args, cwd=tmp_path)
+        assert done.exit_code == 2 and done.stdout == "", (done.stdout, done.stderr)
+        assert done.stderr.count("\n") == 1 and "internal error" not in done.stderr, done.stderr
+        assert re.match(r"allocatable: error: " + shown, done.stderr), done.stderr
+        assert "Pod batch/train-a-1 (item " in done.stderr and field in done.stderr, done.stderr
