@@ -197,4 +197,6 @@ def karpenter_lines(report: ImpactReport) -> list[str]:
             out.append(f"  {r.family}: {r.percent} (decided by {r.decided_by}, {plural(r.types, 'type')} seen)")
     for g in (*report.gaps, *report.autoscaler_gaps):
         out.append(f"{g.severity}: {g.message} ({g.kind})")
+    for p in report.karpenter_plans:
+        out.append(f"{p.severity}: {p.message} (plan)")
     return out
