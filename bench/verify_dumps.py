@@ -214,6 +214,19 @@ def _status(rng: random.Random, name: str, image: str, phase: str, started: str)
     }
 
 
+def _resources_in_status(containers: list[dict[str, Any]], statuses: list[dict[str, Any]], resizing: bool) -> None:
+    """What a kubelet of Kubernetes 1.33+ (in-place resize on by default) writes for a running container: the
+    resources it allocated and those it runs with, as the spec asks; for one pod in a hundred (chosen by position,
+    no random draw: the rest of the dump stays as it was) a resize underway, running at 1m cpu until it is applied —
+    counted at the spec either way, so placement is unchanged, but the status is read in full."""
+    for container, status in zip(containers, statuses, strict=True):
+        requests = container.get("resources", {}).get("requests")
+        if not requests:
+            continue
+        status["allocatedResources"] = dict(requests)
+        status["resources"] = {"requests": {**requests, "cpu": "1m"} if resizing else dict(requests)}
+
+
 def _requests(workload: tuple[Any, ...]) -> tuple[int, int]:
     """(millicores, bytes) a pod of ``workload`` holds: its containers and init containers, summed (a little more
     than the init-container rule asks: room to spare, never too little)."""
@@ -436,6 +449,8 @@ def pod_object(
     }
     if not managed_fields:
         del pod["metadata"]["managedFields"]
+    if phase == "Running":
+        _resources_in_status(pod["spec"]["containers"], pod["status"]["containerStatuses"], resizing=i % 100 == 37)
     if spec_inits:
         pod["spec"]["initContainers"] = spec_inits
         pod["status"]["initContainerStatuses"] = [_status(rng, c[0], c[1], "Succeeded", created) for c in inits]

@@ -4,18 +4,21 @@ What counts (kubernetes/kubernetes: pkg/scheduler/framework/plugins/noderesource
 pkg/kubelet/lifecycle/predicate.go, and k8s.io/component-helpers resource.PodRequests):
 
 - requests: ``renderer.verify.pods.pod_requests`` — containers summed, the init-container max rule with sidecars
-  (restartable init containers), pod-level requests, plus ``spec.overhead`` — converted to the scheduler's integers
-  (``resources.py``); only non-zero requests are kept;
+  (restartable init containers), pod-level requests, plus ``spec.overhead``, and an in-place resize counted from the
+  pod's status as the scheduler counts it (``UseStatusResources``) — converted to the scheduler's integers
+  (``resources.py``); only non-zero requests are kept. The kubelet admits on its allocation
+  (``SimPod.kubelet_requests``); a status that says nothing the spec does not is not read twice;
 - scoring requests: the same with 100m cpu / 200Mi memory for a container that states no request
   (``NonMissingContainerRequests``; an explicit 0 stays 0);
 - a pod holds room on a node when ``spec.nodeName`` is set and its phase is neither Succeeded nor Failed (the
   scheduler's informer field selector); every such pod also counts against the node's pod limit;
 - a DaemonSet pod is one whose controlling owner reference is a DaemonSet; a mirror pod carries the
-  ``kubernetes.io/config.mirror`` annotation (a static pod of the kubelet).
+  ``kubernetes.io/config.mirror`` annotation, or a ``kubernetes.io/config.source`` other than ``api`` (a static pod of
+  the kubelet: ``types.IsStaticPod``).
 
 What the simulation does not model is recorded per pod (:data:`NOT_SIMULATED`), so a result can say which placements
 may be wrong: inter-pod (anti-)affinity, topology spread constraints, volumes bound to a zone or node, scheduling
-gates, another scheduler.
+gates, another scheduler, resource claims (DRA), a node nominated by preemption.
 
 Cost: O(containers + tolerations + affinity requirements) per pod.
 """
@@ -32,7 +35,8 @@ from renderer.impact.resources import CPU, MEMORY, from_quantities
 from renderer.impact.taints import Toleration, daemonset_tolerations, parse_tolerations
 from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity
-from renderer.verify.pods import POD_KEEP, TERMINAL_PHASES, PodError, pod_requests
+from renderer.verify.pods import POD_KEEP, STATUS_KEEP, TERMINAL_PHASES, NodeTotals, PodError, Requests, pod_requests
+from renderer.verify.podstatus import resize_notes, status_is_plain
 
 __all__ = [
     "DEFAULT_CPU_REQUEST_MILLI",
@@ -51,6 +55,7 @@ _T = TypeVar("_T")
 _NON_MISSING: Final = {CPU: Quantity.parse("100m"), MEMORY: Quantity.parse("200Mi")}
 SYSTEM_CRITICAL_PRIORITY: Final = 2_000_000_000  # scheduling.SystemCriticalPriority
 MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+SOURCE_ANNOTATION: Final = "kubernetes.io/config.source"  # "file" or "http" for a static pod, "api" otherwise
 SAFE_TO_EVICT_ANNOTATION: Final = "cluster-autoscaler.kubernetes.io/safe-to-evict"
 DEFAULT_SCHEDULER: Final = "default-scheduler"
 
@@ -66,6 +71,10 @@ NOT_SIMULATED: Final[dict[str, str]] = {
     "preemption": "preemption (DefaultPreemption) is not simulated: a higher-priority pending pod could evict "
     "lower-priority pods instead of staying Pending",
     "pod disruption budgets": "PodDisruptionBudgets are not read: evictions and scale-down may be slower or blocked",
+    "resource claims": "the pod has resourceClaims (dynamic resource allocation): the devices they need, and the "
+    "DynamicResources filter, are not evaluated: such a pod may not fit where the simulation puts it",
+    "nominated node": "the pod has status.nominatedNodeName (preemption made room for it there): the scheduler "
+    "counts it on that node for pods of lower priority, the simulation places it like any Pending pod",
 }
 
 _CONTAINER: KeepSpec = {
@@ -83,7 +92,7 @@ IMPACT_POD_KEEP: Final[KeepSpec] = {
         "namespace": True,
         "creationTimestamp": True,
         "ownerReferences": {"kind": True, "name": True, "controller": True},
-        "annotations": {MIRROR_ANNOTATION: True, SAFE_TO_EVICT_ANNOTATION: True},
+        "annotations": {MIRROR_ANNOTATION: True, SOURCE_ANNOTATION: True, SAFE_TO_EVICT_ANNOTATION: True},
     },
     "spec": {
         "nodeName": True,
@@ -100,7 +109,9 @@ IMPACT_POD_KEEP: Final[KeepSpec] = {
         "schedulingGates": True,
         "topologySpreadConstraints": True,
         "volumes": {"persistentVolumeClaim": True, "emptyDir": True, "hostPath": True, "ephemeral": True},
+        "resourceClaims": {"name": True},
     },
+    "status": {**STATUS_KEEP, "nominatedNodeName": True},
 }
 
 
@@ -128,6 +139,16 @@ class SimPod:
     safe_to_evict: bool | None = None
     local_storage: bool = False
     not_simulated: frozenset[str] = field(default_factory=frozenset)
+    #: What the kubelet admits the pod with (its allocation, ``renderer.verify.pods``); None: ``requests``.
+    admit: dict[str, int] | None = None
+    #: How the pod was read, when worth saying (``renderer.verify.podstatus`` notes).
+    notes: tuple[str, ...] = ()
+
+    @property
+    def kubelet_requests(self) -> dict[str, int]:
+        """The requests the kubelet admits the pod with: its allocation where an in-place resize has not been
+        applied yet, else ``requests``."""
+        return self.requests if self.admit is None else self.admit
 
     @property
     def key(self) -> str:
@@ -232,8 +253,12 @@ def _controller(meta: Mapping[str, Any]) -> tuple[str, str]:
     return fallback
 
 
-def _not_simulated(spec: Mapping[str, Any]) -> frozenset[str]:
+def _not_simulated(spec: Mapping[str, Any], status: Mapping[str, Any]) -> frozenset[str]:
     found: set[str] = set()
+    if spec.get("resourceClaims"):
+        found.add("resource claims")
+    if status.get("nominatedNodeName"):
+        found.add("nominated node")
     affinity = spec.get("affinity")
     if isinstance(affinity, dict) and (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
         found.add("inter-pod affinity")
@@ -266,17 +291,36 @@ def _safe_to_evict(annotations: Mapping[str, Any]) -> bool | None:
     return str(value).lower() == "true"
 
 
-def pod_from_object(data: Mapping[str, Any]) -> SimPod:
+def _requests(
+    spec: Mapping[str, Any], status: Mapping[str, Any] | None, phase: Any, totals: NodeTotals | None
+) -> tuple[dict[str, int], dict[str, int], dict[str, int] | None]:
+    """(the scheduler's requests, its scoring requests, the kubelet's where they differ); ``status``: None when it
+    says nothing the spec does not (``status_is_plain``)."""
+    exact: Requests = pod_requests(spec, status=status)
+    node = spec.get("nodeName")
+    if totals is not None and node and phase not in TERMINAL_PHASES:
+        totals.add(str(node), exact)
+    requests = from_quantities(exact)
+    if _missing_cpu_or_memory(spec):
+        scoring = from_quantities(pod_requests(spec, _NON_MISSING, status), keep_zero=True)
+    else:
+        scoring = requests
+    admit = None
+    if status is not None:
+        kubelet = from_quantities(pod_requests(spec, status=status, kubelet=True))
+        admit = kubelet if kubelet != requests else None
+    return requests, scoring, admit
+
+
+def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -> SimPod:
     """A pruned Pod object (``IMPACT_POD_KEEP``) → its :class:`SimPod`; ``PodError`` names a field that cannot be
-    read."""
+    read. ``totals``: the requests of the pods on each node so far (a node whose pods add up past what a quantity
+    holds is a ``PodError`` on the pod that crosses it)."""
     meta = _map(data.get("metadata"), ("metadata",))
     spec = _map(data.get("spec"), ("spec",))
     status = _map(data.get("status"), ("status",))
-    requests = from_quantities(pod_requests(spec))
-    if _missing_cpu_or_memory(spec):
-        scoring = from_quantities(pod_requests(spec, _NON_MISSING), keep_zero=True)
-    else:
-        scoring = requests
+    plain = status_is_plain(spec, status)
+    requests, scoring, admit = _requests(spec, None if plain else status, status.get("phase"), totals)
     annotations = _map(meta.get("annotations"), ("metadata", "annotations"))
     owner_kind, owner_name = _controller(meta)
     priority = spec.get("priority")
@@ -296,9 +340,11 @@ def pod_from_object(data: Mapping[str, Any]) -> SimPod:
         created=_shared(str(meta.get("creationTimestamp") or "")),
         owner_kind=_shared(owner_kind),
         owner_name=_shared(owner_name),
-        mirror=MIRROR_ANNOTATION in annotations,
+        mirror=MIRROR_ANNOTATION in annotations or annotations.get(SOURCE_ANNOTATION, "api") != "api",
         host_network=spec.get("hostNetwork") is True,
         safe_to_evict=_safe_to_evict(annotations),
         local_storage=_local_storage(spec),
-        not_simulated=_shared(_not_simulated(spec)),
+        not_simulated=_shared(_not_simulated(spec, status)),
+        admit=None if admit is None else _shared_requests(admit),
+        notes=() if plain else _shared(resize_notes(spec, status)),
     )

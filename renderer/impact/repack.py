@@ -163,11 +163,14 @@ def _run(
     for i, on_node in enumerate(per_node):
         if not on_node:
             continue
-        admitted, refused = readmit(on_node, state.allocatable[i], options.fit_args)
+        admitted, refused = readmit(on_node, state.allocatable[i], options.fit_args, state.nodes[i])
         for pod in admitted:
             state.bind(pod, i)
         for r in refused:
-            shortfall = tuple(Shortfall(s.resource, s.requested, s.used, s.allocatable) for s in r.reasons)
+            shortfall = (
+                *(Shortfall(s.resource, s.requested, s.used, s.allocatable) for s in r.reasons),
+                *(Shortfall("", 0, 0, 0, predicate=p) for p in r.predicates),
+            )
             rejected.append((r.pod, i, shortfall))
             copy = replace(r.pod, node=None, phase="Pending")  # as its controller creates it again
             copies[id(r.pod)] = copy
@@ -393,7 +396,7 @@ def simulate(
         )
         for pool in pool_names
     )
-    affected = [p for p, _, _ in after.rejected] + after.pending
+    affected = [p for p, _, _ in after.rejected] + after.pending + after.gated
     all_pods = pods
     summary = InputSummary(
         nodes=len(nodes),

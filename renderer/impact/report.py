@@ -34,10 +34,19 @@ from renderer.impact.provisioners.cluster_autoscaler_aws import MIB, AsgInstance
 from renderer.impact.provisioners.gaps import ProvisionerGap, compare
 from renderer.impact.provisioners.karpenter import InstanceType, KarpenterOptions, NodeClass, predict
 from renderer.impact.provisioners.karpenter_overhead import FamilyRecommendation, Observation, recommend
+from renderer.impact.provisioners.karpenter_plan import KarpenterPlan, plan
 from renderer.impact.resources import CPU, MEMORY, PODS
 from renderer.impact.result import ImpactResult
 
-__all__ = ["GROUP_LABELS", "AsgPool", "ImpactReport", "autoscaler_view", "karpenter_view", "pool_of"]
+__all__ = [
+    "GROUP_LABELS",
+    "AsgPool",
+    "ImpactReport",
+    "autoscaler_view",
+    "karpenter_plans",
+    "karpenter_view",
+    "pool_of",
+]
 
 #: Labels provisioners put on the nodes of one group, in the order they are tried.
 GROUP_LABELS = (
@@ -113,6 +122,35 @@ def karpenter_view(
     return recommend(observations.values(), current=percent), found
 
 
+def karpenter_plans(
+    nodes: Sequence[SimNode],
+    percent: float,
+    node_classes: Mapping[str, NodeClass],
+    pools: Mapping[str, tuple[Mapping[str, int], Sequence[SimPod], int | None]],
+) -> list[KarpenterPlan]:
+    """Per pool in ``pools`` (name → (DaemonSet overhead of a new node, its Pending pods, the nodes they need on what
+    the nodes will advertise)) whose nodes Karpenter launched, what Karpenter plans for those pods on its own view of
+    the instance types the pool's Karpenter nodes run (``provisioners.karpenter_plan``)."""
+    types: dict[str, dict[str, dict[str, int]]] = {}
+    for node in nodes:
+        if node.pool not in pools:
+            continue
+        memory_mib, vcpus = _int(node.labels.get(INSTANCE_MEMORY)), _int(node.labels.get(INSTANCE_CPU))
+        name = node.labels.get(INSTANCE_TYPE)
+        pods = node.capacity.get(PODS)
+        if memory_mib is None or vcpus is None or not name or not pods or name in types.get(node.pool, {}):
+            continue
+        it = InstanceType(name, vcpus, memory_mib, node.labels.get(ARCH, "amd64"), eni_pods=pods)
+        predicted = predict(it, node_classes.get(node.pool), KarpenterOptions(percent)).allocatable
+        types.setdefault(node.pool, {})[name] = dict(predicted)
+    out = []
+    for pool in sorted(types):
+        overhead, pending, needed = pools[pool]
+        if pending:
+            out.append(plan(pool, types[pool], pending, overhead, needed))
+    return out
+
+
 @dataclass(frozen=True)
 class AsgPool:
     """A pool the cluster autoscaler scales from zero: its groups and the ``resources/*`` tags they will carry (none
@@ -176,6 +214,8 @@ class ImpactReport:
     #: Per pool, the instance type(s) of its nodes ("c6i.8xlarge", or several joined with "/").
     shapes: Mapping[str, str] = field(default_factory=dict)
     skipped: Mapping[str, int] = field(default_factory=dict)
+    #: Pods read in a way worth saying: note -> count (``Snapshot.counted``: an in-place resize at its status, ...).
+    counted: Mapping[str, int] = field(default_factory=dict)
     sources: Sequence[str] = ()
     nodes_changed: int = 0
     #: Exit 1 when the change leaves more than this many pods newly Pending (``impact.maxNewPendingPods``).
@@ -185,6 +225,8 @@ class ImpactReport:
     vm_overhead_percent: float = KARPENTER_DEFAULT_OVERHEAD
     #: The cluster autoscaler's scale-from-zero templates against the nodes (pools with ``spec.clusterAutoscaler``).
     autoscaler_gaps: Sequence[ProvisionerGap] = ()
+    #: What Karpenter plans for the Pending pods of its pools, on its own view of their instance types.
+    karpenter_plans: Sequence[KarpenterPlan] = ()
 
     @property
     def failed(self) -> bool:
@@ -213,6 +255,8 @@ class ImpactReport:
             "skipped": dict(sorted(self.skipped.items())),
             "shapes": dict(sorted(self.shapes.items())),
         }
+        if self.counted:
+            out["counted"] = dict(sorted(self.counted.items()))
         out.update(r.as_dict())
         out["provisioners"] = {
             "karpenter": {
@@ -221,6 +265,8 @@ class ImpactReport:
                 "gaps": [g.as_dict() for g in self.gaps],
             }
         }
+        if self.karpenter_plans:
+            out["provisioners"]["karpenter"]["plans"] = [p.as_dict() for p in self.karpenter_plans]
         if self.autoscaler_gaps:
             out["provisioners"]["clusterAutoscaler"] = {"gaps": [g.as_dict() for g in self.autoscaler_gaps]}
         return out

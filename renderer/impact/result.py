@@ -42,12 +42,18 @@ class Shortfall:
     requested: int
     used: int
     allocatable: int
+    #: A check of the kubelet's other than resources (``resource`` empty): its reason, in the kubelet's words.
+    predicate: str = ""
 
     @property
     def reason(self) -> str:
+        if self.predicate:
+            return self.predicate
         return "Too many pods" if self.resource == "pods" else f"Insufficient {self.resource}"
 
     def as_dict(self) -> dict[str, Any]:
+        if self.predicate:
+            return {"reason": self.predicate}
         return {
             "resource": self.resource,
             "requested": quantity(self.resource, self.requested).canonical(),

@@ -28,7 +28,7 @@ from renderer.impact.pods import IMPACT_POD_KEEP, PodError, SimPod, pod_from_obj
 from renderer.loading.prune import NODE_FIELDS, KeepSpec
 from renderer.models.inventory import Pool
 from renderer.verify.nodes import NODE_KIND, POD_KIND, at_field, expect_kind, node_pool
-from renderer.verify.pods import PodRecord, pod_record
+from renderer.verify.pods import NodeTotals, PodRecord, pod_problem, pod_record
 from renderer.verify.snapshot import Item, SnapshotError, read_dump
 
 if TYPE_CHECKING:
@@ -64,10 +64,15 @@ class Snapshot:
     pods: list[SimPod] = field(default_factory=list)
     #: What was skipped and why: reason -> count (``Node without status.capacity``, ``v1 Service``, ...).
     skipped: dict[str, int] = field(default_factory=dict)
+    #: Pods read in a way worth saying, and how: note -> count (an in-place resize counted at its status, ...).
+    counted: dict[str, int] = field(default_factory=dict)
     sources: list[str] = field(default_factory=list)
 
     def skip(self, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+    def count(self, note: str) -> None:
+        self.counted[note] = self.counted.get(note, 0) + 1
 
 
 def _has_capacity(data: dict[str, Any]) -> bool:
@@ -108,11 +113,14 @@ def _node(snapshot: Snapshot, item: Item, display: str, seen: dict[str, int], as
     _read_node(snapshot, item, display, seen, assignments)
 
 
-def _pod(snapshot: Snapshot, item: Item, display: str) -> None:
+def _pod(snapshot: Snapshot, item: Item, display: str, totals: NodeTotals) -> None:
     try:
-        snapshot.pods.append(pod_from_object(item.data))
+        pod = pod_from_object(item.data, totals)
     except PodError as exc:
-        raise at_field(item.text, display, item, exc.field_path, f"Pod item {item.index + 1}: {exc}") from None
+        raise at_field(item.text, display, item, exc.field_path, pod_problem(item.data, item.index, exc)) from None
+    snapshot.pods.append(pod)
+    for note in pod.notes:
+        snapshot.count(note)
 
 
 def read_snapshot(
@@ -122,6 +130,7 @@ def read_snapshot(
     once). Raises ``SnapshotError``."""
     snapshot = Snapshot()
     seen: dict[str, int] = {}
+    totals = NodeTotals()
     prune = {NODE_KIND: NODE_KEEP, POD_KIND: IMPACT_POD_KEEP}
     for path in dict.fromkeys(sources):
         dump = read_dump(path, _LIST_KEEP, max_bytes=max_bytes, prune=prune)
@@ -129,7 +138,7 @@ def read_snapshot(
         for item in dump.items:
             key = (item.data.get("apiVersion"), item.data.get("kind"))
             if key == POD_KIND:
-                _pod(snapshot, item, dump.display)
+                _pod(snapshot, item, dump.display, totals)
             elif key == NODE_KIND:
                 _node(snapshot, item, dump.display, seen, assignments)
             elif item.data.get("kind") == "List" or not all(isinstance(k, str) for k in key):
@@ -155,6 +164,7 @@ def read_verify_dumps(
     snapshot = Snapshot()
     records: list[PodRecord] = []
     seen: dict[str, int] = {}
+    totals = NodeTotals()
     prune = {NODE_KIND: NODE_KEEP, POD_KIND: IMPACT_POD_KEEP}
     mixed = nodes == pods
     for path, kind in ((nodes, "Node"), (pods, "Pod")) if not mixed else ((nodes, "Node"),):
@@ -167,11 +177,11 @@ def read_verify_dumps(
             elif key == POD_KIND and (kind == "Pod" or mixed):
                 try:
                     records.append(pod_record(item.data))
-                    snapshot.pods.append(pod_from_object(item.data))
                 except PodError as exc:
                     raise at_field(
-                        item.text, dump.display, item, exc.field_path, f"Pod item {item.index + 1}: {exc}"
+                        item.text, dump.display, item, exc.field_path, pod_problem(item.data, item.index, exc)
                     ) from None
+                _pod(snapshot, item, dump.display, totals)
             elif kind == "Node":
                 expect_kind(item.text, dump.display, item, "Node", "--nodes", "kubectl get nodes -o json")
             else:

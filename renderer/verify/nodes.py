@@ -19,7 +19,7 @@ from renderer.loading.prune import NODE_FIELDS
 from renderer.models.inventory import Pool, pool_from_node, with_platform
 from renderer.models.node import Node
 from renderer.validation.validate import model_findings, validated
-from renderer.verify.pods import POD_KEEP, PodError, PodRecord, pod_record
+from renderer.verify.pods import POD_KEEP, NodeTotals, PodError, PodRecord, pod_problem, pod_record
 from renderer.verify.snapshot import Item, SnapshotError, error_line, locate, position, read_dump
 
 if TYPE_CHECKING:
@@ -125,6 +125,7 @@ def read_pods(path: str, max_bytes: int | None = None, mixed: bool = False) -> l
     dump = read_dump(path, POD_KEEP, POD_KIND, positions=False, max_bytes=max_bytes)
     display = dump.display
     pods: list[PodRecord] = []
+    totals = NodeTotals()
     # Pods have no position in verify's output: lines are counted only for a Pod with a problem.
     for item in dump.items:
         text = item.text
@@ -132,9 +133,9 @@ def read_pods(path: str, max_bytes: int | None = None, mixed: bool = False) -> l
             continue  # a `kubectl get nodes,pods -A -o json` List given to --nodes and --pods
         _expect_kind(text, display, item, "Pod", "--pods", "kubectl get pods -A -o json")
         try:
-            pods.append(pod_record(item.data))
+            pods.append(pod_record(item.data, totals))
         except PodError as exc:
-            raise _at_field(text, display, item, exc.field_path, f"Pod item {item.index + 1}: {exc}") from None
+            raise _at_field(text, display, item, exc.field_path, pod_problem(item.data, item.index, exc)) from None
     return pods
 
 

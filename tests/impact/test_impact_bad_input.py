@@ -133,7 +133,12 @@ def test_yaml_with_several_documents(repo: Path) -> None:
     ("nodes", "pods", "where", "message"),
     [
         # the cpu of train-a-1, item 10 of the List (4 Nodes, then the pods)
-        ("bad-quantity.json", "bad-quantity.json", r"bad-quantity\.json:589:\d+", "Pod item 10: spec.containers[0]"),
+        (
+            "bad-quantity.json",
+            "bad-quantity.json",
+            r"bad-quantity\.json:589:\d+",
+            "Pod batch/train-a-1 (item 10): spec.containers[0]",
+        ),
         ("truncated.json", "truncated.json", r"truncated\.json:\d+:\d+", "invalid JSON: "),
         ("nodes-only.json", "array.json", r"array\.json:1:1", "got a JSON array"),
         ("nodes-only.json", "empty.json", r"empty\.json:1:1", "the dump is empty"),

@@ -285,7 +285,8 @@ POD_KEPT = {
         "nodeName": "n1",
         "overhead": {"cpu": "250m", "memory": "120Mi"},
     },
-    "status": {"phase": "Running"},
+    # what the in-place resize rule reads (renderer.verify.podstatus): condition types, container statuses' names
+    "status": {"phase": "Running", "conditions": [{"type": "Ready"}], "containerStatuses": [{"name": "web"}]},
 }
 
 
@@ -323,7 +324,7 @@ def test_a_pod_field_that_cannot_be_read_is_located_at_that_field(tmp_path: Path
     assert m is not None, message
     line = text.splitlines()[int(m.group("line")) - 1]
     assert line[int(m.group("col")) - 1 :].startswith(('"lots"', "lots")), (line, message)
-    assert "Pod item 2: spec.containers[1].resources.requests.cpu: " in message
+    assert "Pod shop/bad (item 2): spec.containers[1].resources.requests.cpu: " in message
 
 
 @pytest.mark.slow

@@ -125,7 +125,8 @@ POOL_HEADERS = ["pool", "shape", "nodes", "displaced", "newly Pending", "autosca
 
 def displaced_line(d: Displaced) -> str:
     reasons = "; ".join(
-        f"{s.reason}: {_shortfall(s.resource, s.requested, s.used, s.allocatable)}" for s in d.shortfall
+        s.reason if s.predicate else f"{s.reason}: {_shortfall(s.resource, s.requested, s.used, s.allocatable)}"
+        for s in d.shortfall
     )
     where = f"→ {d.to_node} ({d.to_pool})" if d.to_node else "→ Pending"
     kind = " [DaemonSet]" if d.daemonset else ""
@@ -154,14 +155,16 @@ def inputs_line(report: ImpactReport) -> str:
         parts.append(f"{plural(i.daemon_pods_added, 'DaemonSet pod')} added where the controller would create one")
     for reason, count in sorted(report.skipped.items()):
         parts.append(f"skipped {count} × {reason}")
+    for note, count in sorted(report.counted.items()):
+        parts.append(f"{plural(count, 'pod')}: {note}")
     return "; ".join(parts)
 
 
 def not_simulated_lines(report: ImpactReport) -> list[str]:
     """What the simulation models, and each feature it does not, with the pods it touches."""
     out = [
-        "simulated: kubelet re-admission (requests, pod overhead, init containers, sidecars, pod count), the default "
-        "scheduler's filters (NodeResourcesFit, NodeAffinity and nodeSelector, TaintToleration, NodeUnschedulable, "
+        "simulated: kubelet re-admission (requests, pod overhead, init containers, sidecars, in-place resize, pod "
+        "count, node affinity, host ports, NoExecute taints), the default scheduler's filters (NodeResourcesFit, NodeAffinity and nodeSelector, TaintToleration, NodeUnschedulable, "
         "NodePorts) and scores, DaemonSets on every node they select, the cluster autoscaler's binpacking estimate "
         "and scale-down"
     ]
@@ -194,4 +197,6 @@ def karpenter_lines(report: ImpactReport) -> list[str]:
             out.append(f"  {r.family}: {r.percent} (decided by {r.decided_by}, {plural(r.types, 'type')} seen)")
     for g in (*report.gaps, *report.autoscaler_gaps):
         out.append(f"{g.severity}: {g.message} ({g.kind})")
+    for p in report.karpenter_plans:
+        out.append(f"{p.severity}: {p.message} (plan)")
     return out
