@@ -37,7 +37,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from renderer.impact.affinity import preferred_score
+from renderer.impact.affinity import only_node, preferred_score
 from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
 from renderer.impact.pods import SimPod
@@ -292,6 +292,16 @@ class Scheduler:
 
     def place(self, pod: SimPod) -> int | None:
         """Run one scheduling cycle: bind ``pod`` to the chosen node and return its position, or None (Pending)."""
+        if only_node(pod.affinity) is not None:
+            # Pinned to one node (a DaemonSet's pod): that node or none, no shape kept. The walk would go all the way
+            # round (one feasible node is fewer than numFeasibleNodesToFind but in a one-node cluster, where the
+            # next start is 0 either way), so the next start does not move.
+            for i in self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations()):
+                self.examined += 1
+                if self.feasible(pod, i):
+                    self.state.bind(pod, i)
+                    return i
+            return None
         tree = self._tree(pod)
         if tree is not None:
             want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
