@@ -441,6 +441,7 @@ def simulate(
     counters = {
         "nodesExamined": before.scheduler.examined + after.scheduler.examined,
         "nodesScored": before.scheduler.scored + after.scheduler.scored,
+        "treeNodesVisited": before.scheduler.visited + after.scheduler.visited,
         "staticFilterEvaluations": after.scheduler.eligibility.evaluations,  # one index, shared by both runs
     }
     return ImpactResult(
