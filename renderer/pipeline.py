@@ -448,10 +448,10 @@ def _impact(
 
     from renderer.impact.capacity_view import advertised
     from renderer.impact.repack import simulate
-    from renderer.impact.report import ImpactReport, autoscaler_view, karpenter_view, pool_of
+    from renderer.impact.report import ImpactReport, PoolIndex, autoscaler_view, karpenter_view, pool_of
     from renderer.verify.compare import node_model
 
-    nodepools = [(p.name, p.labels) for p in after.pools if p.origin == "NodePool"]
+    nodepools = PoolIndex([(p.name, p.labels) for p in after.pools if p.origin == "NodePool"])
     for node in cluster.nodes:
         node.pool = pool_of(node.labels, nodepools)
 

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from renderer.capacity.selectors import NAME_FIELD, Operator, Requirement, Term, labels_match, selector_matches
 
-__all__ = ["NodeAffinity", "parse_node_affinity", "preferred_score", "without_name_pin"]
+__all__ = ["NodeAffinity", "only_node", "parse_node_affinity", "preferred_score", "without_name_pin"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +123,20 @@ def without_name_pin(affinity: NodeAffinity) -> NodeAffinity:
     stripped = tuple(Term(t.expressions, tuple(f for f in t.fields if f.key != NAME_FIELD)) for t in affinity.required)
     kept = tuple(t for t in stripped if t.expressions or t.fields)
     return NodeAffinity(affinity.node_selector, kept or None, affinity.preferred)
+
+
+def only_node(affinity: NodeAffinity) -> str | None:
+    """The one node ``affinity`` can match, when every required term pins the same node by ``metadata.name In
+    [name]`` (as the DaemonSet controller pins its pods); None otherwise."""
+    if not affinity.required:
+        return None
+    found: str | None = None
+    for term in affinity.required:
+        names = [r.values[0] for r in term.fields if r.key == NAME_FIELD and r.operator == "In" and len(r.values) == 1]
+        if not names or (found is not None and names[0] != found):
+            return None
+        found = names[0]
+    return found
 
 
 def preferred_score(affinity: NodeAffinity, labels: Mapping[str, str], name: str) -> int:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from renderer.capacity.selectors import LabelIndex
-from renderer.impact.affinity import NodeAffinity
+from renderer.impact.affinity import NodeAffinity, only_node
 from renderer.impact.nodes import SimNode
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import HostPort
@@ -197,10 +197,24 @@ class Eligibility:
             key = (node.taints, node.unschedulable)
             self._group_of.append(groups.setdefault(key, len(groups)))
         self._groups = list(groups)
+        self._sizes = [0] * len(self._groups)
+        for g in self._group_of:
+            self._sizes[g] += 1
         self._cache: dict[tuple[NodeAffinity, tuple[Toleration, ...]], list[int]] = {}
+        self._allowed: dict[tuple[Toleration, ...], list[bool]] = {}
+        self._position = {node.name: i for i, node in enumerate(nodes)}
         self._all = list(range(len(nodes)))
         #: Distinct (affinity, tolerations) evaluated so far (an operation count for tests and benchmarks).
         self.evaluations = 0
+
+    def admits(self, i: int, affinity: NodeAffinity, tolerations: tuple[Toleration, ...]) -> bool:
+        """Whether node ``i`` passes the static filters, without listing the others (a pod pinned to one node).
+        Cost: O(the affinity's requirements), the taint groups once per distinct tolerations."""
+        allowed = self._allowed.get(tolerations)
+        if allowed is None:
+            allowed = self._allowed[tolerations] = self._allowed_groups(tolerations)
+        node = self._nodes[i]
+        return allowed[self._group_of[i]] and affinity.matches(node.labels, node.name)
 
     def _by_labels(self, affinity: NodeAffinity) -> list[int]:
         if not affinity.constrains:
@@ -221,7 +235,13 @@ class Eligibility:
         ]
 
     def eligible(self, affinity: NodeAffinity, tolerations: tuple[Toleration, ...]) -> list[int]:
-        """Sorted positions of the nodes that pass NodeUnschedulable, TaintToleration and NodeAffinity."""
+        """Sorted positions of the nodes that pass NodeUnschedulable, TaintToleration and NodeAffinity. A pod pinned
+        to one node by name (``affinity.only_node``: every DaemonSet pod) is answered from that node alone and not
+        kept: one entry per pinned pod would grow with the pods."""
+        pinned = only_node(affinity)
+        if pinned is not None:
+            i = self._position.get(pinned)
+            return [i] if i is not None and self.admits(i, affinity, tolerations) else []
         key = (affinity, tolerations)
         got = self._cache.get(key)
         if got is not None:
@@ -239,19 +259,24 @@ class Eligibility:
 
     def rejection(self, affinity: NodeAffinity, tolerations: tuple[Toleration, ...]) -> Rejection:
         """How many nodes each static filter rejects, in the scheduler's filter order (unschedulable, taints,
-        affinity); a node is counted once, under the first filter it fails. Cost: O(nodes)."""
+        affinity); a node is counted once, under the first filter it fails. Cost: O(taint groups + nodes the
+        affinity matches), so a pod pinned to one node (a DaemonSet's) costs the taint groups, not the cluster."""
         cordon_ok = tolerates_unschedulable(tolerations)
-        matching = set(self._by_labels(affinity))
-        unschedulable = affinity_count = 0
+        unschedulable = 0
         taints: dict[str, int] = {}
-        for i, node in enumerate(self._nodes):
-            if node.unschedulable and not cordon_ok:
-                unschedulable += 1
+        passing = [False] * len(self._groups)
+        passing_nodes = 0
+        for g, (group_taints, cordoned) in enumerate(self._groups):
+            size = self._sizes[g]
+            if cordoned and not cordon_ok:
+                unschedulable += size
                 continue
-            failed = first_untolerated(node.taints, tolerations)
+            failed = first_untolerated(group_taints, tolerations)
             if failed is not None:
-                taints[str(failed)] = taints.get(str(failed), 0) + 1
+                taints[str(failed)] = taints.get(str(failed), 0) + size
                 continue
-            if i not in matching:
-                affinity_count += 1
-        return Rejection(unschedulable, taints, affinity_count)
+            passing[g] = True
+            passing_nodes += size
+        group_of = self._group_of
+        matching = sum(1 for i in self._by_labels(affinity) if passing[group_of[i]])
+        return Rejection(unschedulable, taints, passing_nodes - matching)

@@ -10,8 +10,11 @@ of a group, every DaemonSet pod that would run there.
 A dump has pods, not DaemonSets: each DaemonSet is represented by its newest pod (the current revision, most likely),
 with the controller's per-node pin (``matchFields metadata.name``) removed from its affinity.
 
-Cost: collecting O(pods); where one DaemonSet should run O(nodes its selector can match) through
-``cluster.Eligibility``.
+DaemonSets whose templates the controller's predicate cannot tell apart (same node affinity, tolerations and host
+network) form a :class:`DaemonSetGroup`: where one runs, all do, so a template node asks once per group.
+
+Cost: collecting O(pods); grouping O(DaemonSets); where one DaemonSet should run O(nodes its selector can match)
+through ``cluster.Eligibility`` (once per distinct selector and tolerations).
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from dataclasses import dataclass, field, replace
 from renderer.capacity.selectors import NAME_FIELD, Requirement, Term
 from renderer.impact.affinity import NodeAffinity, without_name_pin
 from renderer.impact.pods import SimPod
+from renderer.impact.ports import HostPort
 from renderer.impact.taints import Taint, daemonset_tolerations, first_untolerated
 
-__all__ = ["DaemonSet", "collect", "pinned_node", "pinned_to", "should_run"]
+__all__ = ["DaemonSet", "DaemonSetGroup", "collect", "group", "pinned_node", "pinned_to", "should_run"]
 
 
 @dataclass
@@ -63,6 +67,33 @@ def collect(pods: Iterable[SimPod]) -> dict[tuple[str, str], DaemonSet]:
     return found
 
 
+@dataclass
+class DaemonSetGroup:
+    """DaemonSets with the same affinity, tolerations and host network (``template`` is the first one's): their
+    number and what their pods request and the host ports they take, summed."""
+
+    template: SimPod
+    count: int = 0
+    requests: dict[str, int] = field(default_factory=dict)
+    host_ports: set[HostPort] = field(default_factory=set)
+
+
+def group(daemonsets: Iterable[DaemonSet]) -> list[DaemonSetGroup]:
+    """``daemonsets`` grouped by what the controller's predicate reads, in the order each group first appears."""
+    found: dict[tuple[object, ...], DaemonSetGroup] = {}
+    for ds in daemonsets:
+        t = ds.template
+        key = (t.affinity, t.tolerations, t.host_network)
+        g = found.get(key)
+        if g is None:
+            g = found[key] = DaemonSetGroup(t)
+        g.count += 1
+        for resource, amount in t.requests.items():
+            g.requests[resource] = g.requests.get(resource, 0) + amount
+        g.host_ports.update(t.host_ports)
+    return list(found.values())
+
+
 def pinned_node(affinity: NodeAffinity) -> str | None:
     """The node a DaemonSet pod is pinned to by its ``matchFields metadata.name In [node]``, if any."""
     for term in affinity.required or ():
@@ -72,7 +103,7 @@ def pinned_node(affinity: NodeAffinity) -> str | None:
     return None
 
 
-def should_run(ds: DaemonSet, labels: Mapping[str, str], name: str, taints: Sequence[Taint]) -> bool:
+def should_run(ds: DaemonSet | DaemonSetGroup, labels: Mapping[str, str], name: str, taints: Sequence[Taint]) -> bool:
     """The controller's predicate: selector and affinity match, no untolerated NoSchedule/NoExecute taint."""
     template = ds.template
     if not template.affinity.matches(labels, name):

@@ -24,12 +24,13 @@ scale-down as ``scaledown.py`` states. Each side keeps one state of O(nodes + po
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from renderer.impact.admission import readmit
 from renderer.impact.cluster import ClusterState, Eligibility
-from renderer.impact.daemonsets import DaemonSet, collect, pinned_node, pinned_to
+from renderer.impact.daemonsets import DaemonSet, collect, group, pinned_node, pinned_to
 from renderer.impact.estimator import MAX_NODES_PER_SCALEUP, Estimate, Template, estimate, lower_bound
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits, insufficient
 from renderer.impact.nodes import SimNode
@@ -103,6 +104,7 @@ class _Side:
     removable_bound: dict[str, int]  # pool -> upper bound on removable nodes (from placement, before scale-down)
     diagnoses: dict[int, Diagnosis]
     daemon_pods_added: int
+    daemonsets_partial: int
 
     def pinned_pool(self, pod: SimPod) -> str | None:
         """The pool of the node a DaemonSet pod is pinned to (by its ``matchFields metadata.name``)."""
@@ -134,6 +136,40 @@ def _diagnose(scheduler: Scheduler, pod: SimPod) -> Diagnosis:
         ):
             reasons[short.reason] = reasons.get(short.reason, 0) + 1
     return Diagnosis(len(state) - state.removed_count, tuple(sorted(reasons.items())))
+
+
+def _complete_daemonsets(
+    scheduler: Scheduler, daemonsets: Mapping[tuple[str, str], DaemonSet], where: Mapping[str, int], queue: list[SimPod]
+) -> tuple[int, int]:
+    """Queue a pod for every (DaemonSet, node its template selects) the snapshot has none on; (pods added,
+    DaemonSets left partial).
+
+    Only where the DaemonSet's pods cover at least half the nodes its template selects: the controller creates its
+    pods on every such node within seconds, so a snapshot that shows it on fewer says something the dump does not
+    carry selects its nodes (or the owners are not what they claim); such a DaemonSet is left as read and counted.
+    So the added pods never outnumber the DaemonSet pods read, whatever the owners look like. Cost: O(DaemonSet pods
+    × log nodes) plus the static filters' lists of the distinct templates."""
+    state = scheduler.state
+    added = partial = 0
+    for ds in daemonsets.values():
+        # The static filters with the controller's tolerations are its NodeShouldRunDaemonPod predicate.
+        eligible = scheduler.eligibility.eligible(ds.template.affinity, ds.template.scheduling_tolerations())
+        present = 0
+        for name in ds.nodes:
+            i = where.get(name)
+            if i is not None:
+                k = bisect_left(eligible, i)
+                present += k < len(eligible) and eligible[k] == i
+        missing = len(eligible) - present
+        if missing > present:
+            partial += 1
+            continue
+        for i in eligible if missing else ():
+            name = state.nodes[i].name
+            if name not in ds.nodes:
+                queue.append(pinned_to(ds, name))
+                added += 1
+    return added, partial
 
 
 def _run(
@@ -176,15 +212,9 @@ def _run(
             copies[id(r.pod)] = copy
             home[id(copy)] = state.nodes[i].pool
             queue.append(copy)
-    added = 0
+    added = partial = 0
     if options.complete_daemonsets:
-        for ds in daemonsets.values():
-            # The static filters with the controller's tolerations are its NodeShouldRunDaemonPod predicate.
-            for i in scheduler.eligibility.eligible(ds.template.affinity, ds.template.scheduling_tolerations()):
-                name = state.nodes[i].name
-                if name not in ds.nodes:
-                    queue.append(pinned_to(ds, name))
-                    added += 1
+        added, partial = _complete_daemonsets(scheduler, daemonsets, where, queue)
     # 2. the scheduler queue
     queue.sort(key=lambda p: (-p.priority, p.created, p.namespace, p.name))
     placed: dict[int, int] = {}
@@ -197,6 +227,7 @@ def _run(
             placed[id(pod)] = target
     # 3. the autoscaler
     reps = representatives(state.nodes)
+    groups = group(daemonsets.values())
     templates: dict[str, Template] = {}
     for pool in sorted({n.pool for n in state.nodes} | set(options.templates)):
         spec = options.templates.get(pool)
@@ -209,7 +240,7 @@ def _run(
             spec = TemplateSpec(node.labels, state.allocatable[i], node.taints, statics)
         else:
             continue
-        templates[pool] = build_template(pool, spec, daemonsets.values())
+        templates[pool] = build_template(pool, spec, groups)
     attributed: dict[str, list[SimPod]] = {}
     unplaceable: list[SimPod] = []
     for pod in pending:
@@ -252,6 +283,7 @@ def _run(
         bounds,
         diagnoses,
         added,
+        partial,
     )
 
 
@@ -407,10 +439,12 @@ def simulate(
         unknown_node=sum(1 for p in all_pods if p.holds_room and p.node not in names),
         daemonsets=len(daemonsets),
         daemon_pods_added=after.daemon_pods_added,
+        daemonsets_partial=after.daemonsets_partial,
     )
     counters = {
         "nodesExamined": before.scheduler.examined + after.scheduler.examined,
         "nodesScored": before.scheduler.scored + after.scheduler.scored,
+        "treeNodesVisited": before.scheduler.visited + after.scheduler.visited,
         "staticFilterEvaluations": after.scheduler.eligibility.evaluations,  # one index, shared by both runs
     }
     return ImpactResult(

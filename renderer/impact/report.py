@@ -17,8 +17,9 @@ Also the two small decisions the composer needs and that are the impact's own:
   instance type's cpu and memory, 110 pods, allocatable = capacity, overridden by the ``resources/*`` tags the repo
   renders) against what the pool's nodes advertise after the change, each instance type of the pool once.
 
-Cost: O(nodes × labels of the NodePools) to assign pools (NodePools indexed by label), O(nodes) for the rest, plus
-the gaps' packing of the pods a pool's new node would be launched for.
+Cost: O(labels of the NodePools) to index them and O(labels of a node + the pools filed under them) per node to
+assign pools (:class:`PoolIndex`), O(nodes) for the rest, plus the gaps' packing of the pods a pool's new node
+would be launched for.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ __all__ = [
     "GROUP_LABELS",
     "AsgPool",
     "ImpactReport",
+    "PoolIndex",
     "autoscaler_view",
     "karpenter_plans",
     "karpenter_view",
@@ -64,16 +66,49 @@ ARCH = "kubernetes.io/arch"
 KARPENTER_DEFAULT_OVERHEAD = 0.075
 
 
-def pool_of(labels: Mapping[str, str], nodepools: Sequence[tuple[str, Mapping[str, str]]]) -> str:
-    """The pool a node with ``labels`` belongs to (see the module docstring). ``nodepools``: (name, spec.labels)."""
-    best: tuple[int, str] | None = None
-    for name, wanted in nodepools:
-        if wanted and all(labels.get(k) == v for k, v in wanted.items()):
-            key = (-len(wanted), name)
-            if best is None or key < best:
-                best = key
+class PoolIndex:
+    """The repo's NodePools indexed by their ``spec.labels``, for :func:`pool_of`.
+
+    Pools with the same labels are one entry (the first name wins: same label count, then the name). Each entry is
+    filed under one of its (key, value) pairs, the one fewest entries share, so a node looks up each of its own
+    labels once and compares only the entries filed under them. Cost: building O(labels of the NodePools); a node
+    O(its labels + entries filed under them), in practice the few pools that share its rarest label."""
+
+    def __init__(self, nodepools: Sequence[tuple[str, Mapping[str, str]]]) -> None:
+        best: dict[frozenset[tuple[str, str]], str] = {}
+        for name, wanted in nodepools:
+            if not wanted:
+                continue
+            key = frozenset(wanted.items())
+            if key not in best or name < best[key]:
+                best[key] = name
+        shared: dict[tuple[str, str], int] = {}
+        for key in best:
+            for pair in key:
+                shared[pair] = shared.get(pair, 0) + 1
+        self._by_pair: dict[tuple[str, str], list[tuple[int, str, tuple[tuple[str, str], ...]]]] = {}
+        for key, name in best.items():
+            anchor = min(key, key=lambda pair: (shared[pair], pair))
+            entry = (-len(key), name, tuple(sorted(key)))
+            self._by_pair.setdefault(anchor, []).append(entry)
+
+    def best(self, labels: Mapping[str, str]) -> str | None:
+        """The NodePool whose labels ``labels`` carries, the most labels then the name first; None when none."""
+        found: tuple[int, str] | None = None
+        by_pair = self._by_pair
+        for pair in labels.items():
+            for size, name, wanted in by_pair.get(pair, ()):
+                if (found is None or (size, name) < found) and all(labels.get(k) == v for k, v in wanted):
+                    found = (size, name)
+        return None if found is None else found[1]
+
+
+def pool_of(labels: Mapping[str, str], nodepools: PoolIndex) -> str:
+    """The pool a node with ``labels`` belongs to (see the module docstring). ``nodepools``: the repo's NodePools by
+    their ``spec.labels``."""
+    best = nodepools.best(labels)
     if best is not None:
-        return best[1]
+        return best
     for group in GROUP_LABELS:
         value = labels.get(group)
         if value:

@@ -228,6 +228,8 @@ class InputSummary:
     unknown_node: int  # bound to a node the snapshot does not have: left out
     daemonsets: int
     daemon_pods_added: int  # pods a DaemonSet would create on an eligible node that had none in the snapshot
+    #: DaemonSets whose pods cover fewer than half the nodes their template selects: not completed
+    daemonsets_partial: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -239,6 +241,7 @@ class InputSummary:
             "unknownNode": self.unknown_node,
             "daemonSets": self.daemonsets,
             "daemonPodsAdded": self.daemon_pods_added,
+            "daemonSetsPartial": self.daemonsets_partial,
         }
 
 

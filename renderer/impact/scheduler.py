@@ -19,17 +19,21 @@ shape stays so for every later pod of the same shape (same static filters, reque
 dropped from that shape's list, so a long run of pods of one shape never re-examines a node it already found full. Any
 freed room (``ClusterState.epoch``) resets those lists. Counters (``examined``, ``scored``) record the work done.
 
-Scoring in O(log nodes): when the scores of a pod's candidates depend on each node alone (no preferred node affinity,
-no PreferNoSchedule taint the pod does not tolerate on its nodes — the common case), a shape with more than
-``TREE_MIN_NODES`` nodes keeps a ``scoretree.ScoreTree`` of its nodes' feasibility and scores: a cycle is two descents
-of the tree, plus one leaf update per node whose usage changed since that shape's last cycle. Same choice and same
-next start as the walk (tests/impact/test_impact_scheduler.py holds both to a plain walk over every node). The
-first fit scale-down asks for (no scores) comes from a tree of feasibility alone, which every shape with enough nodes
-gets, trials included: their binds and undoing are logged like any other.
+Shared room trees: the nodes of one static-filter class (node affinity and tolerations) with more than
+``TREE_MIN_NODES`` nodes get one ``roomtree.RoomTree``, shared by every pod of the class whatever its requests: a
+cycle is a count descent to the end of the window and a branch-and-bound descent to its first best node, the first fit
+scale-down asks for one descent (same choices as the walk; tests/impact/test_impact_roomtree.py holds the tree to a
+plain walk, tests/impact/test_impact_scheduler.py the scheduler). The tree answers pods that request only cpu, memory
+and ephemeral-storage and use no host port; their scores must depend on each node alone (no preferred node affinity,
+no PreferNoSchedule taint the pod does not tolerate on its nodes) for a cycle, not for a first fit. Other pods of a
+class with enough nodes get a ``scoretree.ScoreTree`` of their own shape (a leaf per node: its score or -1), the rest
+are walked. Pods pinned to one node by name (DaemonSet pods) look at that node only.
 
-Cost per pod: with a score tree, O(log nodes + nodes changed since the shape's last cycle); otherwise O(examined
-nodes) for the search, at most ``numFeasibleNodesToFind`` of them scored, the dropping keeping the examined nodes of
-one shape at O(its eligible nodes + pods) over a whole run. A shape's tree costs O(its nodes) once.
+Cost per pod: with a room tree O(log nodes) descents plus the mixed and the not-outscored subtrees of the window
+(``roomtree.py``), plus O(log nodes) per node whose usage changed since the class's last cycle; a class's tree costs
+O(its nodes) once, whatever the number of distinct requests. With a shape's score tree the same, but O(its nodes)
+per shape. Walked: O(examined nodes), at most ``numFeasibleNodesToFind`` of them scored, the dropping keeping the
+examined nodes of one shape at O(its eligible nodes + pods) over a whole run.
 """
 
 from __future__ import annotations
@@ -37,20 +41,24 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from renderer.impact.affinity import preferred_score
+from renderer.impact.affinity import NodeAffinity, only_node, preferred_score
 from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import conflicts
-from renderer.impact.resources import CPU, MEMORY
+from renderer.impact.resources import CPU, EPHEMERAL_STORAGE, MEMORY
+from renderer.impact.roomtree import RoomTree, Want
 from renderer.impact.scoretree import ScoreTree
 from renderer.impact.scoring import PLUGIN_WEIGHTS, num_feasible_nodes_to_find
-from renderer.impact.taints import prefer_no_schedule_count
+from renderer.impact.taints import Toleration, prefer_no_schedule_count
 
 __all__ = ["TREE_MIN_NODES", "Scheduler", "Shape"]
 
 #: Shapes with fewer eligible nodes are walked (a walk over a few nodes costs what the tree's descents cost).
 TREE_MIN_NODES = 64
+
+#: What the room trees compare (``roomtree.py``); a pod requesting anything else uses a tree of its own shape.
+_ROOM_RESOURCES = frozenset({CPU, MEMORY, EPHEMERAL_STORAGE})
 
 _W_TAINT = PLUGIN_WEIGHTS["TaintToleration"]
 _W_AFFINITY = PLUGIN_WEIGHTS["NodeAffinity"]
@@ -120,12 +128,15 @@ class Scheduler:
         self._next_start = 0
         self._prefer_counts: dict[tuple[object, ...], int] = {}
         self._trees: dict[tuple[object, ...], ScoreTree | None] = {}
+        self._rooms: dict[tuple[NodeAffinity, tuple[Toleration, ...]], tuple[RoomTree | None, bool]] = {}
         # A trial (scale-down tries to empty a node and may undo it): nodes whose room the trial changed, and the
         # "too full" marks made on them, undone if the trial is.
         self._trial: list[tuple[set[int], int]] | None = None
         self._trial_nodes: set[int] = set()
         self.examined = 0
         self.scored = 0
+        #: Tree nodes the room trees' descents visited (each is O(1) work, like a node examined).
+        self.visited = 0
 
     # -- filters -------------------------------------------------------------------------------------------------
 
@@ -290,8 +301,89 @@ class Scheduler:
         self.scored += len(eligible)
         return tree
 
+    # -- the shared room trees ---------------------------------------------------------------------------------------
+
+    def _room(self, pod: SimPod, scores: bool = True) -> tuple[RoomTree, Want] | None:
+        """The room tree of ``pod``'s static-filter class, up to date, and what the pod asks of it; None where the
+        tree cannot answer (see the module docstring): host ports, a request beyond cpu, memory and
+        ephemeral-storage, fewer than ``TREE_MIN_NODES`` nodes, or (``scores``) scores that depend on the candidate
+        set (preferred node affinity, a PreferNoSchedule taint the pod does not tolerate on its nodes)."""
+        if not self.prune or pod.host_ports or not _ROOM_RESOURCES.issuperset(pod.requests):
+            return None
+        tolerations = pod.scheduling_tolerations()
+        key = (pod.affinity, tolerations)
+        entry = self._rooms.get(key)
+        if entry is None:
+            entry = self._rooms[key] = self._new_room(pod.affinity, tolerations)
+        tree, plain_scores = entry
+        if tree is None or (scores and (pod.affinity.preferred or not plain_scores)):
+            return None
+        changes = self.state.changes
+        if changes is not None and tree.log_at < len(changes):
+            before = tree.computed
+            tree.refresh(changes)
+            self.examined += tree.computed - before
+        requests = pod.requests
+        want = Want(
+            requests.get(CPU, 0),
+            requests.get(MEMORY, 0),
+            requests.get(EPHEMERAL_STORAGE, 0),
+            pod.score_cpu,
+            pod.score_memory,
+        )
+        return tree, want
+
+    def _new_room(self, affinity: NodeAffinity, tolerations: tuple[Toleration, ...]) -> tuple[RoomTree | None, bool]:
+        eligible = self.eligibility.eligible(affinity, tolerations)
+        if len(eligible) < TREE_MIN_NODES:
+            return None, False
+        counts = self._prefer_counts
+        plain = True
+        for taints in {self.state.nodes[i].taints for i in eligible}:
+            if taints:
+                key = (tolerations, taints)
+                count = counts.get(key)
+                if count is None:
+                    count = counts[key] = prefer_no_schedule_count(taints, tolerations)
+                if count:
+                    plain = False
+                    break
+        st = self.state
+        if st.changes is None:
+            st.changes = []
+        self.examined += len(eligible)
+        return RoomTree(eligible, st, len(st.changes)), plain
+
+    def _resource_score(self, i: int, w: Want) -> int:
+        self.scored += 1
+        return resource_scores(self.state, i, w.score_cpu, w.score_mem, w.cpu, w.mem)
+
     def place(self, pod: SimPod) -> int | None:
         """Run one scheduling cycle: bind ``pod`` to the chosen node and return its position, or None (Pending)."""
+        if only_node(pod.affinity) is not None:
+            # Pinned to one node (a DaemonSet's pod): that node or none, no shape kept. The walk would go all the way
+            # round (one feasible node is fewer than numFeasibleNodesToFind but in a one-node cluster, where the
+            # next start is 0 either way), so the next start does not move.
+            for i in self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations()):
+                self.examined += 1
+                if self.feasible(pod, i):
+                    self.state.bind(pod, i)
+                    return i
+            return None
+        room = self._room(pod)
+        if room is not None:
+            shared, asks = room
+            want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
+            leaves, visited = shared.leaves, shared.visited
+            chosen, last, _ = shared.choose(self._next_start, want, asks, self._resource_score)
+            self.examined += shared.leaves - leaves
+            self.visited += shared.visited - visited
+            if last >= 0:
+                self._next_start = (last + 1) % len(self.state)
+            if chosen < 0:
+                return None
+            self.state.bind(pod, chosen)
+            return chosen
         tree = self._tree(pod)
         if tree is not None:
             want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
@@ -311,8 +403,20 @@ class Scheduler:
 
     def first_fit(self, pod: SimPod, exclude: int = -1) -> int | None:
         """The first node (in node order from the rotating start) where ``pod`` passes every filter, without scoring:
-        how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound. A shape with
-        more than ``TREE_MIN_NODES`` nodes asks its feasibility tree (O(log nodes)); others are walked."""
+        how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound. A pod of a class
+        with more than ``TREE_MIN_NODES`` nodes asks the class's room tree, or its shape's feasibility tree (O(log
+        nodes)); others are walked."""
+        room = self._room(pod, scores=False)
+        if room is not None:
+            shared, asks = room
+            leaves, visited = shared.leaves, shared.visited
+            found = shared.first(self._next_start, exclude, asks)
+            self.examined += shared.leaves - leaves
+            self.visited += shared.visited - visited
+            if found < 0:
+                return None
+            self._next_start = (found + 1) % len(self.state)
+            return found
         tree = self._tree(pod, scores=False)
         if tree is not None:
             found = tree.first(self._next_start, exclude)
@@ -332,6 +436,7 @@ class Scheduler:
         self.state.release()
         self._shapes.clear()
         self._trees.clear()
+        self._rooms.clear()
 
     # -- trials --------------------------------------------------------------------------------------------------
 

@@ -89,11 +89,24 @@ DAEMONSET_TOLERATIONS: Final = (
 HOST_NETWORK_TOLERATION: Final = _exists("node.kubernetes.io/network-unavailable", NO_SCHEDULE)
 
 
+_DAEMON_TOLERATIONS: dict[tuple[int, bool], tuple[Sequence[Toleration], tuple[Toleration, ...]]] = {}
+
+
 def daemonset_tolerations(own: Sequence[Toleration], host_network: bool) -> tuple[Toleration, ...]:
-    """``own`` plus the DaemonSet controller's defaults that are not already there."""
+    """``own`` plus the DaemonSet controller's defaults that are not already there. Kept per ``own`` object (pods
+    share one tuple per distinct list of tolerations, so the scheduler's many calls for one pod build it once; the
+    table is bounded like the pods' shared values)."""
+    key = (id(own), host_network)
+    got = _DAEMON_TOLERATIONS.get(key)
+    if got is not None and got[0] is own:
+        return got[1]
     extra = (*DAEMONSET_TOLERATIONS, HOST_NETWORK_TOLERATION) if host_network else DAEMONSET_TOLERATIONS
     seen = set(own)
-    return (*own, *(t for t in extra if t not in seen))
+    out = (*own, *(t for t in extra if t not in seen))
+    if len(_DAEMON_TOLERATIONS) >= 65536:
+        _DAEMON_TOLERATIONS.clear()
+    _DAEMON_TOLERATIONS[key] = (own, out)
+    return out
 
 
 def tolerates(t: Toleration, taint: Taint) -> bool:

@@ -10,7 +10,8 @@ conditions put there removed (``ToBeDeletedByClusterAutoscaler``, ``DeletionCand
 DaemonSet pod that would run on it. A pool without a usable node needs a template from elsewhere (a cloud provider's
 scale-from-zero template: ``provisioners/``), given as a :class:`TemplateSpec`.
 
-Cost: O(pools × DaemonSets) for the DaemonSet pods, O(nodes) to pick the representatives.
+Cost: O(pools × groups of DaemonSets) for the DaemonSet pods (``daemonsets.group``: DaemonSets the controller's
+predicate cannot tell apart are one group), O(nodes) to pick the representatives.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from renderer.impact.daemonsets import DaemonSet, should_run
+from renderer.impact.daemonsets import DaemonSetGroup, should_run
 from renderer.impact.estimator import Template
 from renderer.impact.nodes import SimNode
 from renderer.impact.pods import SimPod
@@ -81,10 +82,10 @@ def representatives(nodes: Sequence[SimNode]) -> dict[str, int]:
 def build_template(
     pool: str,
     spec: TemplateSpec,
-    daemonsets: Iterable[DaemonSet],
+    daemonsets: Iterable[DaemonSetGroup],
 ) -> Template:
     """The estimator's template: ``spec`` with a template name and hostname, its static pods and every DaemonSet pod
-    that would run there counted as used."""
+    that would run there counted as used (``daemonsets``: the DaemonSets grouped by ``daemonsets.group``)."""
     name = f"template-node-for-{pool}"
     labels = dict(spec.labels)
     labels[HOSTNAME_LABEL] = name
@@ -92,11 +93,15 @@ def build_template(
     used: dict[str, int] = {}
     ports: set[HostPort] = set()
     count = 0
-    pods: list[SimPod] = list(spec.static_pods)
-    pods.extend(ds.template for ds in daemonsets if should_run(ds, labels, name, taints))
-    for pod in pods:
+    for pod in spec.static_pods:
         for resource, amount in pod.requests.items():
             used[resource] = used.get(resource, 0) + amount
         ports.update(pod.host_ports)
         count += 1
+    for g in daemonsets:
+        if should_run(g, labels, name, taints):
+            for resource, amount in g.requests.items():
+                used[resource] = used.get(resource, 0) + amount
+            ports.update(g.host_ports)
+            count += g.count
     return Template(pool, name, labels, taints, dict(spec.allocatable), used, count, frozenset(ports))

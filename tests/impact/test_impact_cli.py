@@ -109,6 +109,7 @@ def _check(impact: dict[str, Any]) -> None:
         "unknownNode": 0,
         "daemonSets": 1,
         "daemonPodsAdded": 0,
+        "daemonSetsPartial": 0,
     }
     assert impact["unplaceable"] == ["web/renderer-5c7b9-klmno"]
     assert impact["summary"]["newPending"] == 2 and impact["summary"]["failed"] is True

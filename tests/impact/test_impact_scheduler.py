@@ -296,15 +296,33 @@ def test_score_trees_choose_what_the_plain_walk_chooses(
     from renderer.impact.scheduler import TREE_MIN_NODES
 
     if any(len(engine.eligible(p)) >= TREE_MIN_NODES for p in pods):
-        assert any(tree is not None for tree in engine._trees.values())
+        trees = [tree for tree, _ in engine._rooms.values()] + list(engine._trees.values())
+        assert any(tree is not None for tree in trees)
+
+
+def _long_run(nodes: int, pods: int, distinct: bool) -> Scheduler:
+    engine = Scheduler(ClusterState.build([node(f"n{i:05d}", "p", cpu="64", memory="256Gi") for i in range(nodes)]))
+    for k in range(pods):
+        # distinct: every pod's cpu request 1m apart (issue 30 item 1: a shape per pod)
+        placed = engine.place(pod(f"p{k}", f"{100 + k}m" if distinct else "100m", "100Mi"))
+        assert placed is not None
+    return engine
 
 
 def test_a_long_run_of_pods_costs_log_nodes_each_not_a_window_of_nodes() -> None:
-    # 2,000 roomy nodes, 500 pods of one shape: numFeasibleNodesToFind is 680 (34 %), so a walk scores 680 nodes per
-    # pod (340,000 in all). The tree reads each node once, then one node per bind: 2,000 + 500 leaf computations.
-    nodes = [node(f"n{i:04d}", "p", cpu="64", memory="256Gi", pods="110") for i in range(2000)]
-    pods = [pod(f"p{k}", "100m", "100Mi") for k in range(500)]
-    placed, engine = _engine(nodes, pods)
-    assert all(name is not None for name in placed)
-    assert engine.examined <= 2000 + 500
-    assert engine.scored <= 2000 + 500
+    # 2,000 roomy nodes, 500 pods: numFeasibleNodesToFind is 680 (34 %), so a walk scores 680 nodes per pod (340,000
+    # in all), and a tree per pod shape would read 2,000 nodes per shape. The class's room tree reads each node once,
+    # then one node per bind; each cycle reaches a few leaves (the ends of the window, the winner) and scores a few.
+    for distinct in (False, True):
+        engine = _long_run(2000, 500, distinct)
+        assert engine.examined <= 2000 + 500 + 500 * 2 * 11  # 11 = log2(2,000), rounded up
+        assert engine.scored <= 500 * 4
+        assert len(engine._rooms) == 1 and not engine._trees
+
+
+def test_a_cycle_costs_no_more_on_ten_times_the_nodes() -> None:
+    # The same 300 pods (distinct requests) on 1,600 and 16,000 nodes: the descents' work per pod grows with
+    # log(nodes), far below x10 (a walk's window grows x10 / 2: 544 -> 800 nodes; a tree per shape x10).
+    small, large = _long_run(1600, 300, True), _long_run(16000, 300, True)
+    assert large.visited <= 2 * small.visited
+    assert large.scored <= 2 * small.scored

@@ -153,6 +153,10 @@ def inputs_line(report: ImpactReport) -> str:
         parts.append(f"{plural(len(report.result.gated), 'pod')} with scheduling gates left out")
     if i.daemon_pods_added:
         parts.append(f"{plural(i.daemon_pods_added, 'DaemonSet pod')} added where the controller would create one")
+    if i.daemonsets_partial:
+        parts.append(
+            f"{plural(i.daemonsets_partial, 'DaemonSet')} left as read (on fewer than half the nodes selected)"
+        )
     for reason, count in sorted(report.skipped.items()):
         parts.append(f"skipped {count} × {reason}")
     for note, count in sorted(report.counted.items()):

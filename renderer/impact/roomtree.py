@@ -1,0 +1,317 @@
+"""One segment tree per static-filter class: what each subtree of nodes has left, shared by every pod shape of the
+class, so a scheduling cycle costs a few descents however many distinct requests the pods carry.
+
+A scheduling cycle (``scheduler.py``) walks the nodes a pod may use from a rotating start, collects the first
+``want`` feasible ones and binds the pod to the highest-scoring of them (the first of equals in walk order). Pods of
+one static-filter class (node affinity and tolerations) share the nodes; they differ in their requests, so which
+nodes are feasible and what they score differ from pod to pod. The tree keeps, per subtree, the room the pod's
+requests are compared with and the figures its scores are bounded with, none of them depending on the pod:
+
+- feasibility (NodeResourcesFit on cpu, memory and ephemeral-storage, the pod count; a removed node has no room for
+  a pod): the smallest and the largest free cpu, memory and ephemeral-storage and pod slots. A subtree whose
+  smallest free amounts all cover the pod's requests is feasible throughout (its leaves are counted at once); one
+  where a largest does not is infeasible throughout (skipped); only the others are descended;
+- scores: LeastAllocated on cpu and memory is at most ``50 × (max free fraction - request × min 1/allocatable)``
+  summed over both; BalancedAllocation is at most ``(1 - gap / 2) × 100`` where ``gap`` is the distance between the
+  ranges the cpu and the memory fractions can take in the subtree (their smallest and largest used fractions and
+  1/allocatable). A subtree whose bound cannot beat the best score found so far is skipped (a later node must score
+  strictly more to win; the first of equals wins), the leaves are scored exactly (``scheduler.resource_scores``).
+
+A cycle is then: the position of the ``want``-th feasible node after the start (count descent), and the first
+maximum in that window (a branch-and-bound descent): same node, same next start as the walk, by construction — a
+subtree is only ever skipped when none of its nodes can be feasible or win. The first fit scale-down asks for is the
+first feasible leaf after the start (one descent).
+
+Leaves go stale when their node's usage changes; ``ClusterState.changes`` logs the positions that changed and
+:meth:`RoomTree.refresh` re-reads those in this class.
+
+Cost: building O(nodes of the class); a node whose usage changed O(log nodes) at the class's next cycle; a cycle
+O(log nodes) descents, plus a descent into each subtree of the window that holds both nodes the pod fits and nodes
+it does not (so O(log nodes × (1 + nodes of the window the pod does not fit))) and into each whose score bound is not
+below the best: in practice a few dozen of the window's nodes, where the walk scores all of them. Memory O(nodes of
+the class) per class, not per pod shape.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from renderer.impact.resources import EPHEMERAL_STORAGE, PODS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from renderer.impact.cluster import ClusterState
+
+    #: The exact NodeResourcesFit + BalancedAllocation of a node position for a pod.
+    ScoreFn = Callable[[int, "Want"], int]
+
+__all__ = ["RoomTree", "Want"]
+
+_NONE = -(1 << 62)  # a padding leaf's room: never feasible, never the largest
+_FAR = 1e18
+_EPS = 1e-7
+# Sentinels for a resource a node does not advertise (allocatable 0): its LeastAllocated part counts as the best
+# possible (the scorer skips it) and its used fraction may be anything (BalancedAllocation skips it).
+_LOW, _HIGH = -2.0, 3.0
+
+
+class Want:
+    """What a pod asks that the tree compares: requests for the filter (0: not checked) and for the scores."""
+
+    __slots__ = ("cpu", "eph", "mem", "score_cpu", "score_mem")
+
+    def __init__(self, cpu: int, mem: int, eph: int, score_cpu: int, score_mem: int) -> None:
+        self.cpu, self.mem, self.eph = cpu, mem, eph
+        self.score_cpu, self.score_mem = score_cpu, score_mem
+
+
+class RoomTree:
+    """Leaves ``0..len(positions)-1`` are the node positions ``positions`` (sorted) of ``state``."""
+
+    def __init__(self, positions: Sequence[int], state: ClusterState, log_at: int) -> None:
+        self.positions = list(positions)
+        self.state = state
+        n = len(self.positions)
+        size = 1
+        while size < max(n, 1):
+            size *= 2
+        self._size = size
+        m = 2 * size
+        # dynamic: free room (min and max), largest free fraction, used fraction ranges
+        self.mn_c, self.mx_c = [_NONE] * m, [_NONE] * m
+        self.mn_m, self.mx_m = [_NONE] * m, [_NONE] * m
+        self.mn_e, self.mx_e = [_NONE] * m, [_NONE] * m
+        self.mn_p, self.mx_p = [0] * m, [0] * m
+        self.fc, self.fm = [-_FAR] * m, [-_FAR] * m
+        self.lo_uc, self.hi_uc = [_FAR] * m, [-_FAR] * m
+        self.lo_um, self.hi_um = [_FAR] * m, [-_FAR] * m
+        # static: 1/allocatable ranges
+        self.lo_ic, self.hi_ic = [_FAR] * m, [-_FAR] * m
+        self.lo_im, self.hi_im = [_FAR] * m, [-_FAR] * m
+        for k, p in enumerate(self.positions):
+            x = size + k
+            a_c, a_m = state.alloc_cpu[p], state.alloc_mem[p]
+            self.lo_ic[x] = self.hi_ic[x] = 1 / a_c if a_c else 0.0
+            self.lo_im[x] = self.hi_im[x] = 1 / a_m if a_m else 0.0
+            self._leaf(k)
+        for x in range(size - 1, 0, -1):
+            self._pull(x)
+            a, b = 2 * x, 2 * x + 1
+            self.lo_ic[x] = min(self.lo_ic[a], self.lo_ic[b])
+            self.hi_ic[x] = max(self.hi_ic[a], self.hi_ic[b])
+            self.lo_im[x] = min(self.lo_im[a], self.lo_im[b])
+            self.hi_im[x] = max(self.hi_im[a], self.hi_im[b])
+        #: How far into the cluster's change log this tree has read.
+        self.log_at = log_at
+        #: Operation counts: leaves computed (built or re-read), leaves reached by a query, tree nodes visited.
+        self.computed = n
+        self.leaves = 0
+        self.visited = 0
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    # -- maintenance -----------------------------------------------------------------------------------------------
+
+    def _leaf(self, k: int) -> None:
+        st, p, x = self.state, self.positions[k], self._size + k
+        alloc, used = st.allocatable[p], st.used[p]
+        a_c, a_m = st.alloc_cpu[p], st.alloc_mem[p]
+        self.mn_c[x] = self.mx_c[x] = a_c - st.used_cpu[p]
+        self.mn_m[x] = self.mx_m[x] = a_m - st.used_mem[p]
+        self.mn_e[x] = self.mx_e[x] = alloc.get(EPHEMERAL_STORAGE, 0) - used.get(EPHEMERAL_STORAGE, 0)
+        self.mn_p[x] = self.mx_p[x] = 0 if st.removed[p] else alloc.get(PODS, 0) - st.count[p]
+        if a_c:
+            self.fc[x] = (a_c - st.score_cpu[p]) / a_c
+            self.lo_uc[x] = self.hi_uc[x] = st.used_cpu[p] / a_c
+        else:
+            self.fc[x], self.lo_uc[x], self.hi_uc[x] = 1.0, _LOW, _HIGH
+        if a_m:
+            self.fm[x] = (a_m - st.score_memory[p]) / a_m
+            self.lo_um[x] = self.hi_um[x] = st.used_mem[p] / a_m
+        else:
+            self.fm[x], self.lo_um[x], self.hi_um[x] = 1.0, _LOW, _HIGH
+
+    def _pull(self, x: int) -> None:
+        a, b = 2 * x, 2 * x + 1
+        for mn in (self.mn_c, self.mn_m, self.mn_e, self.mn_p, self.lo_uc, self.lo_um):
+            u, v = mn[a], mn[b]
+            mn[x] = u if u <= v else v
+        for mx in (self.mx_c, self.mx_m, self.mx_e, self.mx_p, self.fc, self.fm, self.hi_uc, self.hi_um):
+            u, v = mx[a], mx[b]
+            mx[x] = u if u >= v else v
+
+    def refresh(self, changes: Sequence[int]) -> None:
+        """Re-read the nodes logged in ``changes`` since :attr:`log_at`."""
+        positions = self.positions
+        n = len(positions)
+        seen: set[int] = set()
+        for at in range(self.log_at, len(changes)):  # by index: islice would walk the log from its start
+            p = changes[at]
+            if p in seen:
+                continue
+            seen.add(p)
+            k = bisect_left(positions, p)
+            if k == n or positions[k] != p:
+                continue
+            self.computed += 1
+            self._leaf(k)
+            x = (self._size + k) // 2
+            while x:
+                self._pull(x)
+                x //= 2
+        self.log_at = len(changes)
+
+    # -- feasibility -----------------------------------------------------------------------------------------------
+
+    def _all(self, x: int, w: Want) -> bool:
+        """Every leaf under ``x`` takes the pod (padding leaves have no room, so never)."""
+        return (
+            self.mn_p[x] >= 1
+            and (w.cpu <= 0 or self.mn_c[x] >= w.cpu)
+            and (w.mem <= 0 or self.mn_m[x] >= w.mem)
+            and (w.eph <= 0 or self.mn_e[x] >= w.eph)
+        )
+
+    def _none(self, x: int, w: Want) -> bool:
+        """No leaf under ``x`` takes the pod."""
+        return (
+            self.mx_p[x] < 1
+            or (w.cpu > 0 and self.mx_c[x] < w.cpu)
+            or (w.mem > 0 and self.mx_m[x] < w.mem)
+            or (w.eph > 0 and self.mx_e[x] < w.eph)
+        )
+
+    def _ranges(self, lo: int, hi: int) -> list[tuple[int, int]]:
+        """The canonical subtrees covering leaves ``[lo, hi)``, in leaf order, with their leaf counts."""
+        left: list[tuple[int, int]] = []
+        right: list[tuple[int, int]] = []
+        lo += self._size
+        hi += self._size
+        width = 1
+        while lo < hi:
+            if lo & 1:
+                left.append((lo, width))
+                lo += 1
+            if hi & 1:
+                hi -= 1
+                right.append((hi, width))
+            lo //= 2
+            hi //= 2
+            width *= 2
+        return left + right[::-1]
+
+    def _kth(self, lo: int, hi: int, k: int, w: Want) -> tuple[int, int]:
+        """The leaf of the ``k``-th feasible leaf in ``[lo, hi)`` (1-based) and ``k``; or (-1, feasible leaves
+        there) when there are fewer."""
+        found = 0
+        size = self._size
+        for x, width in self._ranges(lo, hi):
+            self.visited += 1
+            self.leaves += width == 1
+            if self._none(x, w):
+                continue
+            if self._all(x, w) and found + width < k:
+                found += width
+                continue
+            stack = [(x, width)]
+            while stack:
+                y, wd = stack.pop()
+                self.visited += 1
+                self.leaves += wd == 1
+                if self._none(y, w):
+                    continue
+                if self._all(y, w):
+                    if found + wd < k:
+                        found += wd
+                        continue
+                    if wd == 1:
+                        return y - size, k
+                elif wd == 1:  # a leaf is all or none
+                    continue
+                stack.append((2 * y + 1, wd // 2))
+                stack.append((2 * y, wd // 2))
+        return -1, found
+
+    def first(self, start: int, exclude: int, w: Want) -> int:
+        """The first node that takes the pod in walk order from node position ``start`` (wrapping round), other than
+        ``exclude``; -1 when there is none."""
+        n = len(self.positions)
+        s = bisect_left(self.positions, start)
+        for lo, hi in ((s, n), (0, s)):
+            at = lo
+            while at < hi:
+                leaf, _ = self._kth(at, hi, 1, w)
+                if leaf < 0:
+                    break
+                if self.positions[leaf] != exclude:
+                    return self.positions[leaf]
+                at = leaf + 1
+        return -1
+
+    # -- scores ----------------------------------------------------------------------------------------------------
+
+    def _bound(self, x: int, w: Want) -> int:
+        """An upper bound on NodeResourcesFit + BalancedAllocation (weight 1 each) of any leaf under ``x``, with the
+        plugins' own truncations (so a subtree of nodes alike is bounded by their exact score). The small margin
+        covers the rounding of the floating-point fractions: a bound may be one too high, never too low."""
+        uc = self.fc[x] - w.score_cpu * self.lo_ic[x]
+        um = self.fm[x] - w.score_mem * self.lo_im[x]
+        part_c = int(100.0 * uc + _EPS) if uc > 0 else 0
+        part_m = int(100.0 * um + _EPS) if um > 0 else 0
+        fit = (min(part_c, 100) + min(part_m, 100)) // 2
+        lc = min(self.lo_uc[x] + w.cpu * self.lo_ic[x], 1.0)
+        hc = min(self.hi_uc[x] + w.cpu * self.hi_ic[x], 1.0)
+        lm = min(self.lo_um[x] + w.mem * self.lo_im[x], 1.0)
+        hm = min(self.hi_um[x] + w.mem * self.hi_im[x], 1.0)
+        gap = max(0.0, lc - hm - _EPS, lm - hc - _EPS)
+        return fit + int((1.0 - gap / 2) * 100.0 + _EPS)
+
+    def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn) -> int:
+        """The first leaf, in the order of ``windows``, of the highest exact score among the feasible leaves."""
+        best, chosen = -1, -1
+        size = self._size
+        for lo, hi in windows:
+            for x, width in self._ranges(lo, hi):
+                stack = [(x, width)]
+                while stack:
+                    y, wd = stack.pop()
+                    self.visited += 1
+                    self.leaves += wd == 1
+                    if self._none(y, w) or self._bound(y, w) <= best:
+                        continue
+                    if wd == 1:
+                        value = score(self.positions[y - size], w)
+                        if value > best:
+                            best, chosen = value, y - size
+                        continue
+                    stack.append((2 * y + 1, wd // 2))
+                    stack.append((2 * y, wd // 2))
+        return chosen
+
+    def choose(self, start: int, want: int, w: Want, score: ScoreFn) -> tuple[int, int, int]:
+        """One cycle's choice from node position ``start`` on: (node chosen or -1 when none fits, the node where the
+        walk stopped after ``want`` feasible ones or -1 when it went all the way round, feasible nodes collected)."""
+        n = len(self.positions)
+        if n == 0:
+            return -1, -1, 0
+        s = bisect_left(self.positions, start)
+        if s == n:
+            s = 0
+        end, found = self._kth(s, n, want, w)
+        if end >= 0:
+            windows: tuple[tuple[int, int], ...] = ((s, end + 1),)
+            last = self.positions[end]
+        else:
+            end, more = self._kth(0, s, want - found, w)
+            if end >= 0:
+                windows, last, found = ((s, n), (0, end + 1)), self.positions[end], want
+            else:
+                windows, last, found = ((s, n), (0, s)), -1, found + more
+        if found == 0:
+            return -1, last, 0
+        chosen = self._best(windows, w, score)
+        return self.positions[chosen], last, found
