@@ -11,6 +11,8 @@
 #   run.sh diff          capacity diff against the base (with nodes-file and pods-file:  → outputs: capacity-changed,
 #                        the simulation of the change on that cluster), job summary        diff-file, pods-pending,
 #                                                                                        impact-exit
+#   run.sh report        the capacity report for the artifact: diff -o html with a base → outputs: file
+#                        (and the snapshot files), else explain -o html
 #   run.sh render-check  allocatable render --check (not checked while lint has errors) → outputs: render-exit
 #   run.sh verify        allocatable verify on the nodes/pods snapshot files, if given  → outputs: verify-exit,
 #                                                                                        nodes-drifted, pods-over
@@ -28,7 +30,7 @@
 set -uo pipefail
 set -f # no input is ever glob-expanded
 
-cmd="${1:?usage: run.sh base|lint|sarif|diff|render-check|verify|comment|result}"
+cmd="${1:?usage: run.sh base|lint|sarif|diff|report|render-check|verify|comment|result}"
 path="${INPUT_PATH:-policies}"
 # The policy directory as a command-line PATH: a directory named "-" is that directory, never standard input.
 arg="$path"
@@ -335,6 +337,36 @@ PY
   else
     echo "::warning title=allocatable::the capacity diff against $(escape_data "$BASE") failed (see the log above)"
     output capacity-changed ""
+  fi
+  ;;
+
+report)
+  # The capacity report attached as an artifact: in a pull request (a base), the reviewer's page of the change
+  # (`diff -o html`: before -> after bars per pool and, with nodes-file and pods-file, the simulation's impact
+  # table); on a push, the policies as they are (`explain -o html`). Exit 1 of diff (pods newly Pending) still
+  # writes the page: the Result step decides on it.
+  file="$tmp/allocatable-capacity-report/capacity.html"
+  mkdir -p -- "$(dirname -- "$file")"
+  if ! check_path >/dev/null; then # the lint step has said why
+    output file ""
+    exit 0
+  fi
+  if [ -n "${BASE:-}" ]; then
+    snapshot=()
+    if [ -n "${INPUT_NODES_FILE:-}" ] && [ -n "${INPUT_PODS_FILE:-}" ]; then
+      snapshot=("--nodes=$INPUT_NODES_FILE" "--pods=$INPUT_PODS_FILE")
+    fi
+    allocatable diff "--base=$BASE" "${snapshot[@]}" -o html -- "$arg" >"$file"
+    code=$?
+  else
+    allocatable explain -o html -- "$arg" >"$file"
+    code=$?
+  fi
+  if [ "$code" -le 1 ]; then
+    output file "$file"
+  else
+    echo "::warning title=allocatable::the capacity report could not be written (see the log above)"
+    output file ""
   fi
   ;;
 

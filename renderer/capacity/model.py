@@ -42,6 +42,7 @@ from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError, Sum
 from renderer.reprs import fields_repr
+from renderer.resourcenames import is_extended
 from renderer.validation.validate import Loaded, PolicySet
 
 RESOURCES: tuple[str, ...] = ("cpu", "memory", "ephemeral-storage")
@@ -207,7 +208,7 @@ class CapacityModel:
             for p in pools:
                 count = p.pool.count
                 for res, val in getattr(p, attr).items():
-                    if res in RESOURCES or res == "pods":
+                    if res in RESOURCES or res == "pods" or is_extended(res):
                         total = acc.get(res)
                         if total is None:
                             total = acc[res] = Sum()
@@ -480,7 +481,9 @@ def _in_range(
                 ("hard eviction ", pc.eviction_reserved),
             ):
                 for resource, q in values.items():
-                    if not q.fits_times(count) and (resource in RESOURCES or resource == "pods"):
+                    if not q.fits_times(count) and (
+                        resource in RESOURCES or resource == "pods" or is_extended(resource)
+                    ):
                         raise _times_out_of_range(pool, f"{part}{resource} {q}")
             for part, reserved in (("systemReserved ", pc.system_reserved), ("kubeReserved ", pc.kube_reserved)):
                 for resource, r in reserved.items():
@@ -638,6 +641,10 @@ def pool_capacity(
             resource, cap, reserved, hp, percent[resource], rules[resource] != "unscaled"
         )
     allocatable["pods"] = committed["pods"] = Quantity.from_value(max_pods)
+    for resource, cap in capacity.items():
+        # Extended resources (nvidia.com/gpu): the kubelet reserves none, and no CommitClass scales them.
+        if is_extended(resource):
+            allocatable[resource] = committed[resource] = cap
     if shared is not None:
         percent, rules, eviction = shared.plain(percent), shared.plain(rules), shared.plain(eviction)
         system, kube = shared.reserved_map(system), shared.reserved_map(kube)

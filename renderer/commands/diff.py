@@ -77,7 +77,8 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--output",
         **output_choices("diff"),
         default="text",
-        help="text (default), markdown (for a PR comment or $GITHUB_STEP_SUMMARY), json, yaml or jsonpath=TEMPLATE "
+        help="text (default), markdown (for a PR comment or $GITHUB_STEP_SUMMARY), html (the reviewer's page: one "
+        "self-contained file), json, yaml or jsonpath=TEMPLATE "
         "(kubectl's)",
     )
 

@@ -405,6 +405,7 @@ def simulate(
                 after.diagnoses[id(p)],
                 p.daemonset,
                 p.key not in pending_before,
+                f"{p.owner_kind}/{p.owner_name}" if p.owner_kind else None,
             )
             for p in after.pending
         ),
@@ -457,4 +458,5 @@ def simulate(
         inputs=summary,
         overcommitted_before=len(before.rejected),
         counters=counters,
+        scheduled=tuple(sorted(pending_before - {p.key for p in after.pending} - {p.key for p in after.gated})),
     )

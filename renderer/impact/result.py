@@ -111,6 +111,9 @@ class PendingPod:
     diagnosis: Diagnosis
     daemonset: bool = False
     new: bool = True  # False when it was Pending before the change as well
+    #: The controlling owner reference, ``Kind/name`` in the pod's namespace (``ReplicaSet/web-5c7b9``); None for a
+    #: bare pod. The reporters group a controller's Pending pods on one line by it.
+    owner: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -120,6 +123,7 @@ class PendingPod:
             "why": self.diagnosis.as_dict(),
             "daemonSet": self.daemonset,
             "new": self.new,
+            "owner": self.owner,
         }
 
 
@@ -256,6 +260,8 @@ class ImpactResult:
     inputs: InputSummary
     overcommitted_before: int  # pods the kubelets would reject even at the current allocatable
     counters: Mapping[str, int] = field(default_factory=dict)
+    #: Pods Pending before the change that the change lets the scheduler place (namespace/name, sorted).
+    scheduled: tuple[str, ...] = ()
 
     @property
     def new_pending(self) -> int:
@@ -270,5 +276,6 @@ class ImpactResult:
             "unplaceable": list(self.unplaceable),
             "gated": list(self.gated),
             "overcommittedBefore": self.overcommitted_before,
+            "nowScheduled": list(self.scheduled),
             "notSimulated": [n.as_dict() for n in self.not_simulated],
         }

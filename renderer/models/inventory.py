@@ -12,6 +12,7 @@ from renderer.models.nodepool import ClusterAutoscaler, Delivery, NodePool
 from renderer.models.record import as_dict
 from renderer.quantity import Quantity
 from renderer.reprs import fields_repr
+from renderer.resourcenames import is_extended
 
 _POOL_RESOURCES = ("cpu", "memory", "ephemeral-storage", "pods")
 
@@ -75,9 +76,15 @@ def pool_from_nodepool(obj: NodePool, source: SourceRef) -> Pool:
     )
 
 
+def _kept(resource: str) -> bool:
+    """The resources of a Node the model reads: cpu, memory, ephemeral-storage, pods, hugepages-* and extended
+    resources (``nvidia.com/gpu``); not attachable-volumes-* nor other kubernetes.io names."""
+    return resource in _POOL_RESOURCES or resource.startswith("hugepages-") or is_extended(resource)
+
+
 def pool_from_node(obj: Node, source: SourceRef) -> Pool:
     labels = dict(obj.metadata.labels)
-    capacity = {k: v for k, v in obj.status.capacity.items() if k in _POOL_RESOURCES or k.startswith("hugepages-")}
+    capacity = {k: v for k, v in obj.status.capacity.items() if _kept(k)}
     node_info = {k: v for k, v in as_dict(obj.status.nodeInfo).items() if v}
     provider_id = obj.spec.providerID if getattr(obj, "spec", None) is not None else ""
     platform, evidence = platforms.detect(_Facts(obj.metadata.name, labels, node_info, provider_id))
@@ -94,9 +101,7 @@ def pool_from_node(obj: Node, source: SourceRef) -> Pool:
         source=source,
         annotations={k: v for k, v in obj.metadata.annotations.items() if k in KEPT_ANNOTATIONS},
         node_info=node_info,
-        reported={
-            k: v for k, v in obj.status.allocatable.items() if k in _POOL_RESOURCES or k.startswith("hugepages-")
-        },
+        reported={k: v for k, v in obj.status.allocatable.items() if _kept(k)},
         provider_id=provider_id,
         evidence=evidence,
     )

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 from renderer.models.common import ObjectMeta
 from renderer.models.record import Record
 from renderer.quantity import Quantity
+from renderer.resourcenames import INTEGER_MSG, is_extended
 
 if TYPE_CHECKING:
     from pydantic_core.core_schema import ValidationInfo
@@ -19,10 +20,11 @@ _CAPACITY_KEY = re.compile(r"^(cpu|memory|ephemeral-storage|pods|hugepages-[0-9]
 
 
 def check_capacity_key(key: str) -> str:
-    if not _CAPACITY_KEY.match(key):
+    if not _CAPACITY_KEY.match(key) and not is_extended(key):
         raise ValueError(
-            f'unknown capacity resource "{key}": use cpu, memory, ephemeral-storage, pods or hugepages-<size> '
-            '(e.g. "hugepages-2Mi")'
+            f'unknown capacity resource "{key}": use cpu, memory, ephemeral-storage, pods, hugepages-<size> '
+            '(e.g. "hugepages-2Mi") or an extended resource <domain>/<name> outside kubernetes.io (e.g. '
+            '"nvidia.com/gpu")'
         )
     return key
 
@@ -31,6 +33,11 @@ def check_capacity(cap: dict[str, object]) -> dict[str, object]:
     missing = [k for k in ("cpu", "memory") if k not in cap]
     if missing:
         raise ValueError(f"capacity needs {' and '.join(missing)}")
+    for key, value in cap.items():
+        # Extended resources count whole units: apimachinery's ValidateResourceQuantityValue checks an integer
+        # resource's MilliValue() % 1000.
+        if is_extended(key) and isinstance(value, Quantity) and value.milli_value() % 1000 != 0:
+            raise ValueError(f"capacity {key}: {INTEGER_MSG} (an extended resource counts whole units), not {value}")
     return cap
 
 

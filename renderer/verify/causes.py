@@ -28,6 +28,7 @@ from renderer.models.record import replace as replace_fields
 from renderer.models.settings import MachineType, Settings
 from renderer.platforms import Default
 from renderer.quantity import Quantity
+from renderer.resourcenames import is_extended
 from renderer.units import amount
 
 __all__ = ["CAUSES", "Situation", "delta_text", "delta_words", "explain", "register"]
@@ -82,7 +83,7 @@ class Situation:
     def matches_all(self, other: PoolCapacity) -> bool:
         """Every resource the node reports equals ``other``'s prediction (cpu, memory, ephemeral-storage, pods)."""
         for resource, reported in self.pool.reported.items():
-            if resource.startswith("hugepages-"):
+            if resource.startswith("hugepages-") or is_extended(resource):  # no platform reserves them
                 continue
             if resource == "pods":
                 if Quantity.from_value(other.max_pods) != reported:
@@ -156,6 +157,20 @@ def _policy_ref(pc: PoolCapacity) -> str | None:
 
 # ----------------------------------------------------------------------------------------------------
 # the causes, most specific first
+
+
+@register
+def unhealthy_devices(s: Situation) -> str | None:
+    """An extended resource (``nvidia.com/gpu``) the node reports fewer of than it has: the kubelet reserves none of
+    it, and its device manager advertises as allocatable only the devices the device plugin reports healthy
+    (capacity counts them all: kubernetes/kubernetes pkg/kubelet/cm/devicemanager ``ManagerImpl.GetCapacity``)."""
+    if not is_extended(s.resource) or s.reported.is_negative() or not s.reported < s.predicted:
+        return None
+    unhealthy = (s.predicted - s.reported).int_value()
+    return (
+        f"the device plugin reports {unhealthy} of the node's {s.predicted} {s.resource} unhealthy: the kubelet "
+        "advertises only healthy devices (it reserves none); not a reservation the repo could change"
+    )
 
 
 @register

@@ -30,6 +30,7 @@ from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
 from renderer.render.targets.koordinator import AMPLIFIED, ratio, skip_reason
+from renderer.resourcenames import is_extended
 from renderer.validation.validate import PolicySet
 from renderer.verify import causes
 from renderer.verify.pods import PodRecord
@@ -80,6 +81,8 @@ def _kubelet_prediction(pc: PoolCapacity) -> dict[str, Quantity]:
     for k, v in pc.capacity.items():
         if k.startswith("hugepages-"):
             out[k] = v
+        elif is_extended(k):  # nothing reserved: the device plugin's healthy devices (capacity when all are)
+            out[k] = pc.allocatable[k]
     return out
 
 
@@ -218,6 +221,8 @@ def _fit(pc: PoolCapacity, requested: dict[str, Quantity], count: int) -> tuple[
     for k, v in pc.capacity.items():
         if k.startswith("hugepages-"):
             allocatable[k] = v
+        elif is_extended(k):
+            allocatable[k] = pc.committed[k]
     over = [r for r, q in sorted(requested.items()) if r in allocatable and q > allocatable[r]]
     if count > pc.max_pods:
         over.append("pods")

@@ -1,21 +1,19 @@
 """``allocatable explain -o html``: one self-contained page, escaped, accessible, rendered by headless Chromium.
 
-Chromium is Debian's ``chromium`` package (``.ci/run`` installs it); it renders the page to a PNG and its console
-log (``--enable-logging=stderr``) must hold no message from the page. A control page that does log to the console
-proves the check can fail.
+Chromium is Debian's ``chromium`` package (``.ci/run`` installs it; the helpers are ``tests/html_support.py``); it
+renders the page to a PNG and its console log (``--enable-logging=stderr``) must hold no message from the page. A
+control page that does log to the console proves the check can fail.
 """
 
 from __future__ import annotations
 
 import json
-import struct
-import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from html_support import assert_self_contained, console, png_size, screenshot
+from html_support import page as _page
 
-import tools
 from conftest import run_cli, write_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -33,45 +31,6 @@ spec:
 """
 
 
-class _Page(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.ids: set[str] = set()
-        self.text: list[str] = []
-        self.open: list[str] = []
-        self.titled_rects = 0
-        self.rects = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        self.tags.append((tag, a))
-        if a.get("id"):
-            self.ids.add(str(a["id"]))
-        if tag == "rect" and "seg" in str(a.get("class", "")).split() and "svg-chart" in self.open:
-            self.rects += 1
-        self.open.append("svg-chart" if tag == "svg" and a.get("role") == "img" else tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title" and len(self.open) >= 2 and self.open[-2] == "rect":
-            self.titled_rects += 1
-        if self.open:
-            self.open.pop()
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        self.open.pop()
-
-    def handle_data(self, data: str) -> None:
-        self.text.append(data)
-
-
-def _page(html: str) -> _Page:
-    p = _Page()
-    p.feed(html)
-    return p
-
-
 def _html(*args: str, cwd: Path | None = None) -> str:
     res = run_cli("explain", *args, "-o", "html", cwd=cwd)
     assert res.exit_code == 0, res.stderr
@@ -80,17 +39,7 @@ def _html(*args: str, cwd: Path | None = None) -> str:
 
 
 def test_self_contained_no_script_no_external_resource() -> None:
-    html = _html(str(POLICIES))
-    page = _page(html)
-    tags = {t for t, _ in page.tags}
-    assert "script" not in tags and "link" not in tags and "img" not in tags and "iframe" not in tags
-    for tag, attrs in page.tags:
-        assert not any(k.startswith("on") for k in attrs), (tag, attrs)  # no event handlers
-        assert "src" not in attrs, (tag, attrs)
-        href = attrs.get("href")
-        assert href is None or href.startswith("#"), (tag, attrs)
-    assert "@import" not in html and "url(http" not in html and "//" not in html.split("<body>")[0].split("<style>")[1]
-    assert html.count("url(") == html.count("url(#")
+    assert_self_contained(_html(str(POLICIES)))
 
 
 def test_bars_are_accessible_and_the_numbers_are_text() -> None:
@@ -157,60 +106,14 @@ def test_byte_stable() -> None:
     assert _html(str(POLICIES)) == _html(str(POLICIES))
 
 
-def _chromium() -> str:
-    return tools.find("chromium", "chromium-browser", "google-chrome", how="apt-get install chromium")
-
-
-def _screenshot(page: Path, png: Path, profile: Path) -> str:
-    """Render ``page`` headless into ``png``; return Chromium's log (stderr)."""
-    proc = subprocess.run(
-        [
-            _chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--hide-scrollbars",
-            "--window-size=1000,1800",
-            f"--screenshot={png}",
-            page.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-        stdin=subprocess.DEVNULL,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stderr
-
-
-def _console(log: str) -> list[str]:
-    return [ln for ln in log.splitlines() if ":CONSOLE" in ln]
-
-
-def _png_size(png: Path) -> tuple[int, int]:
-    data = png.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    width, height = struct.unpack(">II", data[16:24])
-    return width, height
-
-
 @pytest.mark.external
 def test_chromium_renders_the_page_without_console_messages(tmp_path: Path) -> None:
     page = tmp_path / "capacity.html"
     page.write_text(_html(str(POLICIES)), encoding="utf-8")
     png = tmp_path / "capacity.png"
-    log = _screenshot(page, png, tmp_path / "profile")
-    assert _console(log) == [], log
-    assert _png_size(png) == (1000, 1800)
+    log = screenshot(page, png, tmp_path / "profile")
+    assert console(log) == [], log
+    assert png_size(png) == (1000, 1800)
     assert png.stat().st_size > 50_000  # a page with content, not a blank one
 
 
@@ -218,5 +121,5 @@ def test_chromium_renders_the_page_without_console_messages(tmp_path: Path) -> N
 def test_the_console_check_can_fail(tmp_path: Path) -> None:
     page = tmp_path / "control.html"
     page.write_text("<!DOCTYPE html><title>c</title><script>console.error('control message')</script>")
-    log = _screenshot(page, tmp_path / "control.png", tmp_path / "profile")
-    assert any("control message" in ln for ln in _console(log)), log
+    log = screenshot(page, tmp_path / "control.png", tmp_path / "profile")
+    assert any("control message" in ln for ln in console(log)), log

@@ -304,7 +304,10 @@ def test_pull_request_with_findings_and_a_capacity_change(tmp_path: Path) -> Non
     # the capacity report: written for the artifact step, whatever lint found
     report = Path(run.outputs["capacity-report"])
     assert report.name == "capacity.html" and report.is_relative_to(tmp_path / "runner")
-    assert report.read_text().startswith("<!DOCTYPE html>") and "NodePool/batch" in report.read_text()
+    # in a pull request, the reviewer's page of the change: the added batch pool and the general pool's 3 → 5 nodes
+    page = report.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "<title>Capacity diff: origin/main" in page
+    assert "NodePool/batch (added)" in page and "<dt>nodes</dt><dd>3 → 5</dd>" in page
     # base: fetched into the shallow clone
     assert run.step_outputs["base"]["base"] == "origin/main"
     assert "comparing with origin/main" in run.logs["base"]
@@ -375,6 +378,8 @@ def test_push_without_base_skips_the_diff(tmp_path: Path) -> None:
     assert "diff" in run.skipped and "render" in run.skipped
     assert run.outputs["capacity-changed"] == "" and run.outputs["sarif-file"] == ""
     assert run.outputs["capacity-report"].endswith("/capacity.html")
+    # on a push there is nothing to compare with: the page of the policies as they are (explain -o html)
+    assert "<title>Node capacity:" in Path(run.outputs["capacity-report"]).read_text()
     run = run_action(ws, tmp_path / "again", {"capacity-report": ""}, {"base_ref": "", "event_name": "push"})
     assert "report" in run.skipped and run.outputs["capacity-report"] == ""
     assert "no base-ref" in run.logs["base"]

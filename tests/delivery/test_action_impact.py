@@ -56,6 +56,17 @@ def test_the_simulation_is_in_the_summary_and_fails_the_job(tmp_path: Path) -> N
     assert "more pods newly Pending than impact.maxNewPendingPods" in run.logs["Result"]
 
 
+def test_the_attached_report_is_the_reviewers_page_with_the_impact(tmp_path: Path) -> None:
+    ws = _pull_request(tmp_path)
+    run = run_action(ws, tmp_path / "run", SNAPSHOT, {"base_ref": "main"})
+    assert run.status["Result"] == "failure"  # the page is written all the same: the Result step decides
+    page = Path(run.outputs["capacity-report"]).read_text(encoding="utf-8")
+    assert "<title>Capacity diff: origin/main" in page and '<section id="impact"' in page
+    assert HEADLINE in page
+    # eks-batch: Pending 0 → 2, the autoscaler 0 → 1 node (worked by hand in the module docstring)
+    assert "<td>0 → 2</td><td>0 → 1 (≥ 1)</td>" in page
+
+
 def test_a_threshold_that_allows_them_passes(tmp_path: Path) -> None:
     settings = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nimpact: {maxNewPendingPods: 2}\n"
     ws = _pull_request(tmp_path, settings)

@@ -137,7 +137,7 @@ def test_diff_with_a_snapshot_reports_the_pods_the_change_strands(pr: Path) -> N
     assert same.returncode == 1 and "this change " + HEADLINE in same.stdout
     md = _run(pr, "diff", "policies", "--base", "main", "--snapshot", "snapshot.json", "-o", "markdown")
     assert f"**this change {HEADLINE}**" in md.stdout
-    assert "| `eks-batch` | c6i.2xlarge | 2 | 2 | 2 | 1 (≥ 1) | 0 |" in md.stdout
+    assert "| `eks-batch` | c6i.2xlarge | 2 | 2 | 0 → 2 | 0 → 1 (≥ 1) | 0 |" in md.stdout
 
 
 def test_the_threshold_comes_from_the_settings(pr: Path) -> None:

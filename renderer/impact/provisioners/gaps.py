@@ -29,6 +29,7 @@ from renderer.impact.estimator import Template, estimate
 from renderer.impact.pods import SimPod
 from renderer.impact.resources import PODS, quantity
 from renderer.impact.taints import Taint
+from renderer.units import column
 
 __all__ = ["ProvisionerGap", "compare"]
 
@@ -68,10 +69,12 @@ class ProvisionerGap:
 
     @property
     def message(self) -> str:
-        q = quantity
+        # Both figures in one unit (renderer.units): "offers memory 14.52Gi; its nodes will offer 14.43Gi".
+        believed, offered = column([quantity(self.resource, v) for v in (self.predicted, self.actual)], self.resource)
+        unit = " cores" if self.resource == "cpu" else ""
         head = (
-            f"{self.provisioner} believes {self.instance_type} in {self.pool} offers "
-            f"{q(self.resource, self.predicted)} {self.resource}; its nodes will offer {q(self.resource, self.actual)}"
+            f"{self.provisioner} believes {self.instance_type} in {self.pool} offers {self.resource} {believed}{unit}; "
+            f"its nodes will offer {offered}{unit}"
         )
         shown = ", ".join(self.pods[:_EXAMPLES]) + (
             f" and {len(self.pods) - _EXAMPLES} more" if len(self.pods) > _EXAMPLES else ""

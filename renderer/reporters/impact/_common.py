@@ -3,7 +3,7 @@ what was read, skipped and not simulated. The diff and verify reporters print th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from renderer.impact.report import ImpactReport, fleet_percent
 from renderer.impact.resources import quantity
@@ -12,16 +12,22 @@ from renderer.units import column, readable
 
 __all__ = [
     "MAX_LISTED",
+    "POOL_HEADERS",
+    "POOL_NOTE",
     "amounts",
     "displaced_line",
     "headline",
     "inputs_line",
     "karpenter_lines",
+    "newly_pending",
     "not_simulated_lines",
-    "pending_line",
+    "overfilled_line",
+    "pending_lines",
     "plural",
     "pool_line",
     "pool_sentences",
+    "scale_up_sentence",
+    "scheduled_lines",
     "summary",
 ]
 
@@ -48,42 +54,104 @@ def _who(report: ImpactReport) -> str:
     return "this change" if report.mode == "diff" else "the policy repo's allocatable"
 
 
+def scale_up_sentence(report: ImpactReport, p: PoolImpact) -> str | None:
+    """What the change does to the autoscaler's scale-up on one pool, each figure saying what it is: a change in
+    nodes ("2 more", "1 fewer") beside the totals before and after, and the lower bound of the total."""
+    before, after = p.before.scale_up.nodes, p.after.scale_up.nodes
+    if before == after:
+        return None
+    shape = report.shape(p.pool)
+    bound = p.after.scale_up.lower_bound
+    notes = []
+    if before == 0:
+        text = f"the autoscaler would add {after} × {shape}"
+    else:
+        change = f"{after - before} more" if after > before else f"{before - after} fewer"
+        text = f"the autoscaler would add {change} × {shape}"
+        notes.append(f"{after or 'none'} in all, {'up' if after > before else 'down'} from {before}")
+    if after and bound != after:
+        notes.append(f"their requests alone need at least {bound}")
+    if p.after.scale_up.limited:
+        notes.append("up to its limit")
+    return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def newly_pending(report: ImpactReport) -> dict[str, int]:
+    """Per pool, the newly Pending pods a new node of it would take (a pool's Pending count may also fall by pods the
+    change lets schedule: those are said apart)."""
+    out: dict[str, int] = {}
+    for p in report.result.pending:
+        if p.new and p.pool is not None:
+            out[p.pool] = out.get(p.pool, 0) + 1
+    return out
+
+
 def pool_sentences(report: ImpactReport) -> list[str]:
-    """One sentence per pool the change costs or frees something in: "this change leaves 14 pods Pending on
+    """One sentence per pool the change costs or frees something in: "this change leaves 14 more pods Pending on
     eks-batch; the autoscaler would add 2 × c6i.8xlarge"."""
     out = []
+    new = newly_pending(report)
     for p in report.result.pools:
         parts = []
-        if p.new_pending > 0:
-            parts.append(f"{_who(report)} leaves {plural(p.new_pending, 'more pod')} Pending on {p.pool}")
-        if p.nodes_to_add > 0:
-            bound = p.after.scale_up.lower_bound
-            extra = f" (at least {bound})" if bound != p.after.scale_up.nodes else ""
-            limited = ", up to its limit" if p.after.scale_up.limited else ""
+        if new.get(p.pool):
+            parts.append(f"{_who(report)} leaves {plural(new[p.pool], 'more pod')} Pending on {p.pool}")
+        up = scale_up_sentence(report, p)
+        if up is not None:
+            parts.append(up if parts else f"on {p.pool}, {up}")
+        if p.nodes_freed != 0:
             lead = "" if parts else f"on {p.pool}, "
-            parts.append(f"{lead}the autoscaler would add {p.nodes_to_add} × {report.shape(p.pool)}{extra}{limited}")
-        if p.nodes_freed > 0:
-            lead = "" if parts else f"on {p.pool}, "
-            parts.append(f"{lead}the autoscaler could remove {plural(p.nodes_freed, 'more node')}")
+            change = "more node" if p.nodes_freed > 0 else "fewer node"
+            parts.append(f"{lead}the autoscaler could remove {plural(abs(p.nodes_freed), change)}")
         if parts:
             out.append("; ".join(parts))
     return out
 
 
 def headline(report: ImpactReport) -> str:
-    """What the change does to the snapshot's pods, in one sentence."""
+    """What the change does to the snapshot's pods, in one sentence: per pool, then what no pool accounts for (newly
+    Pending pods no pool's new node takes), what it resolves (Pending pods it lets schedule), and the Pending pods no
+    autoscaler helps either way."""
     r = report.result
     sentences = pool_sentences(report)
+    stranded = sum(1 for p in r.pending if p.new and p.pool is None)
+    if stranded:
+        sentences.append(
+            f"{_who(report)} leaves {plural(stranded, 'more pod')} Pending that no pool's new node takes: "
+            "no autoscaler helps"
+        )
+    if r.scheduled:
+        sentences.append(f"{_who(report)} lets {plural(len(r.scheduled), 'Pending pod')} schedule")
     if sentences:
         text = "; ".join(sentences)
     elif r.displaced:
-        text = f"{plural(len(r.displaced), 'pod')} no longer fit their node, and every one finds room elsewhere"
+        # Every displaced pod that found no node is newly Pending, and a newly Pending pod is in a pool's sentence
+        # or in ``stranded``: here, each one moved.
+        n = len(r.displaced)
+        text = (
+            "1 pod no longer fits its node, and finds room elsewhere"
+            if n == 1
+            else f"{n} pods no longer fit their node, and every one finds room elsewhere"
+        )
     else:
         text = f"no pod stops fitting its node ({plural(report.nodes_changed, 'node')} change allocatable)"
-    if r.unplaceable:
-        n = len(r.unplaceable)
-        text += f"; {plural(n, 'Pending pod')} {'fits' if n == 1 else 'fit'} no pool's new node: no autoscaler helps"
+    waiting = sum(1 for p in r.pending if not p.new and p.pool is None and not p.daemonset)
+    if waiting:
+        verb = "fits" if waiting == 1 else "fit"
+        # Pods Pending before the change too (the newly Pending ones are said above).
+        text += f"; {plural(waiting, 'Pending pod')} {verb} no pool's new node: no autoscaler helps"
     return text
+
+
+def overfilled_line(report: ImpactReport) -> str | None:
+    """What the snapshot already holds that does not fit under the base (the before side)."""
+    n = report.result.overcommitted_before
+    if not n:
+        return None
+    return (
+        f"before the change, {plural(n, 'pod')} already {'does' if n == 1 else 'do'} not fit the node "
+        f"{'it runs' if n == 1 else 'they run'} on ({report.before}): the snapshot over-fills its nodes; the "
+        "simulation places them again in both runs and does not charge them to the change"
+    )
 
 
 def summary(report: ImpactReport) -> str:
@@ -97,30 +165,39 @@ def summary(report: ImpactReport) -> str:
     )
 
 
+def _before_after(before: int, after: int) -> str:
+    return str(after) if before == after else f"{before} → {after}"
+
+
 def pool_line(report: ImpactReport, p: PoolImpact) -> list[str]:
-    """The cells of a pool's row: pool, shape, nodes, displaced, newly Pending, nodes to add (lower bound), nodes
-    that could go (before → after)."""
+    """The cells of a pool's row: pool, shape, nodes, displaced, Pending pods a new node of the pool would take,
+    nodes the autoscaler would add in all (with the lower bound after the change), nodes scale-down could remove —
+    each ``before → after`` where the change moves it."""
     up = p.after.scale_up
-    add = f"{up.nodes} (≥ {up.lower_bound})" if up.nodes else "0"
-    if p.before.scale_up.nodes:
-        add = f"{p.before.scale_up.nodes} → {add}"
-    removable = (
-        str(p.after.removable)
-        if p.before.removable == p.after.removable
-        else (f"{p.before.removable} → {p.after.removable}")
-    )
+    add = _before_after(p.before.scale_up.nodes, up.nodes)
+    if up.nodes:
+        add += f" (≥ {up.lower_bound})"
     return [
         p.pool,
         report.shape(p.pool),
         str(p.nodes),
         str(p.displaced),
-        str(max(p.new_pending, 0)),
+        _before_after(p.before.pending, p.after.pending),
         add,
-        removable,
+        _before_after(p.before.removable, p.after.removable),
     ]
 
 
-POOL_HEADERS = ["pool", "shape", "nodes", "displaced", "newly Pending", "autoscaler adds (≥ bound)", "removable nodes"]
+POOL_HEADERS = [
+    "pool",
+    "shape",
+    "nodes",
+    "displaced",
+    "Pending",
+    "autoscaler adds in all (≥ bound)",
+    "removable nodes",
+]
+POOL_NOTE = "before → after where the change moves a figure; ≥ bound: no packing of the requests needs fewer nodes"
 
 
 def displaced_line(d: Displaced) -> str:
@@ -133,11 +210,54 @@ def displaced_line(d: Displaced) -> str:
     return f"{d.pod}{kind} on {d.node} ({d.pool}): {reasons} {where}"
 
 
-def pending_line(p: PendingPod) -> str:
+def _pending_text(group: Sequence[PendingPod]) -> str:
+    """One line for Pending pods that read alike: one controller's, same requests, same scheduler message, same
+    pool. A single pod is named; several are counted under their owner, the first two named."""
+    p = group[0]
     pool = f"new {p.pool} node" if p.pool else "no pool's new node takes it"
     old = "" if p.new else " (Pending before the change too)"
     kind = " [DaemonSet]" if p.daemonset else ""
-    return f"{p.pod}{kind}{old}: {amounts(p.requests) or 'no requests'}; {p.diagnosis.message} ({pool})"
+    needs = amounts(p.requests) or "no requests"
+    if len(group) == 1:
+        return f"{p.pod}{kind}{old}: {needs}; {p.diagnosis.message} ({pool})"
+    namespace = p.pod.split("/", 1)[0]
+    owner_kind, _, owner_name = (p.owner or "").partition("/")
+    named = ", ".join(q.pod for q in group[:2]) + (f" and {len(group) - 2} more" if len(group) > 2 else "")
+    return (
+        f"{len(group)} pods of {owner_kind} {namespace}/{owner_name}{kind}{old} ({named}): {needs} each; "
+        f"{p.diagnosis.message} ({pool})"
+    )
+
+
+def pending_lines(report: ImpactReport) -> list[str]:
+    """The Pending pods, what matters first: newly Pending that no pool's new node takes (no autoscaler helps), newly
+    Pending a pool's new node takes, then those Pending before the change too; within each, the largest group first.
+    Pods of one controller (owner reference) with the same requests, scheduler message and pool share a line."""
+    groups: dict[tuple[object, ...], list[PendingPod]] = {}
+    for p in report.result.pending:
+        who = p.owner if p.owner is not None else f"pod {p.pod}"
+        key = (
+            who,
+            p.pod.split("/", 1)[0],
+            p.new,
+            p.pool,
+            p.daemonset,
+            tuple(sorted(p.requests.items())),
+            p.diagnosis.message,
+        )
+        groups.setdefault(key, []).append(p)
+
+    def rank(group: list[PendingPod]) -> tuple[int, int, str, str]:
+        p = group[0]
+        tier = (0 if p.pool is None else 1) if p.new else 2
+        return (tier, -len(group), p.pool or "", p.pod)
+
+    return [_pending_text(g) for g in sorted(groups.values(), key=rank)]
+
+
+def scheduled_lines(report: ImpactReport) -> list[str]:
+    """The pods Pending before the change that it lets schedule, by name."""
+    return list(report.result.scheduled)
 
 
 def inputs_line(report: ImpactReport) -> str:

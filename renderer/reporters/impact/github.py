@@ -9,7 +9,7 @@ from typing import TextIO
 
 from renderer.impact.report import ImpactReport
 from renderer.reporters.findings.github import annotated_report, escape_data, escape_property
-from renderer.reporters.impact._common import headline, plural
+from renderer.reporters.impact._common import headline, newly_pending, plural, scale_up_sentence
 from renderer.reporters.impact.text import write as write_text
 
 __all__ = ["workflow_annotations", "write"]
@@ -22,11 +22,13 @@ def workflow_annotations(result: ImpactReport) -> list[tuple[str, str]]:
     headline notice; ``verify -o github`` budgets them with its own (``renderer.reporters.findings.github.select``)."""
     out: list[tuple[str, str]] = []
     level = "error" if result.failed else "warning"
+    new = newly_pending(result)
     for p in result.result.pools:
-        if p.new_pending > 0:
-            text = f"{p.pool}: {plural(p.new_pending, 'pod')} newly Pending"
-            if p.nodes_to_add > 0:
-                text += f"; the autoscaler would add {p.nodes_to_add} × {result.shape(p.pool)}"
+        if new.get(p.pool):
+            text = f"{p.pool}: {plural(new[p.pool], 'pod')} newly Pending"
+            up = scale_up_sentence(result, p)
+            if up is not None:
+                text += f"; {up}"
             out.append((level, f"::{level} title={_TITLE}::{escape_data(text)}"))
         elif p.displaced:
             text = f"{p.pool}: {plural(p.displaced, 'pod')} no longer fit their node and move"

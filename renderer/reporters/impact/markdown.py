@@ -12,13 +12,17 @@ from renderer.impact.report import ImpactReport
 from renderer.reporters.impact._common import (
     MAX_LISTED,
     POOL_HEADERS,
+    POOL_NOTE,
     displaced_line,
     headline,
     inputs_line,
     karpenter_lines,
     not_simulated_lines,
-    pending_line,
+    overfilled_line,
+    pending_lines,
+    plural,
     pool_line,
+    scheduled_lines,
 )
 
 __all__ = ["MARKER", "section", "write"]
@@ -26,10 +30,11 @@ __all__ = ["MARKER", "section", "write"]
 MARKER = "<!-- allocatable-impact -->"
 
 
-def _details(title: str, lines: list[str], open_: bool = False) -> list[str]:
+def _details(title: str, lines: list[str], open_: bool = False, count: str | None = None) -> list[str]:
+    """A folded list; ``count`` says what was counted when lines group several pods."""
     if not lines:
         return []
-    out = ["<details open>" if open_ else "<details>", f"<summary>{title} ({len(lines)})</summary>", ""]
+    out = ["<details open>" if open_ else "<details>", f"<summary>{title} ({count or len(lines)})</summary>", ""]
     out += [f"- {md(line)}" for line in lines[:MAX_LISTED]]
     if len(lines) > MAX_LISTED:
         out.append(f"- … and {len(lines) - MAX_LISTED} more (see `-o json`)")
@@ -44,6 +49,9 @@ def section(report: ImpactReport, level: str = "###") -> list[str]:
         f"**{md(headline(report))}**",
         "",
     ]
+    overfilled = overfilled_line(report)
+    if overfilled:
+        out += [f"> {md(overfilled)}", ""]
     touched = [p for p in r.pools if p.displaced or p.new_pending or p.nodes_to_add or p.nodes_freed]
     if touched:
         out.append("| " + " | ".join(POOL_HEADERS) + " |")
@@ -53,9 +61,11 @@ def section(report: ImpactReport, level: str = "###") -> list[str]:
             out.append(f"| {markdown_code(cells[0])} | {md(cells[1])} | " + " | ".join(cells[2:]) + " |")
         if len(touched) > MAX_LISTED:
             out.append(f"| … and {len(touched) - MAX_LISTED} more | | | | | | |")
-        out.append("")
+        out += ["", f"<sub>{md(POOL_NOTE)}</sub>", ""]
+    pods = plural(len(r.pending), "pod")
+    out += _details("Pending pods", pending_lines(report), open_=report.failed, count=pods)
+    out += _details("Pending before the change, placed after it", scheduled_lines(report))
     out += _details("Displaced pods", [displaced_line(d) for d in r.displaced])
-    out += _details("Pending pods", [pending_line(p) for p in r.pending], open_=report.failed)
     out += _details("Provisioners", karpenter_lines(report))
     out += _details("What was read", [inputs_line(report)])
     out += _details("What is simulated, and what is not", not_simulated_lines(report))

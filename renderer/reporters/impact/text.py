@@ -10,13 +10,17 @@ from renderer.impact.report import ImpactReport
 from renderer.reporters.impact._common import (
     MAX_LISTED,
     POOL_HEADERS,
+    POOL_NOTE,
     displaced_line,
     headline,
     inputs_line,
     karpenter_lines,
     not_simulated_lines,
-    pending_line,
+    overfilled_line,
+    pending_lines,
+    plural,
     pool_line,
+    scheduled_lines,
     summary,
 )
 
@@ -28,10 +32,11 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
     return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def _listed(title: str, lines: list[str]) -> list[str]:
+def _listed(title: str, lines: list[str], count: str | None = None) -> list[str]:
+    """``title (count):`` and the lines indented; ``count`` says what was counted when lines group several pods."""
     if not lines:
         return []
-    out = [f"{title} ({len(lines)}):"]
+    out = [f"{title} ({count or len(lines)}):"]
     out += [f"  {line}" for line in lines[:MAX_LISTED]]
     if len(lines) > MAX_LISTED:
         out.append(f"  … and {len(lines) - MAX_LISTED} more (see -o json)")
@@ -44,8 +49,13 @@ def section(report: ImpactReport) -> list[str]:
     out = [f"impact ({report.before} → {report.after}): {headline(report)}"]
     rows = [POOL_HEADERS] + [pool_line(report, p) for p in r.pools]
     out += _table(rows)
+    out.append(f"  ({POOL_NOTE})")
+    overfilled = overfilled_line(report)
+    if overfilled:
+        out.append(overfilled)
+    out += _listed("pending", pending_lines(report), plural(len(r.pending), "pod"))
+    out += _listed("now scheduled: Pending before the change, placed after it", scheduled_lines(report))
     out += _listed("displaced", [displaced_line(d) for d in r.displaced])
-    out += _listed("pending", [pending_line(p) for p in r.pending])
     out += karpenter_lines(report)
     out.append(inputs_line(report))
     out += not_simulated_lines(report)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from renderer.reporters.verify._common import clean, compared, ordered, quantities
+from renderer.resourcenames import is_extended
 from renderer.units import of
 from renderer.verify.result import NodeCheck, PodFit, VerifyResult
 
@@ -18,7 +19,13 @@ def _where(n: NodeCheck) -> str:
 
 def node_lines(n: NodeCheck) -> list[str]:
     state = "matches" if n.match else "awaits the change under review" if n.at_base else "differs"
-    shown = {k: v for k, v in n.check.reported.items() if not (k.startswith("hugepages-") and v.is_zero())}
+    # The figures the repo's reservations move; huge pages when the node has some; an extended resource
+    # (nvidia.com/gpu: nothing reserved) only when it differs, on a line of its own below (-o json has them all).
+    shown = {
+        k: v
+        for k, v in n.check.reported.items()
+        if not (k.startswith("hugepages-") and v.is_zero()) and not is_extended(k)
+    }
     out = [f"{_where(n)}: Node/{clean(n.name)} ({n.platform}) {state}: {quantities(shown)}"]
     for d in n.check.differences:
         predicted, reported = compared(d.predicted, d.reported, d.resource)  # never "None"
