@@ -35,3 +35,15 @@ def amount(value: object, where: str, what: str, ceiling: Decimal) -> Decimal:
             "divided by hoursPerMonth (730) gives it",
         )
     return number
+
+
+def per_core(hourly: Decimal, cores: Decimal | int, where: str, what: str) -> None:
+    """A node price that is more than :data:`MAX_CORE_HOURLY` per core is not hourly (a monthly figure, most often:
+    $248.20 for a c6i.2xlarge is its month at $0.34 an hour): a PricingError saying so."""
+    if cores and hourly / Decimal(cores) > MAX_CORE_HOURLY:
+        raise PricingError(
+            where,
+            f"{what}: {hourly} an hour for {cores} cores is {(hourly / Decimal(cores)).quantize(Decimal('0.01'))} a "
+            f"core-hour, more than {MAX_CORE_HOURLY} — an hourly price is expected; a monthly price divided by "
+            "hoursPerMonth (730) gives it",
+        )

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import renderer.cost.builtin as builtin
+from renderer.cost.amounts import per_core
 from renderer.cost.errors import PricingError
 from renderer.cost.money import fmt, per_hour
 from renderer.cost.opencost import FlatPrices, PriceSheet, read_default_json, read_sheet
@@ -154,6 +155,8 @@ def price_pool(pool: Pool, pricing: Pricing) -> NodePrice | Unknown:
             "converted: write it in " + pricing.currency,
         )
     hourly = Decimal(own.hourly) if own.hourly is not None else per_hour(Decimal(own.monthly or "0"), pricing.hours)
+    src = pool.source
+    per_core(hourly, _shape(pool)[0], f"{src.path}:{src.line}:{src.column}", f"{pool.ref} spec.price")
     overridden: tuple[str, ...] = ()
     if isinstance(configured, NodePrice) and configured.hourly != hourly:
         overridden = (f"{configured.source}: {fmt(configured.hourly, pricing.currency, places=_MONEY_PLACES)}/h",)
@@ -243,6 +246,7 @@ def _from_sheet(pool: Pool, pricing: Pricing, sheet: PriceSheet, kind: str | Non
     if row is None:
         what = kind or pool.ref
         return Unknown(kind, region, f"{what} has no row in {pricing.file}")
+    per_core(row.hourly, _shape(pool)[0], f"{pricing.file}:{row.line}", f"MarketPriceHourly of {pool.ref}")
     hourly = _discounted(row.hourly, pricing)
     source = f"{pricing.file}:{row.line}"
     as_of = row.end[:10] or None

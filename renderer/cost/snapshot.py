@@ -35,7 +35,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-from renderer.cost.amounts import MAX_CORE_HOURLY, MAX_GIB_HOURLY, MAX_NODE_HOURLY, amount
+from renderer.cost.amounts import MAX_CORE_HOURLY, MAX_GIB_HOURLY, MAX_NODE_HOURLY, amount, per_core
 from renderer.cost.errors import PricingError
 
 #: (provider, region, purchase option) -> table: {"source", "asOf", "prices" | "families"}
@@ -90,6 +90,9 @@ def aws_offer(doc: Any, where: str, tables: Tables) -> None:
                 if dim.get("unit") != "Hrs":
                     raise PricingError(where, f"{what}: unit {dim.get('unit')!r}, expected Hrs (an hourly price)")
                 price = amount(dim.get("pricePerUnit", {}).get("USD"), where, f"{what} USD", MAX_NODE_HOURLY)
+                vcpus = str(a.get("vcpu", ""))
+                if vcpus.isdigit() and int(vcpus) > 0:
+                    per_core(price, int(vcpus), where, what)
                 t = _table(tables, ("aws", a["regionCode"], "on-demand"), source, as_of)
                 t["provenance"] = f"{source}, publicationDate {doc.get('publicationDate', '?')}"
                 t.setdefault("prices", {})[a["instanceType"]] = _price_text(price)
