@@ -70,11 +70,13 @@ def _modules_after(argv: list[str], cwd: str) -> set[str]:
         f"    main({argv!r})\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('renderer'))))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=120, check=True
+    )
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
-def test_pricing_is_loaded_only_when_a_report_prices(tmp_path) -> None:  # noqa: ANN001
+def test_pricing_is_loaded_only_when_a_report_prices(tmp_path) -> None:
     """docs/cost.md: a lint never imports renderer.cost, even with a pricing block; explain imports it only with one."""
     from conftest import write_repo
 
@@ -88,10 +90,13 @@ def test_pricing_is_loaded_only_when_a_report_prices(tmp_path) -> None:  # noqa:
           count: 2
           platform: eks
     """
-    priced = write_repo(tmp_path / "priced", {
-        "pools.yaml": pool,
-        ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: us-east-1}\n",
-    })
+    priced = write_repo(
+        tmp_path / "priced",
+        {
+            "pools.yaml": pool,
+            ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: us-east-1}\n",
+        },
+    )
     plain = write_repo(tmp_path / "plain", {"pools.yaml": pool})
     assert not any(m.startswith("renderer.cost") for m in _modules_after(["lint", "."], str(priced)))
     assert not any(m.startswith("renderer.cost") for m in _modules_after(["explain", "."], str(plain)))
