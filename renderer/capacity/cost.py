@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.model import CapacityModel, PoolCapacity
 
-SLICES = ("kube-reserved", "system-reserved", "eviction-hard")
-
 
 def _cores(q: Any) -> Decimal:
     return q.value if q is not None else Decimal(0)

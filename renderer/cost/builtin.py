@@ -22,7 +22,6 @@ from decimal import Decimal
 from functools import cache
 from importlib.resources import files
 
-PROVIDERS = ("aws", "azure", "gce")
 _AWS = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9-]+$")
 _GCE = re.compile(r"^([a-z][a-z0-9]*)-(?:standard|highmem|highcpu|highgpu|megagpu|ultragpu|custom)-?")
 
