@@ -177,8 +177,8 @@ def sheet(text: str, where: str, provider: str, tables: Tables) -> None:
     if not meta.get("source") or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", meta.get("as-of", "")):
         raise PricingError(where, 'a sheet needs "# source: ..." and "# as-of: YYYY-MM-DD" lines')
     for number, row in enumerate(csv.DictReader(io.StringIO("\n".join(body))), start=1):
-        key = (provider, row["region"], row["purchaseOption"])
-        t = _table(tables, key, meta["source"], meta["as-of"])
+        table_key = (provider, row["region"], row["purchaseOption"])
+        t = _table(tables, table_key, meta["source"], meta["as-of"])
         if meta.get("provenance"):
             t["provenance"] = meta["provenance"]
         if provider == "gce":
@@ -195,7 +195,7 @@ def merge(out: Path, tables: Tables, regions: Sequence[str] = ()) -> list[Path]:
     written = []
     for provider in sorted({k[0] for k in tables}):
         path = out / f"{provider}.json"
-        doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"provider": provider}
+        doc: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"provider": provider}
         doc["currency"] = "USD"
         kept = {(t["region"], t["purchaseOption"]): t for t in doc.get("tables", [])}
         for (p, region, option), t in tables.items():

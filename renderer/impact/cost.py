@@ -33,9 +33,9 @@ def fleet_changes(
         return []
     pool_of = {n.name: n.pool for n in nodes}
     first: dict[str, Pool] = {}
-    for p in node_pools:
-        first.setdefault(pool_of.get(p.name, ""), p)
-    declared = {p.name: p for p in repo_pools if p.origin == "NodePool"}
+    for node in node_pools:
+        first.setdefault(pool_of.get(node.name, ""), node)
+    declared = {d.name: d for d in repo_pools if d.origin == "NodePool"}
     out = []
     for p in moved:
         repo, sample = declared.get(p.pool), first.get(p.pool)
