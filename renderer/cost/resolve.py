@@ -15,6 +15,7 @@ Cost: loading reads the price file once; :func:`price_pool` is a few dictionary 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -96,19 +97,21 @@ def load_pricing(settings: PricingSettings, root: Path, where: str, *, today: st
     from renderer.safepath import FileProblem
 
     path = root / settings.file
-    pricing.file = settings.file
+    folder = posixpath.dirname(where)
+    shown = posixpath.join(folder, settings.file) if folder else settings.file
+    pricing.file = shown
     try:
         data = read_named(path, 64 << 20, what="the price file")
     except FileProblem as exc:
-        raise PricingError(settings.file, f"pricing.file cannot be read: {exc}") from None
+        raise PricingError(shown, f"pricing.file cannot be read: {exc}") from None
     if settings.file.lower().endswith(".csv"):
-        pricing.sheet = read_sheet(data, settings.file)
+        pricing.sheet = read_sheet(data, shown)
     else:
-        pricing.flat = read_default_json(data, settings.file)
+        pricing.flat = read_default_json(data, shown)
         code = _currency_of(data)
         if code is not None and code != settings.currency:
             raise PricingError(
-                settings.file,
+                shown,
                 f"its currencyCode is {code}, pricing.currency is {settings.currency}; prices are never converted: "
                 "make them one currency",
             )
