@@ -93,16 +93,21 @@ def load_pricing(settings: PricingSettings, root: Path, where: str, *, today: st
             )
         return pricing
     assert settings.file is not None  # the schema requires it with source: file
-    from renderer.loading.files import read_named
-    from renderer.safepath import FileProblem
+    from renderer import safepath
+    from renderer.loading.files import read_regular
+    from renderer.loading.repository import repository_root
 
     path = root / settings.file
     folder = posixpath.dirname(where)
     shown = posixpath.join(folder, settings.file) if folder else settings.file
     pricing.file = shown
+    # Settings travel with the policies: the file must stay in the repository, symlinks on the way included.
+    problem = safepath.source_problem(path, what="the price file", top=repository_root(root))
+    if problem is not None:
+        raise PricingError(shown, f"pricing.file cannot be read: {problem}")
     try:
-        data = read_named(path, 64 << 20, what="the price file")
-    except FileProblem as exc:
+        data = read_regular(path, 64 << 20)
+    except safepath.FileProblem as exc:
         raise PricingError(shown, f"pricing.file cannot be read: {exc}") from None
     if settings.file.lower().endswith(".csv"):
         pricing.sheet = read_sheet(data, shown)

@@ -292,3 +292,19 @@ def test_the_price_file_must_stay_in_the_repository(path: str) -> None:
 
     with pytest.raises(ValidationError, match="leaves the repository"):
         PricingSettings(source="file", file=path)
+
+
+def test_a_price_file_that_leads_out_of_the_repository_is_refused(tmp_path: Path) -> None:
+    import os
+
+    outside = tmp_path / "outside.json"
+    outside.write_text(DEFAULT_JSON)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / ".git").mkdir()
+    os.symlink(outside, repo / "default.json")
+    with pytest.raises(PricingError, match=r"^default\.json: pricing\.file cannot be read"):
+        load_pricing(PricingSettings(source="file", file="default.json"), repo, ".allocatable.yaml")
+    (repo / "dir.json").mkdir()
+    with pytest.raises(PricingError, match=r"^dir\.json: pricing\.file cannot be read"):
+        load_pricing(PricingSettings(source="file", file="dir.json"), repo, ".allocatable.yaml")
