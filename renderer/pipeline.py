@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.explain import Explained
     from renderer.capacity.model import CapacityModel
+    from renderer.cost.resolve import Pricing
     from renderer.impact.pods import SimPod
     from renderer.impact.provisioners.karpenter import NodeClass
     from renderer.impact.provisioners.karpenter_plan import KarpenterPlan
@@ -192,7 +193,33 @@ def explain(paths: list[Path], *, max_file_bytes: int | None = None, pools: list
         missing = sorted(wanted - {p.pool.name for p in chosen})
         if missing:
             return Explanation(result, missing=missing, known=sorted(p.pool.name for p in model.pools))
-    return Explanation(result, Explained(model, chosen))
+    pricing = _pricing(result)
+    cost = None
+    if pricing is not None:
+        from renderer.capacity.cost import explain_cost
+
+        cost = explain_cost(chosen, pricing)
+    return Explanation(result, Explained(model, chosen, cost))
+
+
+def _pricing(result: LoadResult) -> Pricing | None:
+    """The repo's prices (``pricing:`` in its settings; docs/cost.md), loaded only then: a run without them never
+    imports ``renderer.cost``. The staleness of builtin prices is measured at SOURCE_DATE_EPOCH when set (a
+    reproducible build's clock), else today."""
+    settings = result.policies.settings.pricing
+    if settings is None:
+        return None
+    import os
+    from datetime import date, datetime, timezone
+
+    from renderer.cost.resolve import load_pricing
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    today = datetime.fromtimestamp(int(epoch), timezone.utc).date() if epoch.isdigit() else date.today()
+    source = result.policies.settings_source
+    shown = source.path if source is not None else ".allocatable.yaml"
+    root = result.settings_path.parent if result.settings_path is not None else Path()
+    return load_pricing(settings, root, shown, today=today.isoformat())
 
 
 @dataclass(eq=False, repr=False)
@@ -425,7 +452,30 @@ def diff(
             cluster, base_load.policies, head_load.policies, "diff", result.base_label, result.head_label, head_model
         )
         result.impact = report
+    pricing = _pricing(head_load)
+    limit = head_load.policies.settings.impact.maxMonthlyCostIncrease
+    if pricing is not None:
+        from renderer.capacity.cost import change_cost
+
+        fleet = []
+        if report is not None and cluster is not None:
+            from renderer.impact.cost import fleet_changes
+
+            fleet = fleet_changes(report, cluster.nodes, cluster.pools, head_load.policies.pools, pricing)
+        result.cost = change_cost(result, base_model, head_model, pricing, fleet, limit)
+    elif limit is not None:
+        from renderer.loading.files import UsageError
+
+        raise UsageError(
+            f"{_settings_shown(head_load)}: impact.maxMonthlyCostIncrease needs prices: add a pricing block "
+            "(pricing: {region: ...}; docs/cost.md)"
+        )
     return Diffed(base_load, head_load, result, report)
+
+
+def _settings_shown(result: LoadResult) -> str:
+    source = result.policies.settings_source
+    return f"{source.path}:{source.line}:{source.column}" if source is not None else ".allocatable.yaml"
 
 
 def _impact(

@@ -10,7 +10,9 @@
 #   run.sh sarif         SARIF for code scanning                                        → outputs: sarif-file
 #   run.sh diff          capacity diff against the base (with nodes-file and pods-file:  → outputs: capacity-changed,
 #                        the simulation of the change on that cluster), job summary        diff-file, pods-pending,
-#                                                                                        impact-exit
+#                                                                                        impact-exit,
+#                                                                                        monthly-cost-change,
+#                                                                                        cost-exit
 #   run.sh report        the capacity report for the artifact: diff -o html with a base → outputs: file
 #                        (and the snapshot files), else explain -o html
 #   run.sh render-check  allocatable render --check (not checked while lint has errors) → outputs: render-exit
@@ -317,7 +319,7 @@ diff)
     summarize "allocatable diff: the whole report" <"$md"
     json="$tmp/allocatable-diff.json"
     allocatable diff "--base=$BASE" "${snapshot[@]}" -o json -- "$arg" >"$json" 2>/dev/null
-    read -r changed pending <<<"$(
+    read -r changed pending cost cost_failed <<<"$(
       python3 - "$json" <<'PY'
 import json, sys
 try:
@@ -325,11 +327,21 @@ try:
 except (OSError, ValueError):
     doc = {}
 impact = doc.get("impact") or {}
-print(str(doc.get("summary", {}).get("capacityChanged", "")).lower() or "-", impact.get("summary", {}).get("newPending", "-"))
+cost = doc.get("cost") or {}
+print(
+    str(doc.get("summary", {}).get("capacityChanged", "")).lower() or "-",
+    impact.get("summary", {}).get("newPending", "-"),
+    cost.get("monthlyChange") or "-",
+    "1" if cost.get("failed") else "0",
+)
 PY
     )"
     output capacity-changed "${changed#-}"
     output diff-file "$md"
+    # With pricing in .allocatable.yaml (docs/cost.md): what the change adds to the monthly bill, and whether it is
+    # more than impact.maxMonthlyCostIncrease allows.
+    output monthly-cost-change "${cost#-}"
+    output cost-exit "$cost_failed"
     if [ "${#snapshot[@]}" -gt 0 ]; then
       output pods-pending "${pending#-}"
       output impact-exit "$code"
@@ -564,6 +576,10 @@ result)
   fi
   if [ "${IMPACT_EXIT:-}" = 1 ]; then
     echo "allocatable: the change leaves more pods newly Pending than impact.maxNewPendingPods allows (see the capacity diff in the job summary)"
+    failed=1
+  fi
+  if [ "${COST_EXIT:-}" = 1 ]; then
+    echo "allocatable: the change adds more to the monthly bill than impact.maxMonthlyCostIncrease allows, or adds nodes no price covers (see the capacity diff in the job summary)"
     failed=1
   fi
   if [ -n "${VERIFY_EXIT:-}" ] && [ "$VERIFY_EXIT" != 0 ]; then

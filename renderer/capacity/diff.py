@@ -156,6 +156,8 @@ class DiffResult:
     #: The re-packing simulation of the change on a cluster snapshot (``renderer.impact.report.ImpactReport``), set by
     #: the composer when ``diff`` is given one; the diff reporters print it as a section of their own.
     impact: Any = None
+    #: The change priced (``renderer.capacity.cost.ChangeCost``), set by the composer when the head has ``pricing``.
+    cost: Any = None
 
     @property
     def changed_pools(self) -> list[PoolDiff]:

@@ -214,3 +214,5 @@ class Explained:
 
     model: CapacityModel
     pools: list[PoolCapacity]
+    #: What they cost (``renderer.capacity.cost.ExplainCost``), when the settings have ``pricing`` (docs/cost.md).
+    cost: Any = None

@@ -34,7 +34,8 @@ DESCRIPTION = (
 )
 EXIT_CODES = {
     0: "reported (a diff is a report: changes and new findings do not fail it)",
-    1: "with a snapshot: the change leaves more pods newly Pending than impact.maxNewPendingPods (default 0)",
+    1: "with a snapshot: the change leaves more pods newly Pending than impact.maxNewPendingPods (default 0); "
+    "with pricing: it adds more to the monthly bill than impact.maxMonthlyCostIncrease (docs/cost.md)",
 }
 
 
@@ -130,9 +131,16 @@ def run(args: argparse.Namespace) -> int:
     except SnapshotError as exc:
         return error(str(exc))
     write("diff", args.output, done.result)
+    failed = False
     if done.impact is not None:
         from renderer.reporters.impact.text import summary
 
         note(summary(done.impact))
-        return EXIT_FINDINGS if done.impact.failed else EXIT_OK
-    return EXIT_OK
+        failed = done.impact.failed
+    if done.result.cost is not None and done.result.cost.limit is not None:
+        from renderer.escaping import plain
+        from renderer.reporters.costs import change_headline
+
+        note(plain(f"cost: {change_headline(done.result.cost)}"))
+        failed = failed or done.result.cost.failed
+    return EXIT_FINDINGS if failed else EXIT_OK

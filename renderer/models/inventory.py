@@ -8,7 +8,7 @@ from typing import NamedTuple
 from renderer import platforms
 from renderer.findings import SourceRef
 from renderer.models.node import KEPT_ANNOTATIONS, Node
-from renderer.models.nodepool import ClusterAutoscaler, Delivery, NodePool
+from renderer.models.nodepool import ClusterAutoscaler, Delivery, NodePool, PoolPrice
 from renderer.models.record import as_dict
 from renderer.quantity import Quantity
 from renderer.reprs import fields_repr
@@ -44,6 +44,7 @@ class Pool:
     provider_id: str = ""  # Nodes: spec.providerID
     profile: str | None = None  # the platform profile `verify --platform <platform>/<profile>` chose for it
     evidence: str = ""  # what identified the platform (Nodes)
+    price: PoolPrice | None = None  # NodePool.spec.price: one node's own price (docs/cost.md)
 
     @property
     def instance_type(self) -> str | None:
@@ -73,6 +74,7 @@ def pool_from_nodepool(obj: NodePool, source: SourceRef) -> Pool:
         boot_disk=spec.bootDiskSize,
         delivery=spec.delivery,
         cluster_autoscaler=spec.clusterAutoscaler,
+        price=spec.price,
     )
 
 

@@ -192,6 +192,30 @@ def check_cluster_autoscaler(value: ClusterAutoscaler | None, info: ValidationIn
     return value
 
 
+#: ISO 4217: three capital letters (USD, EUR, ...).
+CURRENCY_PATTERN = r"^[A-Z]{3}$"
+#: A price as a decimal string ("0.34", "248.20"): read exactly, never as a float.
+PRICE_PATTERN = r"^[0-9]{1,7}(\.[0-9]{1,10})?$"
+
+
+class PoolPrice(Record):
+    """What one node of the pool costs (on-prem, negotiated or reserved prices): hourly or monthly, one of them."""
+
+    hourly: str | None
+    monthly: str | None
+    currency: str | None
+
+
+def check_pool_price(value: PoolPrice | None) -> PoolPrice | None:
+    if value is None:
+        return value
+    if (value.hourly is None) == (value.monthly is None):
+        raise ValueError(
+            "price gives hourly or monthly, one of them (per node; monthly is divided by pricing.hoursPerMonth)"
+        )
+    return value
+
+
 class NodePoolSpec(Record):
     labels: dict[str, str]
     capacity: dict[str, Quantity]
@@ -203,6 +227,7 @@ class NodePoolSpec(Record):
     bootDiskSize: Quantity | None
     delivery: Delivery | None
     clusterAutoscaler: ClusterAutoscaler | None
+    price: PoolPrice | None
 
 
 class NodePool(Record):

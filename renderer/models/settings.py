@@ -106,6 +106,46 @@ class ImpactSettings(Record):
 
     maxNewPendingPods: int
     vmMemoryOverheadPercent: float
+    maxMonthlyCostIncrease: float | None
+
+
+class PricingSettings(Record):
+    """Where node prices come from and how reports state them (see docs/cost.md)."""
+
+    source: Literal["builtin", "file"]
+    file: str | None
+    region: str | None
+    regions: dict[str, str]
+    purchaseOption: Literal["on-demand", "spot"]
+    discountPercent: float
+    currency: str
+    hoursPerMonth: int
+    cpuToMemoryWeight: float | None
+    staleAfterDays: int
+
+
+def check_price_file(value: str) -> str:
+    """A price file inside the repository (settings travel with the policies: a pull request must not make the
+    reports read a file elsewhere on the runner)."""
+    parts = value.replace("\\", "/").split("/")
+    if not value or value.startswith(("/", "\\")) or (len(value) > 1 and value[1] == ":") or ".." in parts:
+        raise ValueError(
+            f'"{value}" leaves the repository; write a path relative to the repository root without ".." (settings '
+            "travel with the policies, so a pull request could otherwise make the reports read any file)"
+        )
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise ValueError("the path contains a control character; write a plain path such as prices/default.json")
+    return value
+
+
+def check_pricing(value: PricingSettings | None) -> PricingSettings | None:
+    if value is None:
+        return value
+    if value.source == "file" and not value.file:
+        raise ValueError("source: file needs file: the path of an OpenCost default.json or price sheet (.csv)")
+    if value.source == "builtin" and value.file:
+        raise ValueError("file is read with source: file; set source: file, or remove file to use the builtin prices")
+    return value
 
 
 class Limits(Record):
@@ -126,3 +166,4 @@ class Settings(Record):
     #: platform -> profile (``renderer/platforms/``): which default reservation its pools get
     platformDefaults: dict[str, str]
     impact: ImpactSettings
+    pricing: PricingSettings | None

@@ -128,6 +128,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("loading",),
     ("platforms",),  # below models: the schemas check platform and formula names, pools are detected as they are read
     ("models",),
+    ("cost",),  # prices and their arithmetic: below capacity, so capacity-level reports and reporters price with it
     ("validation",),
     ("capacity",),
     ("lint", "render"),

@@ -50,6 +50,7 @@ OUTPUTS = {
     "nodes-drifted",
     "pods-over",
     "pods-pending",
+    "monthly-cost-change",
     "capacity-report",
     "comment-url",
 }

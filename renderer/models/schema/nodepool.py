@@ -9,10 +9,13 @@ from pydantic import AfterValidator, Field, WithJsonSchema
 from renderer import platforms
 from renderer.models import nodepool as records
 from renderer.models.nodepool import (
+    CURRENCY_PATTERN,
+    PRICE_PATTERN,
     check_capacity,
     check_capacity_key,
     check_cluster_autoscaler,
     check_delivery,
+    check_pool_price,
     check_talos,
     check_template_base,
 )
@@ -133,6 +136,28 @@ class ClusterAutoscaler(Strict, records.ClusterAutoscaler):
     )
 
 
+class PoolPrice(Strict, records.PoolPrice):
+    """What one node of the pool costs (on-prem, negotiated or reserved prices): hourly or monthly, one of them."""
+
+    hourly: str | None = Field(
+        default=None,
+        pattern=PRICE_PATTERN,
+        description='price of one node per hour, as a decimal string (e.g. "0.34"); wins over every other price '
+        "source (docs/cost.md)",
+    )
+    monthly: str | None = Field(
+        default=None,
+        pattern=PRICE_PATTERN,
+        description='price of one node per month, as a decimal string (e.g. "248.20"), divided by '
+        "pricing.hoursPerMonth for the hourly price",
+    )
+    currency: str | None = Field(
+        default=None,
+        pattern=CURRENCY_PATTERN,
+        description="ISO 4217 code of the price; must be pricing.currency (default: pricing.currency)",
+    )
+
+
 class NodePoolSpec(Strict, records.NodePoolSpec):
     labels: Labels = Field(default_factory=dict)
     capacity: Annotated[dict[CapacityKey, NonNegativeQuantity], AfterValidator(check_capacity)]
@@ -162,6 +187,11 @@ class NodePoolSpec(Strict, records.NodePoolSpec):
         default=None,
         description="Cluster Autoscaler on AWS: tag these Auto Scaling groups with the pool's allocatable for scale "
         "from zero",
+    )
+    price: Annotated[PoolPrice | None, AfterValidator(check_pool_price)] = Field(
+        default=None,
+        description="what one node of the pool costs, for the priced reports (docs/cost.md); default: the price "
+        "source of pricing in .allocatable.yaml",
     )
 
 

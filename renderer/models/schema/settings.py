@@ -8,8 +8,16 @@ from pydantic import AfterValidator, Field, WithJsonSchema
 
 from renderer.loading.files import MAX_FILE_BYTES_CEILING
 from renderer.models import settings as records
+from renderer.models.nodepool import CURRENCY_PATTERN
 from renderer.models.schema.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
-from renderer.models.settings import RULE_CODE_PATTERN, RuleSeverity, check_output_dir, check_rule_code
+from renderer.models.settings import (
+    RULE_CODE_PATTERN,
+    RuleSeverity,
+    check_output_dir,
+    check_price_file,
+    check_pricing,
+    check_rule_code,
+)
 from renderer.platforms import check_platform_defaults as _check_platform_defaults
 
 
@@ -51,6 +59,7 @@ class Thresholds(Strict, records.Thresholds):
 
 
 OutputDir = Annotated[str, AfterValidator(check_output_dir)]
+PriceFile = Annotated[str, AfterValidator(check_price_file)]
 
 
 class KarpenterSettings(Strict, records.KarpenterSettings):
@@ -157,6 +166,75 @@ class ImpactSettings(Strict, records.ImpactSettings):
         description="Karpenter's --vm-memory-overhead-percent as your controller runs it (default 0.075): the "
         "provisioner view compares its estimate with real nodes",
     )
+    maxMonthlyCostIncrease: float | None = Field(
+        default=None,
+        ge=0,
+        le=1_000_000_000,
+        description="exit 1 when the change adds more than this to the monthly bill, in pricing.currency (the fleet "
+        "change: nodes the autoscaler adds less nodes freed, priced; needs pricing; docs/cost.md)",
+    )
+
+
+class PricingSettings(Strict, records.PricingSettings):
+    """Where node prices come from and how reports state them (see docs/cost.md)."""
+
+    source: Literal["builtin", "file"] = Field(
+        default="builtin",
+        description="builtin: the dated price snapshot shipped with allocatable (AWS EC2, Azure VMs, Compute Engine; "
+        "on-demand Linux, spot where published); file: an OpenCost/Kubecost custom pricing file (file)",
+    )
+    file: PriceFile | None = Field(
+        default=None,
+        description="with source: file, an OpenCost default.json (CPU, RAM, GPU $ per hour) or price sheet (.csv: "
+        "EndTimestamp,InstanceID,Region,AssetClass,InstanceIDField,InstanceType,MarketPriceHourly,Version), relative "
+        "to the repository root",
+    )
+    region: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="the region prices are looked up in (us-east-1, eastus, us-central1) for pools without a "
+        "topology.kubernetes.io/region label",
+    )
+    regions: dict[Literal["aws", "azure", "gce"], str] = Field(  # type: ignore[assignment]  # keys checked
+        default_factory=dict,
+        description="per provider, the region when pools of several clouds share the repo (wins over region)",
+    )
+    purchaseOption: Literal["on-demand", "spot"] = Field(
+        default="on-demand", description="which published price a node costs: on-demand or spot"
+    )
+    discountPercent: float = Field(
+        default=0,
+        ge=0,
+        lt=100,
+        description="taken off every builtin or file price (an enterprise discount, a savings plan's average); not "
+        "off NodePool spec.price, which is the price paid",
+    )
+    currency: str = Field(
+        default="USD",
+        pattern=CURRENCY_PATTERN,
+        description="ISO 4217 code every price must be in (the builtin snapshot is USD); a mismatch is an error, "
+        "never converted",
+    )
+    hoursPerMonth: int = Field(
+        default=730,
+        ge=672,
+        le=744,
+        description="hours in a month for monthly figures: 730 (365 × 24 / 12), as the clouds' price pages use",
+    )
+    cpuToMemoryWeight: float | None = Field(
+        default=None,
+        gt=0,
+        le=1000,
+        description="how many GiB-hours of memory one core-hour is worth when a node price is split into unit "
+        "prices (AWS, Azure, sheets); default: OpenCost's, 0.031611 / 0.004237 (its default.json, GCP us-central1)",
+    )
+    staleAfterDays: int = Field(
+        default=180,
+        ge=1,
+        le=3650,
+        description="reports say so (info) when the builtin prices are older than this many days",
+    )
 
 
 class Limits(Strict, records.Limits):
@@ -189,3 +267,8 @@ class Settings(Strict, records.Settings):
     )
     platformDefaults: PlatformDefaults = Field(default_factory=dict)
     impact: ImpactSettings = Field(default_factory=ImpactSettings)
+    pricing: Annotated[PricingSettings | None, AfterValidator(check_pricing)] = Field(
+        default=None,
+        description="price every report (explain, diff, the impact report and the PR comment) in this currency; "
+        "absent: no report prices (docs/cost.md)",
+    )

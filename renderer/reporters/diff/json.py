@@ -49,4 +49,8 @@ def as_json(d: DiffResult) -> dict[str, Any]:
         from renderer.reporters.impact.json import as_json as impact_json
 
         out["impact"] = impact_json(d.impact)
+    if d.cost is not None:
+        from renderer.capacity.cost import change_json
+
+        out["cost"] = change_json(d.cost)
     return out

@@ -32,10 +32,20 @@ def write(result: DiffResult, out: TextIO) -> None:
     out.write(markdown(result))
 
 
+def _cost_lead(d: DiffResult) -> list[str]:
+    """The money first, when the change moved it (docs/cost.md); nothing otherwise."""
+    if d.cost is None:
+        return []
+    from renderer.reporters.costs import change_markdown
+
+    return change_markdown(d.cost)
+
+
 def markdown(d: DiffResult) -> str:
     res = _resources(d)
     out = [
         MARKER,
+        *_cost_lead(d),
         f"### Capacity diff: {markdown_code(d.base_label)} → {md(d.head_label)}",
         "",
     ]

@@ -64,4 +64,8 @@ def text(d: DiffResult) -> str:
         from renderer.reporters.impact.text import section
 
         out += ["", *section(d.impact)]
+    if d.cost is not None:
+        from renderer.reporters.costs import change_text
+
+        out += ["", *change_text(d.cost)]
     return "\n".join(out) + "\n"

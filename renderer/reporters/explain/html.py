@@ -252,4 +252,9 @@ def html(model: CapacityModel, pools: list[PoolCapacity]) -> str:
 
 
 def write(explained: Explained, out: TextIO) -> None:
-    out.write(html(explained.model, explained.pools))
+    page = html(explained.model, explained.pools)
+    if explained.cost is not None:
+        from renderer.reporters.costs import explain_html
+
+        page = page.replace("</main>", explain_html(explained.cost) + "</main>", 1)
+    out.write(page)

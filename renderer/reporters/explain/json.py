@@ -11,4 +11,9 @@ from renderer.reporters.jsonout import write_json
 
 
 def write(explained: Explained, out: TextIO) -> None:
-    write_json(as_json(explained.model, explained.pools), out)
+    doc = as_json(explained.model, explained.pools)
+    if explained.cost is not None:
+        from renderer.capacity.cost import explain_json
+
+        doc["cost"] = explain_json(explained.cost)
+    write_json(doc, out)

@@ -11,6 +11,10 @@ from renderer.reporters.explain.text import count
 
 def write(explained: Explained, out: TextIO) -> None:
     out.write(markdown(explained.model, explained.pools))
+    if explained.cost is not None:
+        from renderer.reporters.costs import explain_markdown
+
+        out.write("\n".join(["", *explain_markdown(explained.cost)]))
 
 
 def _md_table(rows: list[list[str]]) -> list[str]:

@@ -30,6 +30,10 @@ def write(explained: Explained, out: TextIO, wide: bool = False) -> None:
     """The report, written in pieces of about ``_CHUNK_LINES`` lines."""
     for piece in pieces(explained.model, explained.pools, wide):
         out.write(piece)
+    if explained.cost is not None:
+        from renderer.reporters.costs import explain_text
+
+        out.write("\n".join(["", *explain_text(explained.cost)]) + "\n")
 
 
 def pieces(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> Iterator[str]:

@@ -1,0 +1,109 @@
+"""What pricing costs (docs/cost.md): the same commands with and without a ``pricing`` block, paired A B A B.
+
+    python bench/cost.py OUTDIR [--lint-size 10000] [--nodes 20000] [--pods 20000] [--pairs 3]
+
+1. ``allocatable lint -o json`` on the ``synthetic`` shape of ``--lint-size`` documents, its ``.allocatable.yaml`` as
+   generated (A) and with ``pricing: {region: us-east-1}`` added (B): a lint never imports ``renderer.cost``, so B
+   should cost what A costs;
+2. ``allocatable diff repo --base main --nodes nodes.json --pods pods.json -o json`` on ``bench/impact.py``'s
+   generated cluster (``--nodes`` nodes of the ``inventory`` fleet, ``--pods`` pods), the repo without (A) and with
+   (B) the pricing block in both revisions: B prices every changed pool and every pool the autoscaler moves.
+
+Prints the median CPU seconds of each side, the median of the pair-by-pair ratios B / A and its range. Figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from impact import git, prepare  # noqa: E402
+from run import Run, allocatable_command, paired  # noqa: E402
+
+PRICING = "pricing:\n  region: us-east-1\n"
+
+
+def _priced_copy(plain: Path, priced: Path) -> None:
+    if priced.exists():
+        shutil.rmtree(priced)
+    shutil.copytree(plain, priced, ignore=shutil.ignore_patterns(".git"))
+    settings = priced / ".allocatable.yaml"
+    text = (
+        settings.read_text(encoding="utf-8")
+        if settings.exists()
+        else ("apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n")
+    )
+    settings.write_text(text.rstrip("\n") + "\n" + PRICING, encoding="utf-8")
+
+
+def _summary(label: str, a: list[Run], b: list[Run]) -> str:
+    ratios = [y.cpu / x.cpu for x, y in zip(a, b, strict=True)]
+    return (
+        f"| {label} | {statistics.median(r.cpu for r in a):.2f} | {statistics.median(r.cpu for r in b):.2f} | "
+        f"x{statistics.median(ratios):.3f} | {min(ratios):.3f} - {max(ratios):.3f} | "
+        f"{max(r.rss_mb for r in a):.0f} / {max(r.rss_mb for r in b):.0f} | "
+        f"{sorted({r.exit_code for r in a + b})} |"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--lint-size", type=int, default=10000)
+    parser.add_argument("--nodes", type=int, default=20000)
+    parser.add_argument("--pods", type=int, default=20000)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--skip-lint", action="store_true")
+    parser.add_argument("--skip-diff", action="store_true")
+    args = parser.parse_args()
+    out: Path = args.out.resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = allocatable_command()
+    print(
+        "| command | without pricing, CPU s | with pricing, CPU s | ratio (median of pairs) | ratio range | "
+        "peak RSS MB | exit codes |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    if not args.skip_lint:
+        plain = out / "lint-plain"
+        if not plain.exists():
+            subprocess.run(
+                [sys.executable, str(HERE / "generate.py"), "synthetic", str(args.lint_size), str(plain)],
+                check=True,
+                capture_output=True,
+            )
+        _priced_copy(plain, out / "lint-priced")
+        a, b = paired(
+            [*cmd, "lint", "-o", "json", str(plain)], [*cmd, "lint", "-o", "json", str(out / "lint-priced")], args.pairs
+        )
+        print(_summary(f"lint, synthetic {args.lint_size:,} documents", a, b), flush=True)
+    if not args.skip_diff:
+        cluster = out / "cluster"
+        prepare(cluster, args.nodes, args.pods)
+        priced = cluster / "repo-priced"
+        if not (priced / ".git").is_dir():
+            git(cluster / "repo", "stash", "-q")  # the base as committed, priced in both revisions
+            _priced_copy(cluster / "repo", priced)
+            git(cluster / "repo", "stash", "pop", "-q")
+            git(priced, "init", "-q", "-b", "main")
+            git(priced, "add", "-A")
+            git(priced, "commit", "-q", "-m", "base")
+            for path in sorted((cluster / "repo" / "reservations").glob("*.yaml")):
+                shutil.copy(path, priced / "reservations" / path.name)  # the same change in the work tree
+        diff = ["diff", "--base", "main", "--nodes", "nodes.json", "--pods", "pods.json", "-o", "json"]
+        a, b = paired(
+            [*cmd, diff[0], "repo", *diff[1:]], [*cmd, diff[0], "repo-priced", *diff[1:]], args.pairs, cwd=cluster
+        )
+        print(_summary(f"diff --base, {args.nodes:,} nodes and {args.pods:,} pods", a, b), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
