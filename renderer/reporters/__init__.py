@@ -30,7 +30,7 @@ from renderer.reporters.findings import Report
 __all__ = ["DERIVED", "REPORT_TYPES", "Report", "Writer", "get", "names", "split"]
 
 #: The report types, each a package of formats.
-REPORT_TYPES = ("findings", "explain", "verify", "diff", "sizing", "impact")
+REPORT_TYPES = ("findings", "explain", "verify", "diff", "sizing", "impact", "recommend")
 #: The formats every report type with a ``json`` format has, made from its JSON document; the value: whether the
 #: format takes an argument (``jsonpath=TEMPLATE``).
 DERIVED = {"yaml": False, "jsonpath": True}
