@@ -669,4 +669,13 @@ def recommend_queries(paths: list[Path], *, max_file_bytes: int | None = None) -
 def _selectors(policies: PolicySet) -> RecommendSelectors:
     from renderer.recommend.queries import Selectors
 
-    return Selectors()
+    chosen = policies.settings.recommend.selectors
+    return Selectors(
+        cadvisor=chosen.cadvisor,
+        kubelet=chosen.kubelet,
+        kube_state_metrics=chosen.kubeStateMetrics,
+        reserved_ids=chosen.reservedCgroups,
+        pods_ids=chosen.podsCgroups,
+        cpu_quantile=f"{chosen.cpuQuantile:g}",
+        memory_metric=chosen.memoryMetric,
+    )

@@ -170,18 +170,15 @@ def _print_queries(args: argparse.Namespace) -> int:
 
     from renderer.pipeline import recommend_queries
     from renderer.recommend.prometheus import Server
+    from renderer.recommend.queries import promtool_command
 
     start, end = _window(args)
     url = Server(args.prometheus).shown if args.prometheus else "http://prometheus:9090"
     lines = []
     stamp = {t: datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ") for t in (start, end)}
     for q in recommend_queries(paths_of(args), max_file_bytes=args.max_file_size):
-        promql = q.promql.replace("'", "'\\''")
         lines.append(f"# {q.name}: {q.what}")
-        lines.append(
-            f"promtool query range -o json --start={stamp[start]} --end={stamp[end]} --step=24h {url} '{promql}' "
-            f"> {q.name}.json"
-        )
+        lines.append(promtool_command(q, stamp[start], stamp[end], url))
     sys.stdout.write("\n".join(lines) + "\n")
     return EXIT_OK
 

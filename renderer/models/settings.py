@@ -108,6 +108,24 @@ class ImpactSettings(Record):
     vmMemoryOverheadPercent: float
 
 
+class RecommendSelectors(Record):
+    """The label matchers and cgroup ids of ``allocatable recommend``'s queries (``renderer.recommend.queries``)."""
+
+    cadvisor: str
+    kubelet: str
+    kubeStateMetrics: str
+    reservedCgroups: str
+    podsCgroups: str
+    cpuQuantile: float
+    memoryMetric: str
+
+
+class RecommendSettings(Record):
+    """``allocatable recommend`` for setups other than kube-prometheus-stack (docs/recommend.md)."""
+
+    selectors: RecommendSelectors
+
+
 class Limits(Record):
     maxFileBytes: int
 
@@ -126,3 +144,4 @@ class Settings(Record):
     #: platform -> profile (``renderer/platforms/``): which default reservation its pools get
     platformDefaults: dict[str, str]
     impact: ImpactSettings
+    recommend: RecommendSettings

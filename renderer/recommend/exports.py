@@ -131,7 +131,8 @@ class _Window:
                     continue
                 if len(self.text) - i > MAX_MEMBER_CHARS:
                     raise self.error(f"{what} is larger than {MAX_MEMBER_CHARS} characters", i) from None
-                where = "the export ends early (truncated?)" if exc.pos >= len(self.text) else "invalid JSON"
+                ended = exc.pos >= len(self.text.rstrip()) or exc.msg.startswith("Unterminated string")
+                where = "the export ends early (truncated?)" if self.eof and ended else "invalid JSON"
                 raise self.error(f"{where}: {exc.msg}", exc.pos) from None
             except RecursionError:
                 raise self.error(f"{what} is nested too deeply", i) from None

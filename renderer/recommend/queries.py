@@ -56,6 +56,9 @@ class Selectors(NamedTuple):
     pods_ids: str = "/kubepods.slice|/kubepods"
     #: the percentile of the pods' cpu usage / requests per node and day (the commit percent's statistic)
     cpu_quantile: str = "0.99"
+    #: the memory series: the working set (what the kubelet's eviction reads) or the RSS (what OpenShift's
+    #: SystemMemoryExceedsReservation alert reads)
+    memory_metric: str = "container_memory_working_set_bytes"
 
 
 class Query(NamedTuple):
@@ -68,19 +71,21 @@ class Query(NamedTuple):
     metrics: tuple[str, ...]
 
 
-def queries(s: Selectors = Selectors()) -> tuple[Query, ...]:
-    """The queries for selectors ``s``, in the order they are asked and printed."""
+def queries(s: Selectors | None = None) -> tuple[Query, ...]:
+    """The queries for selectors ``s`` (default: kube-prometheus-stack's), in the order they are asked and printed."""
+    s = s or Selectors()
     pods_cpu = f'sum by (node) (rate(container_cpu_usage_seconds_total{{{s.cadvisor}, id=~"{s.pods_ids}"}}[5m]))'
-    pods_mem = f'sum by (node) (container_memory_working_set_bytes{{{s.cadvisor}, id=~"{s.pods_ids}"}})'
+    pods_mem = f'sum by (node) ({s.memory_metric}{{{s.cadvisor}, id=~"{s.pods_ids}"}})'
     requests = "sum by (node) (kube_pod_container_resource_requests{{{sel}, resource=\"{r}\"}})"
     return (
         Query(
             "reserved_memory",
-            "daily peak working set of /system.slice, kubelet.service and the runtime's service, per node and cgroup",
-            f"max by (node, id) (max_over_time(container_memory_working_set_bytes{{{s.cadvisor}, "
+            f"daily peak {s.memory_metric} of /system.slice, kubelet.service and the runtime's service, per node and "
+            "cgroup",
+            f"max by (node, id) (max_over_time({s.memory_metric}{{{s.cadvisor}, "
             f'id=~"{s.reserved_ids}"}}[1d]))',
             ("node", "id"),
-            ("container_memory_working_set_bytes",),
+            (s.memory_metric,),
         ),
         Query(
             "reserved_cpu",
@@ -100,11 +105,11 @@ def queries(s: Selectors = Selectors()) -> tuple[Query, ...]:
         ),
         Query(
             "pods_memory_ratio",
-            "daily peak of the pods' working set over their memory requests, per node",
+            f"daily peak of the pods' {s.memory_metric} over their memory requests, per node",
             f"max_over_time(({pods_mem} / {requests.format(sel=s.kube_state_metrics, r='memory')})"
             f"[1d:{SUBQUERY_STEP}])",
             ("node",),
-            ("container_memory_working_set_bytes", "kube_pod_container_resource_requests"),
+            (s.memory_metric, "kube_pod_container_resource_requests"),
         ),
         Query(
             "pods_cpu_ratio",
@@ -125,10 +130,8 @@ def by_name(qs: tuple[Query, ...] = QUERIES) -> dict[str, Query]:
     return {q.name: q for q in qs}
 
 
-def promtool_command(q: Query, start: int, end: int, url: str = "http://prometheus:9090") -> str:
-    """The ``promtool query range`` command line that exports ``q`` over [start, end] at one-day steps (promtool takes Go durations: 24h) into the
-    file ``--usage`` reads. ``start``/``end``: Unix seconds."""
+def promtool_command(q: Query, start: str, end: str, url: str = "http://prometheus:9090") -> str:
+    """The ``promtool query range`` command line that exports ``q`` over [start, end] (RFC 3339 or Unix seconds) at
+    one-day steps (promtool takes a Go duration: ``24h``) into the file ``--usage`` reads, quoted for a POSIX shell."""
     promql = q.promql.replace("'", "'\\''")
-    return (
-        f"promtool query range -o json --start={start} --end={end} --step=24h {url} '{promql}' > {q.name}.json"
-    )
+    return f"promtool query range -o json --start={start} --end={end} --step=24h {url} '{promql}' > {q.name}.json"
