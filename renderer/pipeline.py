@@ -650,7 +650,7 @@ def recommend(
         dump = read_nodes(nodes, None, max_file_bytes)
     model = build(result.policies)
     opts = replace(options or Options(), cpu_ceiling=result.policies.settings.thresholds.cpuCommitCeilingPercent)
-    return Recommended(result, recommend_pools(model, measured, dump, pools, opts, review))
+    return Recommended(result, recommend_pools(model, measured, dump, pools, opts, review, asked))
 
 
 #: ``--usage`` exports are streamed: their bound is larger than a policy file's (a raw fortnight is hundreds of MB).

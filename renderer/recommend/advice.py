@@ -335,29 +335,29 @@ def _cpu_commit(nodes: list[NodeDays], current: int, opts: Options) -> Commit:
     p = max(p, 5)
     why = (
         f"the pods' p99 cpu usage reached {ratio:.0%} of their requests (largest daily p99, {node}); packed to "
-        f"{p} %, usage stays under {opts.cpu_target:.0%} of allocatable (100 × {opts.cpu_target:g} / {ratio:.3f} = "
+        f"{p}%, usage stays under {opts.cpu_target:.0%} of allocatable (100 × {opts.cpu_target:g} / {ratio:.3f} = "
         f"{raw:.1f}, down to a multiple of 5"
     )
     why += f", capped at thresholds.cpuCommitCeilingPercent {opts.cpu_ceiling})" if raw > opts.cpu_ceiling else ")"
     if p < 100:
         why += "; the pods use more cpu than their requests allow at this target: under-commit"
     elif p == 100:
-        why += ": keep 100 %"
+        why += ": keep 100%"
     return Commit("cpu", current, ratio, node, day, p, why)
 
 
 def _memory_commit(nodes: list[NodeDays], current: int) -> Commit:
     ratio, node, day = _peak(nodes, "memory_ratio", None)
     if ratio <= 0:
-        return Commit("memory", current, ratio, node, day, 100, "no memory usage measured: keep 100 %")
+        return Commit("memory", current, ratio, node, day, 100, "no memory usage measured: keep 100%")
     raw = 100 / (ratio * (1 + MARGIN))
     p = max(min(_five_down(raw), MEMORY_COMMIT_CAP), 5)
     why = (
-        f"the pods' peak working set reached {ratio:.0%} of their requests ({node}); memory follows peaks, never "
-        f"percentiles (over-commit ends in OOM kills): 100 / ({ratio:.3f} × 1.15) = {raw:.1f}, down to a multiple of 5"
+        f"the pods' peak memory reached {ratio:.0%} of their requests ({node}); memory follows peaks, never "
+        f"percentiles (over-commit ends in OOM kills): 100 / ({ratio:.3f} × 1.15) = {raw:.1f}"
     )
     if p < 100:
-        why += "; the pods' peaks come too close to or exceed their requests: under-commit"
+        why += ", down to a multiple of 5; the pods' peaks come too close to or exceed their requests: under-commit"
     else:
-        why += "; memory is never over-committed (AL201: pods that use their requests would be OOM-killed): keep 100 %"
+        why += ", but memory is never over-committed (AL201: pods that use their requests would be OOM-killed): keep 100%"
     return Commit("memory", current, ratio, node, day, p, why)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from renderer.recommend.advice import Options, PoolAdvice, advise
 from renderer.recommend.documents import documents
 from renderer.recommend.nodes import node_days
+from renderer.recommend.queries import Query
 from renderer.recommend.result import Recommendation
 from renderer.recommend.usage import Usage
 
@@ -59,8 +60,10 @@ def recommend_pools(
     only: Sequence[str] | None,
     opts: Options,
     review: str,
+    queries: tuple[Query, ...] = (),
 ) -> Recommendation:
-    """The advice for every pool with usage (or those of ``only``), and the documents it writes."""
+    """The advice for every pool with usage (or those of ``only``), and the documents it writes; ``queries``: those
+    asked, a note naming the metrics of each that answered with no series at all."""
     per_node = node_days(usage)
     by_name = {pc.pool.name: pc for pc in model.pools}
     inventory = {pc.pool.name for pc in model.pools if pc.pool.origin == "Node"}
@@ -108,6 +111,15 @@ def recommend_pools(
         unplaced=unplaced[:20],
         unplaced_count=len(unplaced),
     )
+    for q in queries:
+        if q.name not in usage.days:
+            rec.notes.append(f"{q.name}: no export read (--usage {q.name}.json; --print-queries prints its query)")
+        elif not usage.days[q.name]:
+            verb = "are" if len(q.metrics) > 1 else "is"
+            rec.notes.append(
+                f"{q.name}: no series at all; check that {' and '.join(q.metrics)} {verb} scraped with a node label "
+                "(recommend.selectors in .allocatable.yaml for other setups)"
+            )
     rec.notes.extend(usage.issues())
     rec.notes.extend(f"{source}: the server warned: {text}" for source, text in usage.warnings)
     docs, replaces, notes = documents(model, pools)

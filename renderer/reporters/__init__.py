@@ -15,7 +15,7 @@ need their goldens like any format. A format that takes an argument is named ``f
 What each report type's ``write`` takes: ``findings`` a :class:`renderer.reporters.findings.Report`; ``explain`` a
 :class:`renderer.capacity.explain.Explained`; ``verify`` a :class:`renderer.verify.result.VerifyResult`; ``diff`` a
 :class:`renderer.capacity.diff.DiffResult`; ``sizing`` a :class:`renderer.reporters.sizing.Sizing`; ``impact`` the
-impact result (``renderer.impact``).
+impact result (``renderer.impact``); ``recommend`` a :class:`renderer.recommend.result.Recommendation`.
 """
 
 from __future__ import annotations

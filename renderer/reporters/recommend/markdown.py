@@ -67,7 +67,7 @@ def _pool(p: dict[str, Any]) -> list[str]:
             stat = "p99" if k["resource"] == "cpu" else "peak"
             ratio = f"{stat} {k['ratio']:.0%}" if k["ratio"] is not None else "-"
             lines.append(
-                _row([k["resource"], f"{k['currentPercent']} %", ratio, f"**{k['recommendedPercent']} %**", md(k["reasoning"])])
+                _row([k["resource"], f"{k['currentPercent']}%", ratio, f"**{k['recommendedPercent']}%**", md(k["reasoning"])])
             )
         lines.append("")
     for why in c["why"]:
@@ -87,8 +87,8 @@ def write(result: Recommendation, out: TextIO) -> None:
         "### Recommended reservations and commit percents",
         "",
         (f"Window {w['first']} to {w['last']} ({w['days']} days)" if w else "No usage in the window")
-        + f"; margin {m['marginPercent']} %, floor {m['floor']['memory']} / {m['floor']['cpu']}; cpu target "
-        f"{m['cpuTargetPercent']} % of allocatable.",
+        + f"; margin {m['marginPercent']}%, floor {m['floor']['memory']} / {m['floor']['cpu']}; cpu target "
+        f"{m['cpuTargetPercent']}% of allocatable.",
         "",
     ]
     for p in doc["pools"]:

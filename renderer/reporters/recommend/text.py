@@ -64,10 +64,10 @@ def _pool(p: dict[str, Any]) -> list[str]:
             rows.append(
                 [
                     k["resource"],
-                    f"{k['currentPercent']} %",
+                    f"{k['currentPercent']}%",
                     f"{stat} {k['ratio']:.0%}" if k["ratio"] is not None else "-",
                     f"{k['observedOn']['node']} {k['observedOn']['day']}",
-                    f"{k['recommendedPercent']} %",
+                    f"{k['recommendedPercent']}%",
                 ]
             )
         lines.extend(_table(rows))
@@ -86,8 +86,8 @@ def write(result: Recommendation, out: TextIO) -> None:
     w = doc["window"]
     lines = [
         (f"window {w['first']} to {w['last']} ({w['days']} days)" if w else "no usage in the window")
-        + f"; margin {m['marginPercent']} %, floor {m['floor']['memory']} / {m['floor']['cpu']}; cpu target "
-        f"{m['cpuTargetPercent']} % of allocatable"
+        + f"; margin {m['marginPercent']}%, floor {m['floor']['memory']} / {m['floor']['cpu']}; cpu target "
+        f"{m['cpuTargetPercent']}% of allocatable"
     ]
     for p in doc["pools"]:
         lines.append("")
