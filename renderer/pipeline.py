@@ -612,6 +612,7 @@ def recommend(
     server: Server | None = None,
     window: tuple[int, int] | None = None,
     nodes: str | None = None,
+    snapshot: list[str] | None = None,
     pools: list[str] | None = None,
     options: RecommendOptions | None = None,
     max_file_bytes: int | None = None,
@@ -619,8 +620,10 @@ def recommend(
 ) -> Recommended:
     """Reservations and commit percents per pool from measured usage: the ``usage`` exports (offline) or the
     ``server``'s answers over ``window`` (Unix seconds), nodes placed into pools by the inventory and ``nodes`` (a
-    ``kubectl get nodes`` dump). Raises ``UsageInputError`` for usage that cannot be read, ``SnapshotError`` for a
-    dump that cannot be read, ``KeyError`` for a pool in ``pools`` the repo does not have."""
+    ``kubectl get nodes`` dump) or the ``snapshot``'s nodes; with ``snapshot`` (``kubectl get nodes,pods -A -o json``),
+    the snapshot's pods re-packed under the recommended documents (``_impact``): the nodes freed per pool. Raises
+    ``UsageInputError`` for usage that cannot be read, ``SnapshotError`` for a dump that cannot be read, ``KeyError``
+    for a pool in ``pools`` the repo does not have."""
     from dataclasses import replace
 
     from renderer.capacity.model import build
@@ -629,6 +632,11 @@ def recommend(
     from renderer.recommend.run import recommend_pools
     from renderer.recommend.source import read_files
 
+    cluster = None
+    if snapshot:
+        from renderer.impact.snapshot import read_snapshot
+
+        cluster = read_snapshot(snapshot, None, max_file_bytes)  # first: a bad dump costs no usage read
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
         result.finish(result.findings)
@@ -643,14 +651,22 @@ def recommend(
         measured = fetch(server, asked, window[0], window[1], usage_bytes)
     else:
         measured = read_files(usage or [], asked, usage_bytes)
-    dump = []
+    dump: list[Pool] = []
     if nodes is not None:
         from renderer.verify.nodes import read_nodes
 
         dump = read_nodes(nodes, None, max_file_bytes)
+    elif cluster is not None:
+        dump = cluster.pools
     model = build(result.policies)
     opts = replace(options or Options(), cpu_ceiling=result.policies.settings.thresholds.cpuCommitCeilingPercent)
-    return Recommended(result, recommend_pools(model, measured, dump, pools, opts, review, asked))
+    advice = recommend_pools(model, measured, dump, pools, opts, review, asked)
+    if cluster is not None and advice.documents:
+        from renderer.recommend.repack import apply, nodes_freed
+
+        after = apply(result.policies, advice.documents)
+        nodes_freed(advice, _impact(cluster, result.policies, after, "recommend", "the repo", "the recommendation"))
+    return Recommended(result, advice)
 
 
 #: ``--usage`` exports are streamed: their bound is larger than a policy file's (a raw fortnight is hundreds of MB).

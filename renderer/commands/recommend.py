@@ -126,6 +126,19 @@ def register(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--nodes", metavar="FILE", default=None, help="kubectl get nodes -o json|yaml: places nodes into NodePools"
     )
+    parser.add_argument(
+        "--pods",
+        metavar="FILE",
+        default=None,
+        help="kubectl get pods -A -o json (with --nodes): re-pack them under the recommendation, nodes freed per pool",
+    )
+    parser.add_argument(
+        "--snapshot",
+        metavar="FILE",
+        default=None,
+        help="kubectl get nodes,pods -A -o json: places the nodes (unless --nodes) and re-packs the pods under the "
+        "recommendation (docs/impact.md's simulation): the nodes freed per pool",
+    )
     parser.add_argument("--pool", metavar="NAME", action="append", default=None, help="only this pool (repeatable)")
     parser.add_argument(
         "-o",
@@ -203,6 +216,9 @@ def run(args: argparse.Namespace) -> int:
         return error("--bearer-token-file, --username, --password-file and --certificate-authority go with --prometheus")
     if any(is_stdin(u) for u in args.usage or []):
         return error("--usage reads files named after their query; standard input has no name: write it to a file")
+    if args.pods is not None and (args.nodes is None or args.snapshot is not None):
+        return error("--pods goes with --nodes (the nodes they run on); or give both in one List with --snapshot")
+    snapshot = [args.snapshot] if args.snapshot else [args.nodes, args.pods] if args.pods else None
     from renderer.pipeline import recommend
     from renderer.recommend.advice import Options
     from renderer.recommend.source import UsageInputError
@@ -210,6 +226,10 @@ def run(args: argparse.Namespace) -> int:
 
     paths = paths_of(args)
     review = "allocatable diff --base HEAD" + (f" {args.paths.as_posix()}" if args.paths is not None else "")
+    if args.snapshot:
+        review += f" --snapshot {args.snapshot}"
+    elif args.pods:
+        review += f" --nodes {args.nodes} --pods {args.pods}"
     try:
         done = recommend(
             paths,
@@ -217,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
             server=_server(args) if args.prometheus else None,  # type: ignore[arg-type]
             window=_window(args),
             nodes=args.nodes,
+            snapshot=snapshot,
             pools=args.pool,
             options=Options(min_days=args.min_days, min_nodes=args.min_nodes, cpu_target=args.cpu_target / 100),
             max_file_bytes=args.max_file_size,

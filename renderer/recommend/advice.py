@@ -140,6 +140,8 @@ class PoolAdvice:
     reservations: list[Reservation] = field(default_factory=list)
     slope: Slope | None = None
     commits: list[Commit] = field(default_factory=list)
+    #: with a snapshot: (the pool's nodes in it, nodes freed, pods newly Pending, nodes to add) under the documents
+    repack: tuple[int, int, int, int] | None = None
 
 
 def round_up(value: float, resource: str) -> float:

@@ -31,6 +31,8 @@ class Recommendation:
     #: (document ref, the file it replaces or "" for a new one)
     replaces: list[tuple[str, str]] = field(default_factory=list)
     review: str = ""
+    #: a snapshot's pods were re-packed under the documents (``PoolAdvice.repack``)
+    repacked: bool = False
 
     @property
     def below_coverage(self) -> list[str]:

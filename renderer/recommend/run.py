@@ -80,7 +80,7 @@ def recommend_pools(
                 unplaced.append(f"{node} (its labels match no NodePool's spec.labels)")
                 continue
         else:
-            unplaced.append(f"{node} (not in the inventory nor in --nodes)")
+            unplaced.append(f"{node} (not in the inventory nor in the node dump)")
             continue
         placed.setdefault(pool, []).append(node)
     missing = [name for name in only or [] if name not in by_name]

@@ -100,7 +100,7 @@ def test_the_planted_fleet() -> None:
     batch = pools["batch"]
     assert not batch.reservations and not batch.commits
     assert batch.coverage.why[0] == "3 days of data, 7 needed (--min-days)"
-    assert result.unplaced == ["stray-1 (not in the inventory nor in --nodes)"]  # type: ignore[attr-defined]
+    assert result.unplaced == ["stray-1 (not in the inventory nor in the node dump)"]  # type: ignore[attr-defined]
 
 
 def test_openshifts_alert_would_not_fire_on_the_recommended_total() -> None:

@@ -88,6 +88,11 @@ def _pool(p: PoolAdvice) -> dict[str, Any]:
             for k in p.commits
         ],
     }
+    if p.repack is not None:
+        nodes, freed, pending, add = p.repack
+        out["repack"] = {"nodes": nodes, "nodesFreed": freed, "newPending": pending, "nodesToAdd": add}
+    else:
+        out["repack"] = None
     s = p.slope
     if s is not None:
         out["slope"] = {

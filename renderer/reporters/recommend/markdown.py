@@ -70,6 +70,13 @@ def _pool(p: dict[str, Any]) -> list[str]:
                 _row([k["resource"], f"{k['currentPercent']}%", ratio, f"**{k['recommendedPercent']}%**", md(k["reasoning"])])
             )
         lines.append("")
+    r = p["repack"]
+    if r is not None:
+        lines.append(
+            f"The snapshot's pods re-packed under the documents ({r['nodes']} nodes): **{r['nodesFreed']} node(s) "
+            f"freed**, {r['newPending']} pod(s) newly Pending, {r['nodesToAdd']} node(s) to add."
+        )
+        lines.append("")
     for why in c["why"]:
         lines.append(f"- no recommendation: {md(why)}")
     lines.extend(f"- missing: {md(m)}" for m in c["missing"])

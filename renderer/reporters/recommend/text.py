@@ -72,6 +72,12 @@ def _pool(p: dict[str, Any]) -> list[str]:
             )
         lines.extend(_table(rows))
         lines.extend(f"    {k['resource']}: {k['reasoning']}" for k in p["commit"])
+    r = p["repack"]
+    if r is not None:
+        lines.append(
+            f"  the snapshot's pods re-packed under the documents ({r['nodes']} node{'s' if r['nodes'] != 1 else ''}): "
+            f"{r['nodesFreed']} node(s) freed, {r['newPending']} pod(s) newly Pending, {r['nodesToAdd']} node(s) to add"
+        )
     for why in c["why"]:
         lines.append(f"  no recommendation: {why}")
     lines.extend(f"  missing: {m}" for m in c["missing"])
