@@ -113,7 +113,11 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     window.add_argument("--min-days", type=_positive, default=7, metavar="N", help="days of data a pool needs (7)")
     window.add_argument(
-        "--min-nodes", type=_positive, default=1, metavar="N", help="nodes with data a pool needs (1; at most its count)"
+        "--min-nodes",
+        type=_positive,
+        default=1,
+        metavar="N",
+        help="nodes with data a pool needs (1; at most its count)",
     )
     window.add_argument(
         "--cpu-target",
@@ -208,12 +212,16 @@ def run(args: argparse.Namespace) -> int:
     if len(given) != 1:
         return error(
             "give the measured usage: --usage FILE... (exports; --print-queries prints how to make them) or "
-            "--prometheus URL" if not given else "--usage and --prometheus both give the usage: pass one of them"
+            "--prometheus URL"
+            if not given
+            else "--usage and --prometheus both give the usage: pass one of them"
         )
     if args.prometheus is None and any(
         v is not None for v in (args.bearer_token_file, args.username, args.password_file, args.certificate_authority)
     ):
-        return error("--bearer-token-file, --username, --password-file and --certificate-authority go with --prometheus")
+        return error(
+            "--bearer-token-file, --username, --password-file and --certificate-authority go with --prometheus"
+        )
     if any(is_stdin(u) for u in args.usage or []):
         return error("--usage reads files named after their query; standard input has no name: write it to a file")
     if args.pods is not None and (args.nodes is None or args.snapshot is not None):

@@ -154,7 +154,9 @@ def _with_margin(peak: float, resource: str) -> float:
     return max(round_up(peak * (1 + MARGIN), resource), FLOOR[resource])
 
 
-def _peak(nodes: list[NodeDays], get: str, resource: str | None, days: set[int] | None = None) -> tuple[float, str, int]:
+def _peak(
+    nodes: list[NodeDays], get: str, resource: str | None, days: set[int] | None = None
+) -> tuple[float, str, int]:
     best = (-1.0, "", 0)
     for nd in nodes:
         series = getattr(nd, get)
@@ -176,7 +178,11 @@ def _coverage(nodes: list[NodeDays], pool_nodes: int, opts: Options) -> Coverage
     for nd in nodes:
         for what in nd.missing:
             missing.setdefault(what, []).append(nd.name)
-        for attr, label in (("pods", "running_pods"), ("memory_ratio", "pods_memory_ratio"), ("cpu_ratio", "pods_cpu_ratio")):
+        for attr, label in (
+            ("pods", "running_pods"),
+            ("memory_ratio", "pods_memory_ratio"),
+            ("cpu_ratio", "pods_cpu_ratio"),
+        ):
             if not getattr(nd, attr):
                 missing.setdefault(label, []).append(nd.name)
         if not nd.total.get("cpu"):
@@ -184,7 +190,9 @@ def _coverage(nodes: list[NodeDays], pool_nodes: int, opts: Options) -> Coverage
     for what in sorted(missing):
         names = sorted(missing[what])
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-        cov.missing.append(f"{what}: no series on {len(names)} of {len(nodes)} node{'s' if len(nodes) != 1 else ''} ({shown})")
+        cov.missing.append(
+            f"{what}: no series on {len(names)} of {len(nodes)} node{'s' if len(nodes) != 1 else ''} ({shown})"
+        )
     layouts = {nd.layout for nd in nodes if nd.layout}
     if len(layouts) > 1:
         nested = sorted(nd.name for nd in nodes if nd.layout == "nested")
@@ -197,7 +205,9 @@ def _coverage(nodes: list[NodeDays], pool_nodes: int, opts: Options) -> Coverage
     if len(days) < opts.min_days:
         cov.why.append(f"{len(days)} day{'s' if len(days) != 1 else ''} of data, {opts.min_days} needed (--min-days)")
     if len(with_reserved) < max(need_nodes, 1):
-        cov.why.append(f"{len(with_reserved)} node(s) with reserved-slice data, {max(need_nodes, 1)} needed (--min-nodes)")
+        cov.why.append(
+            f"{len(with_reserved)} node(s) with reserved-slice data, {max(need_nodes, 1)} needed (--min-nodes)"
+        )
     cov.enough_reservations = not cov.why
     ratio_days = {d for nd in nodes for d in nd.memory_ratio} & {d for nd in nodes for d in nd.cpu_ratio}
     cov.enough_commit = len(ratio_days) >= opts.min_days and len(with_reserved) >= 1
@@ -232,7 +242,10 @@ def advise(
                 _backtest(nodes, r, opts, max_pods, use_slope)
                 out.reservations.append(r)
     if cov.enough_commit:
-        out.commits = [_cpu_commit(nodes, percents.get("cpu", 100), opts), _memory_commit(nodes, percents.get("memory", 100))]
+        out.commits = [
+            _cpu_commit(nodes, percents.get("cpu", 100), opts),
+            _memory_commit(nodes, percents.get("memory", 100)),
+        ]
     return out
 
 
@@ -294,7 +307,9 @@ def _slope(nodes: list[NodeDays], max_pods: int, days: set[int] | None = None) -
     n = len(xs)
     distinct = len(set(xs))
     if n < 3 or distinct < 2:
-        return Slope(0.0, 0.0, 0.0, n, distinct, False, f"{n} node-days with running pods and kube memory: too few to fit")
+        return Slope(
+            0.0, 0.0, 0.0, n, distinct, False, f"{n} node-days with running pods and kube memory: too few to fit"
+        )
     mx, my = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)
     sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
@@ -361,5 +376,7 @@ def _memory_commit(nodes: list[NodeDays], current: int) -> Commit:
     if p < 100:
         why += ", down to a multiple of 5; the pods' peaks come too close to or exceed their requests: under-commit"
     else:
-        why += ", but memory is never over-committed (AL201: pods that use their requests would be OOM-killed): keep 100%"
+        why += (
+            ", but memory is never over-committed (AL201: pods that use their requests would be OOM-killed): keep 100%"
+        )
     return Commit("memory", current, ratio, node, day, p, why)

@@ -46,7 +46,7 @@ def plain(value: Any) -> Any:
 
 def memory_text(value: float) -> str:
     """Bytes as a Kubernetes quantity in Mi (whole mebibytes: every recommendation is rounded up to one)."""
-    mi = int(round(value / MI))
+    mi = round(value / MI)
     return f"{mi}Mi" if mi * MI == int(value) else str(int(value))
 
 
@@ -65,7 +65,9 @@ def _selector(pc: PoolCapacity) -> list[dict[str, Any]]:
     return [{"matchExpressions": [{"key": k, "operator": "In", "values": [v]} for k, v in sorted(labels.items())]}]
 
 
-def documents(model: CapacityModel, advised: list[PoolAdvice]) -> tuple[list[dict[str, Any]], list[tuple[str, str]], list[str]]:
+def documents(
+    model: CapacityModel, advised: list[PoolAdvice]
+) -> tuple[list[dict[str, Any]], list[tuple[str, str]], list[str]]:
     """The documents, what each replaces (ref, file; "" for a new one), and notes on what was not written."""
     by_pool = {a.pool: a for a in advised}
     docs: list[dict[str, Any]] = []
@@ -127,7 +129,12 @@ def _reservation_doc(
         spec = doc["spec"]
     else:
         spec = {"selector": selector}
-        doc = {"apiVersion": "policy.allocatable.dev/v1alpha1", "kind": "ReservationPolicy", "metadata": {"name": name}, "spec": spec}
+        doc = {
+            "apiVersion": "policy.allocatable.dev/v1alpha1",
+            "kind": "ReservationPolicy",
+            "metadata": {"name": name},
+            "spec": spec,
+        }
         eviction = pcs[0].eviction_hard
         if eviction:
             spec["evictionHard"] = dict(eviction)
@@ -157,16 +164,25 @@ def _reservation_doc(
         per_pod = max(s.per_pod_recommended for s in slopes if s is not None)
         base = max(s.base_recommended for s in slopes if s is not None)
         spec["autoSizing"] = {
-            "custom": {"kubeReserved": {"memory": {"perPod": f"{per_pod // 1024}Ki", "base": memory_text(base), "round": "up"}}}
+            "custom": {
+                "kubeReserved": {"memory": {"perPod": f"{per_pod // 1024}Ki", "base": memory_text(base), "round": "up"}}
+            }
         }
     return doc
 
 
-def _commit_doc(name: str, record: Any, advice: list[PoolAdvice], selector: list[dict[str, Any]] | None) -> dict[str, Any]:
+def _commit_doc(
+    name: str, record: Any, advice: list[PoolAdvice], selector: list[dict[str, Any]] | None
+) -> dict[str, Any]:
     if record is not None:
         doc: dict[str, Any] = plain(record)
     else:
-        doc = {"apiVersion": "node.k8s.io/v1alpha1", "kind": "CommitClass", "metadata": {"name": name}, "spec": {"selector": selector, "resources": []}}
+        doc = {
+            "apiVersion": "node.k8s.io/v1alpha1",
+            "kind": "CommitClass",
+            "metadata": {"name": name},
+            "spec": {"selector": selector, "resources": []},
+        }
     percents: dict[str, int] = {}
     for a in advice:
         for c in a.commits:

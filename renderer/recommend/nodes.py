@@ -70,7 +70,11 @@ def node_days(usage: Usage) -> dict[str, NodeDays]:
             per_node.setdefault(node, {}).setdefault(role, []).append((cgroup, days))
         for node, roles in per_node.items():
             _combine(get(node), resource, roles)
-    for query, attr in (("running_pods", "pods"), ("pods_memory_ratio", "memory_ratio"), ("pods_cpu_ratio", "cpu_ratio")):
+    for query, attr in (
+        ("running_pods", "pods"),
+        ("pods_memory_ratio", "memory_ratio"),
+        ("pods_cpu_ratio", "cpu_ratio"),
+    ):
         for (node, _), days in usage.days.get(query, {}).items():
             target: dict[int, float] = getattr(get(node), attr)
             for day, value in days.items():

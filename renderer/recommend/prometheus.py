@@ -93,7 +93,9 @@ def _context(server: Server) -> ssl.SSLContext | None:
 def _base(server: Server) -> str:
     parts = urllib.parse.urlsplit(server.url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageInputError(f"--prometheus must be an http(s) URL such as http://prometheus:9090, got {server.shown!r}")
+        raise UsageInputError(
+            f"--prometheus must be an http(s) URL such as http://prometheus:9090, got {server.shown!r}"
+        )
     netloc = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
     if parts.port:
         netloc += f":{parts.port}"

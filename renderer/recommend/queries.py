@@ -76,14 +76,13 @@ def queries(s: Selectors | None = None) -> tuple[Query, ...]:
     s = s or Selectors()
     pods_cpu = f'sum by (node) (rate(container_cpu_usage_seconds_total{{{s.cadvisor}, id=~"{s.pods_ids}"}}[5m]))'
     pods_mem = f'sum by (node) ({s.memory_metric}{{{s.cadvisor}, id=~"{s.pods_ids}"}})'
-    requests = "sum by (node) (kube_pod_container_resource_requests{{{sel}, resource=\"{r}\"}})"
+    requests = 'sum by (node) (kube_pod_container_resource_requests{{{sel}, resource="{r}"}})'
     return (
         Query(
             "reserved_memory",
             f"daily peak {s.memory_metric} of /system.slice, kubelet.service and the runtime's service, per node and "
             "cgroup",
-            f"max by (node, id) (max_over_time({s.memory_metric}{{{s.cadvisor}, "
-            f'id=~"{s.reserved_ids}"}}[1d]))',
+            f'max by (node, id) (max_over_time({s.memory_metric}{{{s.cadvisor}, id=~"{s.reserved_ids}"}}[1d]))',
             ("node", "id"),
             (s.memory_metric,),
         ),

@@ -60,7 +60,7 @@ class Usage:
             times = [float(p[0]) for p in samples]
             values = [p[1] for p in samples]
         except (TypeError, ValueError, IndexError, KeyError):
-            raise BadSample("a sample is not [time, \"value\"]") from None
+            raise BadSample('a sample is not [time, "value"]') from None
         counts.samples += len(values)
         nan = values.count("NaN")
         inf = values.count("+Inf") + values.count("-Inf")

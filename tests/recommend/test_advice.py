@@ -25,7 +25,7 @@ from renderer.recommend.nodes import NodeDays, node_days
 from renderer.recommend.usage import Usage
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import fleet  # noqa: E402
+import fleet
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
 D0 = fleet.START // 86400
@@ -130,8 +130,12 @@ def _nodes(rows: dict[str, dict[int, tuple[float, float, float]]]) -> list[NodeD
 
 
 CURRENT: dict[tuple[str, str], float | None] = {
-    ("kube", "memory"): 893 * MI, ("system", "memory"): 100 * MI, ("total", "memory"): 993 * MI,
-    ("kube", "cpu"): 0.11, ("system", "cpu"): 0.1, ("total", "cpu"): 0.21,
+    ("kube", "memory"): 893 * MI,
+    ("system", "memory"): 100 * MI,
+    ("total", "memory"): 993 * MI,
+    ("kube", "cpu"): 0.11,
+    ("system", "cpu"): 0.1,
+    ("total", "cpu"): 0.21,
 }
 
 
@@ -183,7 +187,10 @@ def test_a_poor_fit_falls_back_to_the_static_value() -> None:
     # pods 10..47, memory 1Mi per pod on top of 300Mi or 600Mi by the parity of k + d: the per-pod part explains
     # about 130 of the 22,500 Mi² of variance: R² near 0
     rows = {
-        f"n{k}": {d: ((300 if (k + d) % 2 else 600) * MI + (10 + 10 * k + d) * MI, 100 * MI, 10 + 10 * k + d) for d in range(8)}
+        f"n{k}": {
+            d: ((300 if (k + d) % 2 else 600) * MI + (10 + 10 * k + d) * MI, 100 * MI, 10 + 10 * k + d)
+            for d in range(8)
+        }
         for k in range(4)
     }
     a = advise("p", _nodes(rows), 4, 58, CURRENT, {}, Options())
@@ -241,20 +248,30 @@ def _usage(rows: dict[tuple[str, str], float], query: str = "reserved_memory") -
 def test_services_under_the_system_slice_are_not_counted_twice() -> None:
     # systemd: /system.slice (900Mi) holds kubelet (300Mi) and containerd (100Mi): the total is 900Mi, the other
     # daemons 500Mi. Where the services sit beside it (/runtime.slice), the total is 900 + 400 = 1300Mi.
-    nested = node_days(_usage({
-        ("a", "/system.slice"): 900 * MI,
-        ("a", "/system.slice/kubelet.service"): 300 * MI,
-        ("a", "/system.slice/containerd.service"): 100 * MI,
-    }))["a"]
+    nested = node_days(
+        _usage(
+            {
+                ("a", "/system.slice"): 900 * MI,
+                ("a", "/system.slice/kubelet.service"): 300 * MI,
+                ("a", "/system.slice/containerd.service"): 100 * MI,
+            }
+        )
+    )["a"]
     assert (nested.total["memory"][D0], nested.system["memory"][D0], nested.kube["memory"][D0]) == (
-        900 * MI, 500 * MI, 400 * MI,
+        900 * MI,
+        500 * MI,
+        400 * MI,
     )
     assert nested.layout == "nested"
-    beside = node_days(_usage({
-        ("b", "/system.slice"): 900 * MI,
-        ("b", "/runtime.slice/kubelet.service"): 300 * MI,
-        ("b", "/runtime.slice/crio.service"): 100 * MI,
-    }))["b"]
+    beside = node_days(
+        _usage(
+            {
+                ("b", "/system.slice"): 900 * MI,
+                ("b", "/runtime.slice/kubelet.service"): 300 * MI,
+                ("b", "/runtime.slice/crio.service"): 100 * MI,
+            }
+        )
+    )["b"]
     assert (beside.total["memory"][D0], beside.system["memory"][D0]) == (1300 * MI, 900 * MI)
     assert beside.layout == "beside"
     partial = node_days(_usage({("c", "/system.slice"): 900 * MI}))["c"]
@@ -262,12 +279,14 @@ def test_services_under_the_system_slice_are_not_counted_twice() -> None:
 
 
 def test_mixed_layouts_are_said() -> None:
-    usage = _usage({
-        **{(n, "/system.slice"): 900 * MI for n in ("a", "b")},
-        ("a", "/system.slice/kubelet.service"): 300 * MI,
-        ("a", "/system.slice/containerd.service"): 100 * MI,
-        ("b", "/kubelet.service"): 300 * MI,
-        ("b", "/crio.service"): 100 * MI,
-    })
+    usage = _usage(
+        {
+            **{(n, "/system.slice"): 900 * MI for n in ("a", "b")},
+            ("a", "/system.slice/kubelet.service"): 300 * MI,
+            ("a", "/system.slice/containerd.service"): 100 * MI,
+            ("b", "/kubelet.service"): 300 * MI,
+            ("b", "/crio.service"): 100 * MI,
+        }
+    )
     a = advise("p", list(node_days(usage).values()), 2, 58, CURRENT, {}, Options(min_days=1))
     assert a.coverage.mixed.startswith("mixed cgroup layouts: kubelet/runtime under /system.slice on 1 node(s) (a)")

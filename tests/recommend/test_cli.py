@@ -122,14 +122,14 @@ def test_the_snapshots_pods_repacked_under_the_recommendation(tmp_path: Path) ->
     # 230m) x 265 % = 9460m: 3600m is 38 % of it, below the autoscaler's 0.5 threshold, so each general node is a
     # scale-down candidate. The first one's 4 pods fit the other two (2 each: 5400m of 9460m); the second's 6 pods
     # (5400m) do not fit the last node's 4060m free: 1 node freed, nothing Pending. Batch has no advice: not re-packed.
-    done = run_cli(
-        "recommend", POLICIES, "--usage", *USAGE, "--snapshot", str(EXAMPLE / "snapshot.json"), "-o", "json"
-    )
+    done = run_cli("recommend", POLICIES, "--usage", *USAGE, "--snapshot", str(EXAMPLE / "snapshot.json"), "-o", "json")
     assert done.exit_code == 0, done.stderr
     pools = {p["name"]: p for p in json.loads(done.stdout)["pools"]}
     assert pools["general"]["repack"] == {"nodes": 3, "nodesFreed": 1, "newPending": 0, "nodesToAdd": 0}
     assert pools["batch"]["repack"] is None
-    verify = run_cli("verify", POLICIES, "--nodes", str(EXAMPLE / "snapshot.json"), "--pods", str(EXAMPLE / "snapshot.json"))
+    verify = run_cli(
+        "verify", POLICIES, "--nodes", str(EXAMPLE / "snapshot.json"), "--pods", str(EXAMPLE / "snapshot.json")
+    )
     assert verify.exit_code == 0, verify.stdout
     listed = json.loads((EXAMPLE / "snapshot.json").read_text("utf-8"))
     pods = tmp_path / "pods.json"

@@ -51,15 +51,26 @@ def test_every_shape_the_api_and_promtool_write() -> None:
     api = _read(_matrix(series))
     data_only = _read(json.dumps({"resultType": "matrix", "result": series}))
     promtool = _read(json.dumps(series))
-    vector = _read(json.dumps({"status": "success", "data": {"resultType": "vector", "result": [
-        {"metric": {"node": "a"}, "value": [(D + 1) * DAY, "4"]}]}}))
+    vector = _read(
+        json.dumps(
+            {
+                "status": "success",
+                "data": {"resultType": "vector", "result": [{"metric": {"node": "a"}, "value": [(D + 1) * DAY, "4"]}]},
+            }
+        )
+    )
     expected = {("a", ""): {D: 4.0}}
     for usage in (api, data_only, promtool, vector):
         assert usage.days["running_pods"] == expected
 
 
 def test_nan_inf_negative_and_nodeless_values_are_counted_not_used() -> None:
-    values = [[(D + 1) * DAY, "NaN"], [(D + 1) * DAY + 60, "+Inf"], [(D + 1) * DAY + 120, "-1"], [(D + 1) * DAY + 180, "2"]]
+    values = [
+        [(D + 1) * DAY, "NaN"],
+        [(D + 1) * DAY + 60, "+Inf"],
+        [(D + 1) * DAY + 120, "-1"],
+        [(D + 1) * DAY + 180, "2"],
+    ]
     usage = _read(
         _matrix([{"metric": {"node": "a"}, "values": values}, {"metric": {"job": "x"}, "values": [[DAY, "1"]]}]),
         "pods_cpu_ratio",

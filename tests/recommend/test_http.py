@@ -34,7 +34,7 @@ def stub() -> Iterator[tuple[Stub, str]]:
     state = Stub()
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:
             state.seen.append((self.path, self.headers.get("Authorization")))
             status, body, delay = state.answers.pop(0) if state.answers else (200, EMPTY, 0.0)
             if delay:
@@ -77,7 +77,7 @@ def _run(url: str, *extra: str) -> object:
         (502, b"<html><body><h1>502 Bad Gateway</h1></body></html>", "HTTP 502 Bad Gateway"),
         (
             400,
-            json.dumps({"status": "error", "errorType": "bad_data", "error": "invalid parameter \"query\""}).encode(),
+            json.dumps({"status": "error", "errorType": "bad_data", "error": 'invalid parameter "query"'}).encode(),
             "Prometheus answered with an error: bad_data: invalid parameter",
         ),
         (200, b"<!doctype html><title>Sign in</title>", "an HTML page"),
@@ -113,8 +113,16 @@ def test_a_timeout_is_retried_then_said(stub: tuple[Stub, str]) -> None:
     state, url = stub
     state.answers.extend([(200, EMPTY, 2.0), (200, EMPTY, 2.0)])
     done = run_cli(
-        "recommend", str(EXAMPLE / "policies"), "--prometheus", url, "--end", "2025-11-09",
-        "--timeout", "0.3", "--retries", "1",
+        "recommend",
+        str(EXAMPLE / "policies"),
+        "--prometheus",
+        url,
+        "--end",
+        "2025-11-09",
+        "--timeout",
+        "0.3",
+        "--retries",
+        "1",
     )
     assert done.exit_code == 2
     assert "reserved_memory: timed out after 2 attempt(s) (--timeout 0.3s)" in done.stderr

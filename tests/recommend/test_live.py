@@ -20,9 +20,10 @@ import pytest
 from renderer.recommend.queries import QUERIES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import fleet  # noqa: E402
-import prometheus  # noqa: E402
-from conftest import run_cli  # noqa: E402
+import fleet
+import prometheus
+
+from conftest import run_cli
 
 pytestmark = pytest.mark.external
 
@@ -89,5 +90,7 @@ def test_a_query_the_server_refuses_is_one_line(server: str, tmp_path: Path) -> 
     )
     done = run_cli("recommend", str(repo), "--prometheus", server, *WINDOW)
     assert done.exit_code == 2
-    assert done.stderr.startswith(f"allocatable: error: {server} (reserved_memory):1:1: Prometheus answered with an error: bad_data: ")
+    assert done.stderr.startswith(
+        f"allocatable: error: {server} (reserved_memory):1:1: Prometheus answered with an error: bad_data: "
+    )
     assert done.stderr.count("\n") == 1

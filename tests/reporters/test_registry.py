@@ -141,7 +141,10 @@ ARGUMENTS: dict[tuple[str, str], str] = {
     ("diff", "jsonpath"): '{range .pools[*]}{.name}{"\\t"}{.status}{"\\n"}{end}',
     ("sizing", "jsonpath"): '{.kubeReserved.memory}{"\\n"}',
     ("impact", "jsonpath"): '{range .pools[?(@.newPending>0)]}{.pool}{"\\t"}{.nodesToAdd}{"\\n"}{end}',
-    ("recommend", "jsonpath"): '{range .pools[*].reservations[?(@.slice=="total")]}{.resource}{"\\t"}{.recommended}{"\\n"}{end}',
+    (
+        "recommend",
+        "jsonpath",
+    ): '{range .pools[*].reservations[?(@.slice=="total")]}{.resource}{"\\t"}{.recommended}{"\\n"}{end}',
 }
 
 FORMATS = [(report, name) for report in reporters.REPORT_TYPES for name in reporters.names(report)]

@@ -90,12 +90,28 @@ def series() -> Iterator[tuple[str, dict[str, str], list[tuple[int, float]]]]:
         runtime = {d: 60 * MI + 1 * MI * pods(n, d) for d in every}
         system = {d: kubelet[d] + runtime[d] + other_memory(node, d) for d in every}
         yield "container_memory_working_set_bytes", {**c, "id": "/system.slice/kubelet.service"}, _gauge(kubelet, every)
-        yield "container_memory_working_set_bytes", {**c, "id": "/system.slice/containerd.service"}, _gauge(runtime, every)
+        yield (
+            "container_memory_working_set_bytes",
+            {**c, "id": "/system.slice/containerd.service"},
+            _gauge(runtime, every),
+        )
         yield "container_memory_working_set_bytes", {**c, "id": "/system.slice"}, _gauge(system, every)
-        yield "container_memory_working_set_bytes", {**c, "id": "/kubepods.slice"}, _gauge({d: 14 * GI for d in every}, every)
+        yield (
+            "container_memory_working_set_bytes",
+            {**c, "id": "/kubepods.slice"},
+            _gauge({d: 14 * GI for d in every}, every),
+        )
         yield "kubelet_running_pods", {**KUBELET, "node": node}, _gauge({d: pods(n, d) for d in every}, every)
-        yield "container_cpu_usage_seconds_total", {**c, "id": "/system.slice/kubelet.service"}, _counter(_plateau(0.12), every)
-        yield "container_cpu_usage_seconds_total", {**c, "id": "/system.slice/containerd.service"}, _counter(_plateau(0.05), every)
+        yield (
+            "container_cpu_usage_seconds_total",
+            {**c, "id": "/system.slice/kubelet.service"},
+            _counter(_plateau(0.12), every),
+        )
+        yield (
+            "container_cpu_usage_seconds_total",
+            {**c, "id": "/system.slice/containerd.service"},
+            _counter(_plateau(0.05), every),
+        )
 
         def system_rate(d: int, s: int, node: str = node) -> float:
             p = 11.5 * 3600 <= s < 12.5 * 3600
@@ -110,17 +126,29 @@ def series() -> Iterator[tuple[str, dict[str, str], list[tuple[int, float]]]]:
             return plateau if 8 * 3600 <= s < 20 * 3600 else 0.5
 
         yield "container_cpu_usage_seconds_total", {**c, "id": "/kubepods.slice"}, _counter(pods_rate, every)
-        yield "kube_pod_container_resource_requests", {**KSM, "node": node, "resource": "cpu", "unit": "core"}, [
-            (t, 6.0) for t, _ in _gauge({d: 1 for d in every}, every)
-        ]
-        yield "kube_pod_container_resource_requests", {**KSM, "node": node, "resource": "memory", "unit": "byte"}, [
-            (t, float(20 * GI)) for t, _ in _gauge({d: 1 for d in every}, every)
-        ]
+        yield (
+            "kube_pod_container_resource_requests",
+            {**KSM, "node": node, "resource": "cpu", "unit": "core"},
+            [(t, 6.0) for t, _ in _gauge({d: 1 for d in every}, every)],
+        )
+        yield (
+            "kube_pod_container_resource_requests",
+            {**KSM, "node": node, "resource": "memory", "unit": "byte"},
+            [(t, float(20 * GI)) for t, _ in _gauge({d: 1 for d in every}, every)],
+        )
     late = range(DAYS - 3, DAYS)
     c = {**CADVISOR, "node": "bt-1"}
     yield "container_memory_working_set_bytes", {**c, "id": "/system.slice"}, _gauge({d: 500 * MI for d in late}, late)
-    yield "container_memory_working_set_bytes", {**c, "id": "/system.slice/kubelet.service"}, _gauge({d: 200 * MI for d in late}, late)
-    yield "container_memory_working_set_bytes", {**c, "id": "/system.slice/containerd.service"}, _gauge({d: 100 * MI for d in late}, late)
+    yield (
+        "container_memory_working_set_bytes",
+        {**c, "id": "/system.slice/kubelet.service"},
+        _gauge({d: 200 * MI for d in late}, late),
+    )
+    yield (
+        "container_memory_working_set_bytes",
+        {**c, "id": "/system.slice/containerd.service"},
+        _gauge({d: 100 * MI for d in late}, late),
+    )
     yield "kubelet_running_pods", {**KUBELET, "node": "stray-1"}, _gauge({d: 5 for d in every}, every)
 
 

@@ -25,7 +25,9 @@ def _pool(p: dict[str, Any]) -> list[str]:
         "",
     ]
     if p["reservations"]:
-        lines.append(_row(["reservation", "current", "observed", "recommended", "change", "headroom", "exceeded", "back-test"]))
+        lines.append(
+            _row(["reservation", "current", "observed", "recommended", "change", "headroom", "exceeded", "back-test"])
+        )
         lines.append(_row(["---"] + ["---:"] * 7))
         for r in p["reservations"]:
             lines.append(
@@ -67,7 +69,15 @@ def _pool(p: dict[str, Any]) -> list[str]:
             stat = "p99" if k["resource"] == "cpu" else "peak"
             ratio = f"{stat} {k['ratio']:.0%}" if k["ratio"] is not None else "-"
             lines.append(
-                _row([k["resource"], f"{k['currentPercent']}%", ratio, f"**{k['recommendedPercent']}%**", md(k["reasoning"])])
+                _row(
+                    [
+                        k["resource"],
+                        f"{k['currentPercent']}%",
+                        ratio,
+                        f"**{k['recommendedPercent']}%**",
+                        md(k["reasoning"]),
+                    ]
+                )
             )
         lines.append("")
     r = p["repack"]
@@ -101,10 +111,14 @@ def write(result: Recommendation, out: TextIO) -> None:
     for p in doc["pools"]:
         lines.extend(_pool(p))
     if doc["unplaced"]["count"]:
-        lines.append(f"{doc['unplaced']['count']} node(s) with usage are in no pool: {md(', '.join(doc['unplaced']['nodes']))}")
+        lines.append(
+            f"{doc['unplaced']['count']} node(s) with usage are in no pool: {md(', '.join(doc['unplaced']['nodes']))}"
+        )
         lines.append("")
     if doc["documents"]:
-        lines.append("`-o yaml` writes " + ", ".join(markdown_code(d["ref"]) for d in doc["documents"]) + "; review with")
+        lines.append(
+            "`-o yaml` writes " + ", ".join(markdown_code(d["ref"]) for d in doc["documents"]) + "; review with"
+        )
         lines.append(f"`{doc['review']}`.")
         lines.append("")
     out.write("\n".join(lines).rstrip("\n") + "\n")

@@ -24,7 +24,9 @@ def _pool(p: dict[str, Any]) -> list[str]:
         f"{c['days']} day{'s' if c['days'] != 1 else ''}, {c['nodeDays']} node-days"
     ]
     if p["reservations"]:
-        rows = [["reservation", "current", "observed", "on", "recommended", "change", "headroom", "exceeded", "back-test"]]
+        rows = [
+            ["reservation", "current", "observed", "on", "recommended", "change", "headroom", "exceeded", "back-test"]
+        ]
         for r in p["reservations"]:
             rows.append(
                 [
@@ -100,7 +102,9 @@ def write(result: Recommendation, out: TextIO) -> None:
         lines.extend(_pool(p))
     if doc["unplaced"]["count"]:
         lines.append("")
-        lines.append(f"{doc['unplaced']['count']} node(s) with usage are in no pool: {', '.join(doc['unplaced']['nodes'])}")
+        lines.append(
+            f"{doc['unplaced']['count']} node(s) with usage are in no pool: {', '.join(doc['unplaced']['nodes'])}"
+        )
     if doc["documents"]:
         lines.append("")
         lines.append("-o yaml writes: " + ", ".join(d["ref"] for d in doc["documents"]))
