@@ -50,10 +50,10 @@ def _days(text: str) -> int:
 
 
 def _date(text: str) -> int:
-    from datetime import UTC, datetime
+    from datetime import datetime, timezone
 
     try:
-        day = datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=UTC)
+        day = datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a date YYYY-MM-DD, got {text[:24]!r}") from None
     return int(day.timestamp())
@@ -109,7 +109,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     window = parser.add_argument_group("window and coverage")
     window.add_argument("--window", type=_days, default=14, metavar="DAYS", help="days of usage to ask (default 14d)")
     window.add_argument(
-        "--end", type=_date, default=None, metavar="YYYY-MM-DD", help="the day after the window (default today, UTC)"
+        "--end", type=_date, default=None, metavar="YYYY-MM-DD", help="the day after the window (default today, timezone.utc)"
     )
     window.add_argument("--min-days", type=_positive, default=7, metavar="N", help="days of data a pool needs (7)")
     window.add_argument(
@@ -183,7 +183,7 @@ def _server(args: argparse.Namespace) -> object:
 
 def _print_queries(args: argparse.Namespace) -> int:
     import sys
-    from datetime import UTC, datetime
+    from datetime import datetime, timezone
 
     from renderer.pipeline import recommend_queries
     from renderer.recommend.prometheus import Server
@@ -192,7 +192,7 @@ def _print_queries(args: argparse.Namespace) -> int:
     start, end = _window(args)
     url = Server(args.prometheus).shown if args.prometheus else "http://prometheus:9090"
     lines = []
-    stamp = {t: datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%SZ") for t in (start, end)}
+    stamp = {t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for t in (start, end)}
     for q in recommend_queries(paths_of(args), max_file_bytes=args.max_file_size):
         lines.append(f"# {q.name}: {q.what}")
         lines.append(promtool_command(q, stamp[start], stamp[end], url))

@@ -76,10 +76,10 @@ def documents(
     reservation_groups: dict[str, tuple[Any, list[PoolCapacity]]] = {}
     commit_groups: dict[str, tuple[Any, list[PoolCapacity]]] = {}
     for pc in model.pools:
-        for loaded in pc.reservation_policies:
-            reservation_groups.setdefault(loaded.name, (loaded, []))[1].append(pc)
-        for loaded in pc.commit_classes:
-            commit_groups.setdefault(loaded.name, (loaded, []))[1].append(pc)
+        for rp in pc.reservation_policies:
+            reservation_groups.setdefault(rp.name, (rp, []))[1].append(pc)
+        for cc in pc.commit_classes:
+            commit_groups.setdefault(cc.name, (cc, []))[1].append(pc)
     for pc in model.pools:
         a = by_pool.get(pc.pool.name)
         if a is None:

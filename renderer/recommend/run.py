@@ -72,15 +72,14 @@ def recommend_pools(
     placed: dict[str, list[str]] = {}
     unplaced: list[str] = []
     for node in sorted(per_node):
-        if node in inventory:
-            pool: str | None = node
-        elif node in labels:
-            pool = _nodepool_of(labels[node], nodepools)
-            if pool is None:
-                unplaced.append(f"{node} (its labels match no NodePool's spec.labels)")
-                continue
-        else:
-            unplaced.append(f"{node} (not in the inventory nor in the node dump)")
+        pool = node if node in inventory else _nodepool_of(labels[node], nodepools) if node in labels else None
+        if pool is None:
+            why = (
+                "its labels match no NodePool's spec.labels"
+                if node in labels
+                else "not in the inventory nor in the node dump"
+            )
+            unplaced.append(f"{node} ({why})")
             continue
         placed.setdefault(pool, []).append(node)
     missing = [name for name in only or [] if name not in by_name]

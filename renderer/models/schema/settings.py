@@ -201,7 +201,7 @@ class RecommendSelectors(Strict, records.RecommendSelectors):
         description="the quantile of the pods' cpu usage over requests, per node and day, the cpu commit percent "
         "follows",
     )
-    memoryMetric: Literal["container_memory_working_set_bytes", "container_memory_rss"] = Field(  # type: ignore[assignment]
+    memoryMetric: Literal["container_memory_working_set_bytes", "container_memory_rss"] = Field(
         default="container_memory_working_set_bytes",
         description="the cAdvisor memory series: the working set (what the kubelet's eviction reads) or the RSS (what "
         "OpenShift's SystemMemoryExceedsReservation alert reads)",

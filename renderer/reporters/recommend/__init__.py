@@ -8,7 +8,7 @@ documents themselves, to write over the repo's files, then the command that revi
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from typing import Any, TextIO
 
 from renderer.recommend.advice import FLOOR, MARGIN, MI, PoolAdvice, Reservation
@@ -22,7 +22,7 @@ EXCEEDED_SHOWN = 5
 
 
 def date(day: int) -> str:
-    return datetime.fromtimestamp(day * DAY, UTC).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(day * DAY, timezone.utc).strftime("%Y-%m-%d")
 
 
 def amount(resource: str, value: float | None, *, signed: bool = False) -> str | None:
