@@ -650,7 +650,8 @@ def recommend(
         assert window is not None
         measured = fetch(server, asked, window[0], window[1], usage_bytes)
     else:
-        measured = read_files(usage or [], asked, usage_bytes)
+        field = "rssBytes" if selectors.memory_metric == "container_memory_rss" else "workingSetBytes"
+        measured = read_files(usage or [], asked, usage_bytes, field)
     dump: list[Pool] = []
     if nodes is not None:
         from renderer.verify.nodes import read_nodes

@@ -6,7 +6,8 @@ running systemd) both services are children of ``/system.slice``, so its working
 node's total is ``/system.slice`` itself (never less than the two services), and ``system`` is that total less the
 services. Where a service lives elsewhere (``/runtime.slice/kubelet.service``, or ``/kubelet.service``), it is added
 to ``/system.slice`` instead. Which applies is told per node from the cgroup ids that answered; a pool whose nodes do
-it both ways is said to be mixed.
+it both ways is said to be mixed. The kubelet Summary API's system containers (``renderer.recommend.summary``) are
+named ``kubelet``, ``runtime`` and ``misc`` (the system cgroups' processes, beside the other two).
 
 The kubelet's and the runtime's daily peaks are added, though they may peak at different moments: the sum is never
 below the peak of the sum, so a reservation from it errs towards safety (and the total, from ``/system.slice`` or the
@@ -59,11 +60,11 @@ def node_days(usage: Usage) -> dict[str, NodeDays]:
     for resource, query in (("memory", "reserved_memory"), ("cpu", "reserved_cpu")):
         per_node: dict[str, dict[str, list[tuple[str, dict[int, float]]]]] = {}
         for (node, cgroup), days in usage.days.get(query, {}).items():
-            if cgroup == SYSTEM_SLICE:
+            if cgroup in (SYSTEM_SLICE, "misc"):  # misc: the Summary API's system containers (--system-cgroups)
                 role = "system"
-            elif _KUBELET.fullmatch(cgroup):
+            elif cgroup == "kubelet" or _KUBELET.fullmatch(cgroup):
                 role = "kubelet"
-            elif _RUNTIME.fullmatch(cgroup):
+            elif cgroup == "runtime" or _RUNTIME.fullmatch(cgroup):
                 role = "runtime"
             else:
                 continue

@@ -19,7 +19,10 @@ from renderer.recommend.exports import ExportError, read_export
 from renderer.recommend.queries import Query
 from renderer.recommend.usage import BadSample, Usage
 
-__all__ = ["UsageInputError", "query_of", "read_files", "read_stream"]
+__all__ = ["MAX_SUMMARY_BYTES", "UsageInputError", "query_of", "read_files", "read_stream"]
+
+#: A Summary API dump is read whole (``renderer.recommend.summary.MAX_BYTES``).
+MAX_SUMMARY_BYTES = 64 << 20
 
 
 class UsageInputError(Exception):
@@ -34,8 +37,8 @@ def query_of(path: str, queries: tuple[Query, ...]) -> Query:
             return q
     known = ", ".join(f"{q.name}.json" for q in queries)
     raise UsageInputError(
-        f"{path}: the file name names no query: name each export after its query ({known}); "
-        "`allocatable recommend --print-queries` prints them"
+        f"{path}: the file name names no query and the file is no kubelet Summary API dump: name each export after "
+        f"its query ({known}); `allocatable recommend --print-queries` prints them"
     )
 
 
@@ -60,21 +63,48 @@ def read_stream(usage: Usage, display: str, query: Query, read: object, max_byte
     usage.days.setdefault(query.name, {})
 
 
-def read_files(paths: list[str], queries: tuple[Query, ...], max_bytes: int) -> Usage:
-    """Every ``--usage`` file, each named after its query. Raises :class:`UsageInputError`."""
+def read_files(
+    paths: list[str], queries: tuple[Query, ...], max_bytes: int, memory_field: str = "workingSetBytes"
+) -> Usage:
+    """Every ``--usage`` file: a query's export, named after its query, or a kubelet Summary API dump
+    (``renderer.recommend.summary``; ``memory_field``: its memory statistic). Raises :class:`UsageInputError`."""
     from renderer.safepath import FileProblem, open_regular, source_problem
 
     usage = Usage()
     for path in paths:
         display = Path(path).as_posix()
-        query = query_of(display, queries)
         problem = source_problem(path, what="it")
         if problem is not None:
             raise UsageInputError(f"{display}: {problem}")
+        try:
+            query: Query | None = query_of(display, queries)
+        except UsageInputError:
+            query = None  # a Summary API dump, or the error below
         try:
             fd = open_regular(path)
         except FileProblem as exc:
             raise UsageInputError(f"{display}: {exc}") from None
         with os.fdopen(fd, "rb") as f:
-            read_stream(usage, display, query, f.read, max_bytes)
+            if query is not None:
+                read_stream(usage, display, query, f.read, max_bytes)
+            else:
+                _summary(usage, display, f.read(MAX_SUMMARY_BYTES + 1), queries, memory_field)
     return usage
+
+
+def _summary(usage: Usage, display: str, data: bytes, queries: tuple[Query, ...], memory_field: str) -> None:
+    import json
+
+    from renderer.recommend.summary import MAX_BYTES, book, is_summary
+
+    doc = None
+    if len(data) <= MAX_BYTES:
+        try:
+            doc = json.loads(data)
+        except (ValueError, RecursionError):
+            doc = None
+    if not is_summary(doc):
+        query_of(display, queries)  # raises: the name names no query, and the text is no Summary API dump
+    assert isinstance(doc, dict)
+    usage.sources.append(display)
+    usage.summary_notes.extend(f"{display}: {p}" for p in book(usage, doc, memory_field))

@@ -45,6 +45,8 @@ class Usage:
     #: (source, the server's warning)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    #: what Summary API dumps held that could not be used
+    summary_notes: list[str] = field(default_factory=list)
 
     def add(self, query: str, metric: dict[str, str], samples: list[Any]) -> None:
         """Book one series' samples. Raises :class:`BadSample`."""
@@ -98,7 +100,9 @@ class Usage:
 
     def issues(self) -> list[str]:
         """What could not be used, per query, in words."""
-        out: list[str] = []
+        out: list[str] = list(self.summary_notes[:20])
+        if len(self.summary_notes) > 20:
+            out.append(f"and {len(self.summary_notes) - 20} more Summary API values left out")
         for name in sorted(self.counts):
             c = self.counts[name]
             parts = []
