@@ -36,6 +36,11 @@ if TYPE_CHECKING:
     from renderer.loading.git import Revision
     from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
+    from renderer.recommend.advice import Options as RecommendOptions
+    from renderer.recommend.prometheus import Server
+    from renderer.recommend.queries import Query as RecommendQuery
+    from renderer.recommend.queries import Selectors as RecommendSelectors
+    from renderer.recommend.result import Recommendation
     from renderer.render.engine import RenderResult
     from renderer.validation.reuse import FileMemo
     from renderer.validation.validate import PolicySet
@@ -48,12 +53,15 @@ __all__ = [
     "Explanation",
     "LintResult",
     "LoadResult",
+    "Recommended",
     "Rendered",
     "Verified",
     "diff",
     "explain",
     "lint",
     "load",
+    "recommend",
+    "recommend_queries",
     "render",
     "schemas",
     "verify",
@@ -664,3 +672,105 @@ def schemas() -> dict[str, str]:
     from renderer.render.schemas import rendered_schemas
 
     return generate(rendered_schemas())
+
+
+@dataclass(eq=False, repr=False)
+class Recommended:
+    """``recommend``: the advice per pool (``result``), or invalid policies (``load.findings``, ``result`` None)."""
+
+    load: LoadResult
+    result: Recommendation | None = None
+
+
+@_stage
+def recommend(
+    paths: list[Path],
+    *,
+    usage: list[str] | None = None,
+    server: Server | None = None,
+    window: tuple[int, int] | None = None,
+    nodes: str | None = None,
+    snapshot: list[str] | None = None,
+    pools: list[str] | None = None,
+    options: RecommendOptions | None = None,
+    max_file_bytes: int | None = None,
+    review: str = "",
+) -> Recommended:
+    """Reservations and commit percents per pool from measured usage: the ``usage`` exports (offline) or the
+    ``server``'s answers over ``window`` (Unix seconds), nodes placed into pools by the inventory and ``nodes`` (a
+    ``kubectl get nodes`` dump) or the ``snapshot``'s nodes; with ``snapshot`` (``kubectl get nodes,pods -A -o json``),
+    the snapshot's pods re-packed under the recommended documents (``_impact``): the nodes freed per pool. Raises
+    ``UsageInputError`` for usage that cannot be read, ``SnapshotError`` for a dump that cannot be read, ``KeyError``
+    for a pool in ``pools`` the repo does not have."""
+    from dataclasses import replace
+
+    from renderer.capacity.model import build
+    from renderer.recommend.advice import Options
+    from renderer.recommend.queries import queries
+    from renderer.recommend.run import recommend_pools
+    from renderer.recommend.source import read_files
+
+    cluster = None
+    if snapshot:
+        from renderer.impact.snapshot import read_snapshot
+
+        cluster = read_snapshot(snapshot, None, max_file_bytes)  # first: a bad dump costs no usage read
+    result = load(paths, max_file_bytes=max_file_bytes)
+    if not result.ok:
+        result.finish(result.findings)
+        return Recommended(result)
+    selectors = _selectors(result.policies)
+    asked = queries(selectors)
+    usage_bytes = max(max_file_bytes or 0, _USAGE_MAX_BYTES)
+    if server is not None:
+        from renderer.recommend.prometheus import fetch
+
+        assert window is not None
+        measured = fetch(server, asked, window[0], window[1], usage_bytes)
+    else:
+        field = "rssBytes" if selectors.memory_metric == "container_memory_rss" else "workingSetBytes"
+        measured = read_files(usage or [], asked, usage_bytes, field)
+    dump: list[Pool] = []
+    if nodes is not None:
+        from renderer.verify.nodes import read_nodes
+
+        dump = read_nodes(nodes, None, max_file_bytes)
+    elif cluster is not None:
+        dump = cluster.pools
+    model = build(result.policies)
+    opts = replace(options or Options(), cpu_ceiling=result.policies.settings.thresholds.cpuCommitCeilingPercent)
+    advice = recommend_pools(model, measured, dump, pools, opts, review, asked)
+    if cluster is not None and advice.documents:
+        from renderer.recommend.repack import apply, nodes_freed
+
+        after = apply(result.policies, advice.documents)
+        nodes_freed(advice, _impact(cluster, result.policies, after, "recommend", "the repo", "the recommendation"))
+    return Recommended(result, advice)
+
+
+#: ``--usage`` exports are streamed: their bound is larger than a policy file's (a raw fortnight is hundreds of MB).
+_USAGE_MAX_BYTES = 1 << 32
+
+
+def recommend_queries(paths: list[Path], *, max_file_bytes: int | None = None) -> tuple[RecommendQuery, ...]:
+    """The queries ``recommend`` asks, with the repo's ``recommend.selectors`` (its ``.allocatable.yaml``) when the
+    repo loads; the defaults otherwise (printing them needs no valid repo)."""
+    from renderer.recommend.queries import QUERIES, queries
+
+    result = load(paths, max_file_bytes=max_file_bytes)
+    return queries(_selectors(result.policies)) if result.ok else QUERIES
+
+
+def _selectors(policies: PolicySet) -> RecommendSelectors:
+    from renderer.recommend.queries import Selectors
+
+    chosen = policies.settings.recommend.selectors
+    return Selectors(
+        cadvisor=chosen.cadvisor,
+        kubelet=chosen.kubelet,
+        kube_state_metrics=chosen.kubeStateMetrics,
+        reserved_ids=chosen.reservedCgroups,
+        pods_ids=chosen.podsCgroups,
+        cpu_quantile=f"{chosen.cpuQuantile:g}",
+        memory_metric=chosen.memoryMetric,
+    )

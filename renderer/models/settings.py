@@ -148,6 +148,24 @@ def check_pricing(value: PricingSettings | None) -> PricingSettings | None:
     return value
 
 
+class RecommendSelectors(Record):
+    """The label matchers and cgroup ids of ``allocatable recommend``'s queries (``renderer.recommend.queries``)."""
+
+    cadvisor: str
+    kubelet: str
+    kubeStateMetrics: str
+    reservedCgroups: str
+    podsCgroups: str
+    cpuQuantile: float
+    memoryMetric: str
+
+
+class RecommendSettings(Record):
+    """``allocatable recommend`` for setups other than kube-prometheus-stack (docs/recommend.md)."""
+
+    selectors: RecommendSelectors
+
+
 class Limits(Record):
     maxFileBytes: int
 
@@ -167,3 +185,4 @@ class Settings(Record):
     platformDefaults: dict[str, str]
     impact: ImpactSettings
     pricing: PricingSettings | None
+    recommend: RecommendSettings

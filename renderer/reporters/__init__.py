@@ -15,7 +15,7 @@ need their goldens like any format. A format that takes an argument is named ``f
 What each report type's ``write`` takes: ``findings`` a :class:`renderer.reporters.findings.Report`; ``explain`` a
 :class:`renderer.capacity.explain.Explained`; ``verify`` a :class:`renderer.verify.result.VerifyResult`; ``diff`` a
 :class:`renderer.capacity.diff.DiffResult`; ``sizing`` a :class:`renderer.reporters.sizing.Sizing`; ``impact`` the
-impact result (``renderer.impact``).
+impact result (``renderer.impact``); ``recommend`` a :class:`renderer.recommend.result.Recommendation`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from renderer.reporters.findings import Report
 __all__ = ["DERIVED", "REPORT_TYPES", "Report", "Writer", "get", "names", "split"]
 
 #: The report types, each a package of formats.
-REPORT_TYPES = ("findings", "explain", "verify", "diff", "sizing", "impact")
+REPORT_TYPES = ("findings", "explain", "verify", "diff", "sizing", "impact", "recommend")
 #: The formats every report type with a ``json`` format has, made from its JSON document; the value: whether the
 #: format takes an argument (``jsonpath=TEMPLATE``).
 DERIVED = {"yaml": False, "jsonpath": True}

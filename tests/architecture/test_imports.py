@@ -134,6 +134,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lint", "render"),
     ("verify", "integrations"),
     ("impact",),  # simulation: reads pods as verify does (renderer.verify.pods)
+    ("recommend",),  # measured usage → reservations and commit percents (may re-pack with impact)
     ("reporters",),
     ("pipeline",),
     ("commands",),

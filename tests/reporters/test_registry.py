@@ -108,6 +108,19 @@ def _impact() -> Any:
     return done.impact
 
 
+def _recommended() -> Any:
+    from renderer.pipeline import recommend
+
+    example = Path("docs/examples/recommend")
+    done = recommend(
+        [example / "policies"],
+        usage=sorted(str(p) for p in (example / "usage").glob("*.json")),
+        nodes=str(example / "nodes.json"),
+    )
+    assert done.result is not None
+    return done.result
+
+
 #: What each report type's formats are given. A report type with formats must be here.
 INPUTS: dict[str, Callable[[Path], Any]] = {
     "findings": lambda tmp: _findings(),
@@ -116,6 +129,7 @@ INPUTS: dict[str, Callable[[Path], Any]] = {
     "diff": _diffed,
     "sizing": lambda tmp: _sized(),
     "impact": lambda tmp: _impact(),
+    "recommend": lambda tmp: _recommended(),
 }
 
 #: The argument of the formats that take one (``-o jsonpath=TEMPLATE``), per report type: a template using
@@ -127,13 +141,17 @@ ARGUMENTS: dict[tuple[str, str], str] = {
     ("diff", "jsonpath"): '{range .pools[*]}{.name}{"\\t"}{.status}{"\\n"}{end}',
     ("sizing", "jsonpath"): '{.kubeReserved.memory}{"\\n"}',
     ("impact", "jsonpath"): '{range .pools[?(@.newPending>0)]}{.pool}{"\\t"}{.nodesToAdd}{"\\n"}{end}',
+    (
+        "recommend",
+        "jsonpath",
+    ): '{range .pools[*].reservations[?(@.slice=="total")]}{.resource}{"\\t"}{.recommended}{"\\n"}{end}',
 }
 
 FORMATS = [(report, name) for report in reporters.REPORT_TYPES for name in reporters.names(report)]
 
 
 def test_every_report_type_is_a_package_of_formats() -> None:
-    assert reporters.REPORT_TYPES == ("findings", "explain", "verify", "diff", "sizing", "impact")
+    assert reporters.REPORT_TYPES == ("findings", "explain", "verify", "diff", "sizing", "impact", "recommend")
     for report in reporters.REPORT_TYPES:
         assert (REPO_ROOT / "renderer" / "reporters" / report / "__init__.py").is_file()
         assert reporters.names(report) == sorted(reporters.names(report))

@@ -237,6 +237,61 @@ class PricingSettings(Strict, records.PricingSettings):
     )
 
 
+class RecommendSelectors(Strict, records.RecommendSelectors):
+    """The label matchers and cgroup ids of `allocatable recommend`'s queries (defaults: kube-prometheus-stack)."""
+
+    cadvisor: str = Field(
+        default='job="kubelet", metrics_path="/metrics/cadvisor"',
+        min_length=1,
+        max_length=1000,
+        description="label matchers of the cAdvisor series (container_memory_working_set_bytes, "
+        "container_cpu_usage_seconds_total); they must carry a node label",
+    )
+    kubelet: str = Field(
+        default='job="kubelet", metrics_path="/metrics"',
+        min_length=1,
+        max_length=1000,
+        description="label matchers of the kubelet's own metrics (kubelet_running_pods)",
+    )
+    kubeStateMetrics: str = Field(
+        default='job="kube-state-metrics"',
+        min_length=1,
+        max_length=1000,
+        description="label matchers of kube-state-metrics (kube_pod_container_resource_requests)",
+    )
+    reservedCgroups: str = Field(
+        default="/system.slice|.*/kubelet.service|.*/(containerd|crio|docker).service",
+        min_length=1,
+        max_length=1000,
+        description="regular expression of the cgroup ids (the id label) of the system slice, the kubelet's and "
+        "the container runtime's services",
+    )
+    podsCgroups: str = Field(
+        default="/kubepods.slice|/kubepods",
+        min_length=1,
+        max_length=1000,
+        description="regular expression of the pods' parent cgroup id (systemd and cgroupfs drivers)",
+    )
+    cpuQuantile: float = Field(
+        default=0.99,
+        gt=0,
+        le=1,
+        description="the quantile of the pods' cpu usage over requests, per node and day, the cpu commit percent "
+        "follows",
+    )
+    memoryMetric: Literal["container_memory_working_set_bytes", "container_memory_rss"] = Field(
+        default="container_memory_working_set_bytes",
+        description="the cAdvisor memory series: the working set (what the kubelet's eviction reads) or the RSS (what "
+        "OpenShift's SystemMemoryExceedsReservation alert reads)",
+    )
+
+
+class RecommendSettings(Strict, records.RecommendSettings):
+    """`allocatable recommend` for setups other than kube-prometheus-stack (docs/recommend.md)."""
+
+    selectors: RecommendSelectors = Field(default_factory=RecommendSelectors)
+
+
 class Limits(Strict, records.Limits):
     maxFileBytes: int = Field(
         default=256 * 1024 * 1024,
@@ -272,3 +327,4 @@ class Settings(Strict, records.Settings):
         description="price every report (explain, diff, the impact report and the PR comment) in this currency; "
         "absent: no report prices (docs/cost.md)",
     )
+    recommend: RecommendSettings = Field(default_factory=RecommendSettings)

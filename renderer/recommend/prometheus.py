@@ -1,0 +1,152 @@
+"""A Prometheus-compatible HTTP API asked the recommend queries (Prometheus, Thanos, Mimir, VictoriaMetrics, ...).
+
+Each query is one ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
+server: a few numbers per node and day come back), read by the same streaming reader as an exported file. Auth: a
+bearer token read from a file (re-read for every run, as Kubernetes service-account tokens rotate), or basic auth
+(the password from a file or the environment variable ``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's
+CA bundle, a CA file, or no verification at all (``--insecure-skip-tls-verify``). Credentials are never printed:
+messages name the server by scheme, host and path only.
+
+Errors are one line: HTTP 401/403 (say which credential to check), an error JSON answer (the server's errorType and
+error), a non-JSON answer (an HTML page from a proxy), a timeout. A timeout, a refused connection and HTTP 5xx/429
+are retried (``retries`` times, waiting 1 s, 2 s, 4 s ...); a 4xx is not.
+
+Cost: one request per query; memory as the reader's.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import ssl
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+
+from renderer.recommend.queries import DAY, Query
+from renderer.recommend.source import UsageInputError, read_stream
+from renderer.recommend.usage import Usage
+
+__all__ = ["Server", "fetch"]
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    bearer_token_file: str | None = None
+    username: str | None = None
+    password_file: str | None = None
+    password: str | None = None
+    ca_file: str | None = None
+    insecure: bool = False
+    timeout: float = 60.0
+    retries: int = 2
+
+    @property
+    def shown(self) -> str:
+        """The URL without credentials or query string."""
+        parts = urllib.parse.urlsplit(self.url)
+        host = parts.hostname or ""
+        if parts.port:
+            host += f":{parts.port}"
+        return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _read_secret(path: str, what: str) -> str:
+    from renderer.safepath import FileProblem, read_regular
+
+    try:
+        return read_regular(path, 1 << 16).decode("utf-8").strip()
+    except (FileProblem, UnicodeDecodeError) as exc:
+        raise UsageInputError(f"{what} {path}: {exc}") from None
+
+
+def _headers(server: Server) -> dict[str, str]:
+    headers = {"Accept": "application/json", "User-Agent": "allocatable-recommend"}
+    if server.bearer_token_file:
+        headers["Authorization"] = "Bearer " + _read_secret(server.bearer_token_file, "--bearer-token-file")
+    elif server.username is not None:
+        password = server.password or ""
+        if server.password_file:
+            password = _read_secret(server.password_file, "--password-file")
+        token = base64.b64encode(f"{server.username}:{password}".encode()).decode("ascii")
+        headers["Authorization"] = "Basic " + token
+    return headers
+
+
+def _context(server: Server) -> ssl.SSLContext | None:
+    if not server.url.startswith("https:"):
+        return None
+    if server.insecure:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+    try:
+        return ssl.create_default_context(cafile=server.ca_file)
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageInputError(f"--certificate-authority {server.ca_file}: {exc}") from None
+
+
+def _base(server: Server) -> str:
+    parts = urllib.parse.urlsplit(server.url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageInputError(
+            f"--prometheus must be an http(s) URL such as http://prometheus:9090, got {server.shown!r}"
+        )
+    netloc = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def _get(server: Server, url: str, what: str) -> bytes:
+    headers = _headers(server)
+    context = _context(server)
+    delay = 1.0
+    for attempt in range(server.retries + 1):
+        last = attempt == server.retries
+        try:
+            request = urllib.request.Request(url, headers=headers)
+            with urllib.request.urlopen(request, timeout=server.timeout, context=context) as resp:
+                body: bytes = resp.read()
+                return body
+        except urllib.error.HTTPError as exc:
+            body = exc.read() if exc.fp is not None else b""
+            if exc.code in (401, 403):
+                check = "--bearer-token-file" if server.bearer_token_file else "--username/--password-file"
+                raise UsageInputError(
+                    f"{server.shown}: {what}: HTTP {exc.code} {'unauthorized' if exc.code == 401 else 'forbidden'}; "
+                    f"check {check}"
+                ) from None
+            if (exc.code >= 500 or exc.code == 429) and not last:
+                time.sleep(delay)
+                delay *= 2
+                continue
+            if body.lstrip().startswith(b"{"):
+                return body  # the API's error document: the reader says what it holds
+            raise UsageInputError(f"{server.shown}: {what}: HTTP {exc.code} {exc.reason}") from None
+        except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            if not last:
+                time.sleep(delay)
+                delay *= 2
+                continue
+            kind = "timed out" if isinstance(reason, TimeoutError) or "timed out" in str(reason) else str(reason)
+            raise UsageInputError(
+                f"{server.shown}: {what}: {kind} after {server.retries + 1} attempt(s) (--timeout {server.timeout:g}s)"
+            ) from None
+    raise AssertionError("unreachable")
+
+
+def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_bytes: int) -> Usage:
+    """Every query over [start, end] (Unix seconds, one-day steps) into one Usage."""
+    base = _base(server)
+    usage = Usage()
+    for q in queries:
+        params = urllib.parse.urlencode({"query": q.promql, "start": start, "end": end, "step": DAY})
+        body = _get(server, f"{base}/api/v1/query_range?{params}", q.name)
+        read_stream(usage, f"{server.shown} ({q.name})", q, io.BytesIO(body).read, max_bytes)
+    return usage

@@ -1,0 +1,136 @@
+"""The PromQL queries `allocatable recommend` asks (and `serve`'s alerts may share): one definition, no heavy imports.
+
+Every query returns a few numbers per node and day: the aggregation is pushed to the server (``max_over_time`` of a
+gauge over a day, ``max_over_time``/``quantile_over_time`` of a ``rate`` subquery at ``SUBQUERY_STEP``), evaluated
+as a range query at a step of one day, so a 1,000-node fortnight is 14 points per node and query (kilobytes), never
+the raw samples. The label conventions are kube-prometheus-stack's: cAdvisor series scraped through the kubelet
+(``job="kubelet"``, ``metrics_path="/metrics/cadvisor"``) with a ``node`` label, the kubelet's own ``/metrics``,
+kube-state-metrics' ``kube_pod_container_resource_requests`` (which carries ``node``).
+
+The cgroup ``id`` label is kept on the reservation queries: with the systemd cgroup driver (and on cgroup v2 hosts)
+``kubelet.service`` and the runtime's service are *children* of ``/system.slice``, and adding them to it would count
+them twice; the reader decides per node whether they are (``renderer.recommend.usage``). Pods live under
+``/kubepods.slice`` (systemd driver) or ``/kubepods`` (cgroupfs driver): both are matched, the driver is told by the
+``id`` that answered.
+
+Each query has a ``name``: an offline export of it is a file named ``<name>.json`` (or ``<name>.<anything>.json``),
+which is how ``--usage`` knows what a file holds (a Prometheus response does not carry its query).
+
+Cost: nothing at import (no import but ``typing``'s ``NamedTuple``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = [
+    "CADVISOR",
+    "DAY",
+    "QUERIES",
+    "SUBQUERY_STEP",
+    "Query",
+    "Selectors",
+    "by_name",
+    "promtool_command",
+    "queries",
+]
+
+DAY = 86400
+#: The resolution of the ``rate`` subqueries: five minutes, the default scrape interval of kube-prometheus-stack's
+#: kubelet ServiceMonitor is 30s, and ``rate`` over 5m spans at least four scrapes (Prometheus' advice).
+SUBQUERY_STEP = "5m"
+#: The cAdvisor series as kube-prometheus-stack scrapes them.
+CADVISOR = 'job="kubelet", metrics_path="/metrics/cadvisor"'
+
+
+class Selectors(NamedTuple):
+    """The parts of the queries a setup may change (``.allocatable.yaml`` ``recommend.selectors``)."""
+
+    cadvisor: str = CADVISOR
+    kubelet: str = 'job="kubelet", metrics_path="/metrics"'
+    kube_state_metrics: str = 'job="kube-state-metrics"'
+    #: cgroup ids of the reserved slices: /system.slice, the kubelet's and the runtime's services, wherever the host
+    #: puts them (under /system.slice with systemd; /runtime.slice or / on some distributions).
+    reserved_ids: str = "/system.slice|.*/kubelet.service|.*/(containerd|crio|docker).service"
+    #: cgroup ids of the pods: systemd driver, cgroupfs driver.
+    pods_ids: str = "/kubepods.slice|/kubepods"
+    #: the percentile of the pods' cpu usage / requests per node and day (the commit percent's statistic)
+    cpu_quantile: str = "0.99"
+    #: the memory series: the working set (what the kubelet's eviction reads) or the RSS (what OpenShift's
+    #: SystemMemoryExceedsReservation alert reads)
+    memory_metric: str = "container_memory_working_set_bytes"
+
+
+class Query(NamedTuple):
+    """One query: its name (and export file name), what it measures, the PromQL, the labels a series carries."""
+
+    name: str
+    what: str
+    promql: str
+    labels: tuple[str, ...]
+    metrics: tuple[str, ...]
+
+
+def queries(s: Selectors | None = None) -> tuple[Query, ...]:
+    """The queries for selectors ``s`` (default: kube-prometheus-stack's), in the order they are asked and printed."""
+    s = s or Selectors()
+    pods_cpu = f'sum by (node) (rate(container_cpu_usage_seconds_total{{{s.cadvisor}, id=~"{s.pods_ids}"}}[5m]))'
+    pods_mem = f'sum by (node) ({s.memory_metric}{{{s.cadvisor}, id=~"{s.pods_ids}"}})'
+    requests = 'sum by (node) (kube_pod_container_resource_requests{{{sel}, resource="{r}"}})'
+    return (
+        Query(
+            "reserved_memory",
+            f"daily peak {s.memory_metric} of /system.slice, kubelet.service and the runtime's service, per node and "
+            "cgroup",
+            f'max by (node, id) (max_over_time({s.memory_metric}{{{s.cadvisor}, id=~"{s.reserved_ids}"}}[1d]))',
+            ("node", "id"),
+            (s.memory_metric,),
+        ),
+        Query(
+            "reserved_cpu",
+            "daily peak cpu (cores, 5m rate) of /system.slice, kubelet.service and the runtime's service, per node "
+            "and cgroup",
+            f"max by (node, id) (max_over_time(rate(container_cpu_usage_seconds_total{{{s.cadvisor}, "
+            f'id=~"{s.reserved_ids}"}}[5m])[1d:{SUBQUERY_STEP}]))',
+            ("node", "id"),
+            ("container_cpu_usage_seconds_total",),
+        ),
+        Query(
+            "running_pods",
+            "daily peak of the pods the kubelet runs, per node",
+            f"max by (node) (max_over_time(kubelet_running_pods{{{s.kubelet}}}[1d]))",
+            ("node",),
+            ("kubelet_running_pods",),
+        ),
+        Query(
+            "pods_memory_ratio",
+            f"daily peak of the pods' {s.memory_metric} over their memory requests, per node",
+            f"max_over_time(({pods_mem} / {requests.format(sel=s.kube_state_metrics, r='memory')})"
+            f"[1d:{SUBQUERY_STEP}])",
+            ("node",),
+            (s.memory_metric, "kube_pod_container_resource_requests"),
+        ),
+        Query(
+            "pods_cpu_ratio",
+            f"daily {s.cpu_quantile} quantile of the pods' cpu usage (5m rate) over their cpu requests, per node",
+            f"quantile_over_time({s.cpu_quantile}, ({pods_cpu} / "
+            f"{requests.format(sel=s.kube_state_metrics, r='cpu')})[1d:{SUBQUERY_STEP}])",
+            ("node",),
+            ("container_cpu_usage_seconds_total", "kube_pod_container_resource_requests"),
+        ),
+    )
+
+
+#: The default queries (kube-prometheus-stack conventions).
+QUERIES = queries()
+
+
+def by_name(qs: tuple[Query, ...] = QUERIES) -> dict[str, Query]:
+    return {q.name: q for q in qs}
+
+
+def promtool_command(q: Query, start: str, end: str, url: str = "http://prometheus:9090") -> str:
+    """The ``promtool query range`` command line that exports ``q`` over [start, end] (RFC 3339 or Unix seconds) at
+    one-day steps (promtool takes a Go duration: ``24h``) into the file ``--usage`` reads, quoted for a POSIX shell."""
+    promql = q.promql.replace("'", "'\\''")
+    return f"promtool query range -o json --start={start} --end={end} --step=24h {url} '{promql}' > {q.name}.json"

@@ -1,0 +1,67 @@
+"""Kubelet Summary API dumps as measured usage: ``kubectl get --raw /api/v1/nodes/NODE/proxy/stats/summary``.
+
+One dump is one instant of one node (``node.nodeName``): its ``systemContainers`` named ``kubelet``, ``runtime`` and
+``misc`` (the processes of the kubelet's ``--system-cgroups``, when set) give the reserved slices' working set
+(``memory.workingSetBytes``, or ``rssBytes`` with ``memoryMetric: container_memory_rss``) and cpu
+(``cpu.usageNanoCores``, the kubelet's own rate), each at its own ``time``; ``pods`` counts the pods running. Many
+dumps per node over time are booked as the queries' answers are: each day keeps its largest value. The Summary API
+has no requests, so these dumps advise reservations only, never commit percents (the report says the ratio series
+are missing). ``pods`` entries without stats are counted all the same: the kubelet lists the pods it runs.
+
+Cost: one bounded read and one ``json.loads`` per dump (a dump is tens of kilobytes a node; bounded at 64 MiB).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from renderer.recommend.usage import Usage
+
+__all__ = ["MAX_BYTES", "book", "is_summary"]
+
+MAX_BYTES = 64 << 20
+_ROLES = ("kubelet", "runtime", "misc")
+
+
+def is_summary(doc: Any) -> bool:
+    node = doc.get("node") if isinstance(doc, dict) else None
+    return isinstance(node, dict) and isinstance(node.get("nodeName"), str) and "systemContainers" in node
+
+
+def _time(text: Any) -> float | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def book(usage: Usage, doc: dict[str, Any], memory_field: str = "workingSetBytes") -> list[str]:
+    """Book one dump into ``usage`` (the ``reserved_memory``, ``reserved_cpu`` and ``running_pods`` answers); what
+    could not be used, in words."""
+    node = doc["node"]
+    name = node["nodeName"]
+    problems: list[str] = []
+    for container in node.get("systemContainers") or []:
+        role = container.get("name") if isinstance(container, dict) else None
+        if role not in _ROLES:
+            continue
+        for query, section, key, scale in (
+            ("reserved_memory", "memory", memory_field, 1.0),
+            ("reserved_cpu", "cpu", "usageNanoCores", 1e-9),
+        ):
+            stats = container.get(section)
+            if not isinstance(stats, dict):
+                continue
+            value, t = stats.get(key), _time(stats.get("time"))
+            if not isinstance(value, int | float) or isinstance(value, bool) or t is None:
+                problems.append(f"{name}: systemContainers {role} {section}.{key} or its time is missing")
+                continue
+            usage.add(query, {"node": name, "id": role}, [[t, str(value * scale)]])
+    t = _time((node.get("memory") or {}).get("time")) or _time((node.get("cpu") or {}).get("time"))
+    pods = doc.get("pods")
+    if t is not None and isinstance(pods, list):
+        usage.add("running_pods", {"node": name}, [[t, str(len(pods))]])
+    return problems

@@ -1,0 +1,119 @@
+"""Measured usage, reduced as it is read: per query, node and cgroup, the largest value of each UTC day.
+
+A value at time ``t`` of a query evaluated at one-day steps covers the day ending at ``t`` (``max_over_time(x[1d])``
+at midnight is the day before): it is booked on day ``(t - 1) // 86400``. An export at a finer step (a raw 5-minute
+export of the same query) books each value the same way and keeps each day's largest, so the result only ever errs
+upwards (a rolling one-day window seen late in a day reaches into the day before).
+
+What a value cannot be used for is counted, never guessed: ``NaN`` (no data in a subquery step, a ratio with no
+requests), ``±Inf`` (a ratio of usage over zero requests), negative values, series without a ``node`` label. Counter
+resets need no handling here: every cpu query takes ``rate()`` on the server, which accounts for them.
+
+Cost: O(samples) time, O(nodes × cgroups × days) memory, whatever the number of samples.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Any
+
+from renderer.recommend.queries import DAY
+
+__all__ = ["BadSample", "Usage"]
+
+
+class BadSample(Exception):
+    """A sample that is not ``[time, "value"]``: the caller locates it at its series."""
+
+
+@dataclass
+class Counts:
+    samples: int = 0
+    nan: int = 0
+    inf: int = 0
+    negative: int = 0
+    no_node: int = 0
+
+
+@dataclass
+class Usage:
+    """Per query name: (node, cgroup id) → day → the day's largest value."""
+
+    days: dict[str, dict[tuple[str, str], dict[int, float]]] = field(default_factory=dict)
+    counts: dict[str, Counts] = field(default_factory=dict)
+    #: (source, the server's warning)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    #: what Summary API dumps held that could not be used
+    summary_notes: list[str] = field(default_factory=list)
+
+    def add(self, query: str, metric: dict[str, str], samples: list[Any]) -> None:
+        """Book one series' samples. Raises :class:`BadSample`."""
+        counts = self.counts.setdefault(query, Counts())
+        by_key = self.days.setdefault(query, {})
+        if not samples:
+            return
+        node = metric.get("node")
+        if not node:
+            counts.no_node += 1
+            return
+        try:
+            times = [float(p[0]) for p in samples]
+            values = [p[1] for p in samples]
+        except (TypeError, ValueError, IndexError, KeyError):
+            raise BadSample('a sample is not [time, "value"]') from None
+        counts.samples += len(values)
+        nan = values.count("NaN")
+        inf = values.count("+Inf") + values.count("-Inf")
+        if nan or inf:
+            counts.nan += nan
+            counts.inf += inf
+            keep = [k for k, v in enumerate(values) if v not in ("NaN", "+Inf", "-Inf")]
+            times = [times[k] for k in keep]
+            values = [values[k] for k in keep]
+        try:
+            numbers = list(map(float, values))
+        except (TypeError, ValueError):
+            raise BadSample("a sample's value is not a number in a string") from None
+        if numbers and min(numbers) < 0:
+            negative = sum(1 for v in numbers if v < 0)
+            counts.negative += negative
+            keep = [k for k, v in enumerate(numbers) if v >= 0]
+            times = [times[k] for k in keep]
+            numbers = [numbers[k] for k in keep]
+        if not numbers:
+            return
+        if times != sorted(times):
+            raise BadSample("samples are not in time order")
+        days = by_key.setdefault((node, metric.get("id", "")), {})
+        first = int((times[0] - 1) // DAY)
+        last = int((times[-1] - 1) // DAY)
+        start = 0
+        for day in range(first, last + 1):
+            end = bisect_left(times, (day + 1) * DAY + 1, start) if day < last else len(times)
+            if end > start:
+                peak = max(numbers[start:end])
+                if peak > days.get(day, -1.0):
+                    days[day] = peak
+            start = end
+
+    def issues(self) -> list[str]:
+        """What could not be used, per query, in words."""
+        out: list[str] = list(self.summary_notes[:20])
+        if len(self.summary_notes) > 20:
+            out.append(f"and {len(self.summary_notes) - 20} more Summary API values left out")
+        for name in sorted(self.counts):
+            c = self.counts[name]
+            parts = []
+            if c.nan:
+                parts.append(f"{c.nan} NaN")
+            if c.inf:
+                parts.append(f"{c.inf} infinite")
+            if c.negative:
+                parts.append(f"{c.negative} negative")
+            if parts:
+                out.append(f"{name}: {', '.join(parts)} of {c.samples} values left out")
+            if c.no_node:
+                out.append(f"{name}: {c.no_node} series without a node label left out")
+        return out

@@ -1,0 +1,151 @@
+"""``allocatable recommend``'s report: per pool, current → observed → recommended, and the documents to write.
+
+The formats are the modules here; what they share is below: the JSON document every format is written from
+(``document``), and ``write_documents``, what ``recommend -o yaml`` writes instead of the report — the policy
+documents themselves, to write over the repo's files, then the command that reviews them.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from typing import Any, TextIO
+
+from renderer.recommend.advice import FLOOR, MARGIN, MI, PoolAdvice, Reservation
+from renderer.recommend.queries import DAY
+from renderer.recommend.result import Recommendation
+
+__all__ = ["EXCEEDED_SHOWN", "amount", "date", "document", "write_documents"]
+
+#: node-days listed per reservation in the text and markdown formats (the JSON lists every one)
+EXCEEDED_SHOWN = 5
+
+
+def date(day: int) -> str:
+    return datetime.fromtimestamp(day * DAY, timezone.utc).strftime("%Y-%m-%d")
+
+
+def amount(resource: str, value: float | None, *, signed: bool = False) -> str | None:
+    """Bytes as whole Mi (rounded away from zero), cores as whole millicores."""
+    if value is None:
+        return None
+    if resource == "memory":
+        n = math.ceil(abs(value) / MI - 1e-9)
+        text = f"{n}Mi"
+    else:
+        n = math.ceil(abs(value) * 1000 - 1e-6)
+        text = f"{n}m"
+    if value < 0 and n:
+        return "-" + text
+    return ("+" + text) if signed and n else text
+
+
+def _reservation(r: Reservation) -> dict[str, Any]:
+    headroom = None if r.current is None else r.current - r.observed
+    change = None if r.current is None else r.recommended - r.current
+    return {
+        "slice": r.slice,
+        "resource": r.resource,
+        "current": amount(r.resource, r.current),
+        "observed": amount(r.resource, r.observed),
+        "observedOn": {"node": r.node, "day": date(r.day)},
+        "recommended": amount(r.resource, r.recommended),
+        "change": amount(r.resource, change, signed=True),
+        "headroom": amount(r.resource, headroom),
+        "exceeded": [{"node": e.node, "day": date(e.day), "peak": amount(r.resource, e.peak)} for e in r.exceeded],
+        "backtest": {"exceeded": r.backtest_exceeded, "nodeDays": r.backtest_days},
+    }
+
+
+def _pool(p: PoolAdvice) -> dict[str, Any]:
+    c = p.coverage
+    out: dict[str, Any] = {
+        "name": p.pool,
+        "maxPods": p.max_pods,
+        "coverage": {
+            "days": c.days,
+            "nodes": c.nodes,
+            "poolNodes": c.pool_nodes,
+            "nodeDays": c.node_days,
+            "reservationsAdvised": c.enough_reservations,
+            "commitAdvised": c.enough_commit,
+            "missing": list(c.missing),
+            "mixed": c.mixed or None,
+            "why": list(c.why),
+        },
+        "nodes": list(p.nodes),
+        "reservations": [_reservation(r) for r in p.reservations],
+        "slope": None,
+        "commit": [
+            {
+                "resource": k.resource,
+                "currentPercent": k.current,
+                "ratio": None if k.ratio is None else round(k.ratio, 4),
+                "observedOn": {"node": k.node, "day": date(k.day)},
+                "recommendedPercent": k.recommended,
+                "reasoning": k.reasoning,
+            }
+            for k in p.commits
+        ],
+    }
+    if p.repack is not None:
+        nodes, freed, pending, add = p.repack
+        out["repack"] = {"nodes": nodes, "nodesFreed": freed, "newPending": pending, "nodesToAdd": add}
+    else:
+        out["repack"] = None
+    s = p.slope
+    if s is not None:
+        out["slope"] = {
+            "used": s.used,
+            "why": s.why,
+            "perPodMi": round(s.per_pod / MI, 3),
+            "baseMi": round(s.base / MI, 3),
+            "r2": round(s.r2, 4),
+            "points": s.points,
+            "distinctPods": s.distinct,
+            "formula": {"perPod": f"{s.per_pod_recommended // 1024}Ki", "base": amount("memory", s.base_recommended)}
+            if s.used
+            else None,
+            "atMaxPods": amount("memory", s.at_max_pods) if s.used else None,
+        }
+    return out
+
+
+def document(r: Recommendation) -> dict[str, Any]:
+    """The report as one JSON document (``-o json``; the text and markdown formats show the same values)."""
+    o = r.options
+    return {
+        "version": 1,
+        "window": None
+        if r.window is None
+        else {"first": date(r.window[0]), "last": date(r.window[1]), "days": r.window[1] - r.window[0] + 1},
+        "method": {
+            "marginPercent": round(MARGIN * 100),
+            "floor": {"memory": amount("memory", FLOOR["memory"]), "cpu": amount("cpu", FLOOR["cpu"])},
+            "minDays": o.min_days,
+            "minNodes": o.min_nodes,
+            "cpuTargetPercent": round(o.cpu_target * 100),
+            "cpuCeilingPercent": o.cpu_ceiling,
+        },
+        "pools": [_pool(p) for p in r.pools],
+        "unplaced": {"count": r.unplaced_count, "nodes": list(r.unplaced)},
+        "notes": list(r.notes),
+        "documents": [{"ref": ref, "replaces": path or None} for ref, path in r.replaces],
+        "review": r.review or None,
+    }
+
+
+def write_documents(r: Recommendation, out: TextIO) -> None:
+    """``-o yaml``: each document, with the file it replaces, then the review command (all as YAML comments but
+    the documents). Nothing to write: one comment saying why."""
+    from renderer.reporters.derived import dump_yaml
+
+    parts: list[str] = []
+    for doc, (ref, path) in zip(r.documents, r.replaces, strict=True):
+        where = f"# replaces {ref} in {path}" if path else f"# new: {ref} (no policy of its kind selects the pool)"
+        parts.append(f"---\n{where}\n{dump_yaml(doc)}")
+    if not parts:
+        out.write("# nothing to write: no pool could be advised (see `allocatable recommend` without -o yaml)\n")
+        return
+    parts.append(f"# write these over the files named above, then review what they do:\n#   {r.review}\n")
+    out.write("".join(parts))

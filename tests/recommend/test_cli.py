@@ -1,0 +1,143 @@
+"""``allocatable recommend`` as a user runs it: usage errors, exit codes, the documents ``-o yaml`` writes (written
+over a copy of the example repo, they validate, lint clean of errors, and the model gives the pool what the report
+recommended), and the offline inputs' errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import run_cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
+USAGE = sorted(str(p) for p in (EXAMPLE / "usage").glob("*.json"))
+POLICIES = str(EXAMPLE / "policies")
+NODES = ["--nodes", str(EXAMPLE / "nodes.json")]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ([], "give the measured usage: --usage FILE..."),
+        (["--usage", USAGE[0], "--prometheus", "http://x"], "--usage and --prometheus both give the usage"),
+        (["--usage", USAGE[0], "--bearer-token-file", "t"], "go with --prometheus"),
+        (["--usage", "-"], "standard input has no name"),
+        (["--usage", USAGE[0], "--window", "0d"], "--window: must be a number of days"),
+        (["--usage", USAGE[0], "--end", "2025-13-01"], "must be a date YYYY-MM-DD"),
+        (["--usage", USAGE[0], "--cpu-target", "150"], "from 10 to 100"),
+        (["--print-queries", "--usage", USAGE[0]], "reads no --usage"),
+    ],
+)
+def test_usage_errors(args: list[str], words: str) -> None:
+    done = run_cli("recommend", POLICIES, *args)
+    assert done.exit_code == 2
+    assert words in done.stderr
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+
+
+def test_input_errors_are_located(tmp_path: Path) -> None:
+    bad = tmp_path / "running_pods.json"
+    bad.write_text('{"status":"success","data":{"resultType":"matrix","result":[\n{"metric":{"node":"a"},', "utf-8")
+    done = run_cli("recommend", POLICIES, "--usage", str(bad))
+    assert done.exit_code == 2
+    assert done.stderr.startswith(f"allocatable: error: {bad.as_posix()}:2:")
+    assert "ends early" in done.stderr
+    unnamed = tmp_path / "export.json"
+    unnamed.write_text("[]", "utf-8")
+    done = run_cli("recommend", POLICIES, "--usage", str(unnamed))
+    assert done.exit_code == 2 and "the file name names no query" in done.stderr
+    done = run_cli("recommend", POLICIES, "--usage", str(tmp_path / "reserved_cpu.json"))
+    assert done.exit_code == 2 and "reserved_cpu.json: cannot read file" in done.stderr
+    done = run_cli("recommend", POLICIES, "--usage", str(tmp_path))
+    assert done.exit_code == 2 and done.stderr.endswith(": is a directory\n")
+    done = run_cli("recommend", POLICIES, "--usage", *USAGE, "--pool", "nope")
+    assert done.exit_code == 2 and "--pool nope: the repo has no such pool" in done.stderr
+
+
+def test_strict_fails_a_pool_without_enough_data() -> None:
+    done = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES)
+    assert done.exit_code == 0
+    assert done.stderr.endswith("recommend: 2 pools, 1 advised, 1 with too little data (batch); 1 node(s) in no pool\n")
+    assert run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "--strict").exit_code == 1
+    only = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "--strict", "--pool", "general")
+    assert only.exit_code == 0
+    assert "pool batch" not in only.stdout
+    # with --min-days 3, bt-1's three days are enough for its reservations (not for commit percents: no ratio series)
+    relaxed = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "--min-days", "3", "-o", "json")
+    batch = next(p for p in json.loads(relaxed.stdout)["pools"] if p["name"] == "batch")
+    assert batch["coverage"]["reservationsAdvised"] and not batch["coverage"]["commitAdvised"]
+
+
+def test_without_nodes_only_inventory_nodes_are_placed() -> None:
+    done = run_cli("recommend", POLICIES, "--usage", *USAGE, "-o", "json")
+    doc = json.loads(done.stdout)
+    assert doc["pools"] == []
+    assert doc["unplaced"]["count"] == 5  # gp-1..3, bt-1, stray-1
+
+
+def test_the_documents_replace_the_repos_and_give_what_was_recommended(tmp_path: Path) -> None:
+    done = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "-o", "yaml")
+    assert done.exit_code == 0
+    assert done.stdout.endswith(f"#   allocatable diff --base HEAD {POLICIES}\n")
+    docs = [d for d in yaml.safe_load_all(done.stdout) if d]
+    assert [(d["kind"], d["metadata"]["name"]) for d in docs] == [
+        ("ReservationPolicy", "general"),
+        ("CommitClass", "general-burst"),
+    ]
+    repo = tmp_path / "policies"
+    shutil.copytree(POLICIES, repo)
+    (repo / "reservations.yaml").write_text(yaml.safe_dump(docs[0]), "utf-8")
+    (repo / "commitclasses.yaml").write_text(yaml.safe_dump(docs[1]), "utf-8")
+    lint = run_cli("lint", str(repo))
+    assert " error" not in lint.stdout, lint.stdout
+    explained = json.loads(run_cli("explain", str(repo), "--pool", "general", "-o", "json").stdout)
+    pool = explained["pools"][0]
+    report = json.loads(run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "-o", "json").stdout)
+    general = next(p for p in report["pools"] if p["name"] == "general")
+    wanted = {(r["slice"], r["resource"]): r["recommended"] for r in general["reservations"]}
+    text = json.dumps(pool)
+    for key in (("kube", "memory"), ("system", "memory"), ("kube", "cpu"), ("system", "cpu")):
+        assert wanted[key] in text, (key, wanted[key])
+    # the new repo, measured again: nothing exceeds the reservations any more
+    again = json.loads(run_cli("recommend", str(repo), "--usage", *USAGE, *NODES, "-o", "json").stdout)
+    general = next(p for p in again["pools"] if p["name"] == "general")
+    assert all(r["exceeded"] == [] for r in general["reservations"])
+    assert {r["change"] for r in general["reservations"]} == {"0Mi", "0m"}, general["reservations"]
+
+
+def test_nothing_to_write_says_so() -> None:
+    done = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "--pool", "batch", "-o", "yaml")
+    assert done.exit_code == 0
+    assert done.stdout.startswith("# nothing to write")
+
+
+def test_the_snapshots_pods_repacked_under_the_recommendation(tmp_path: Path) -> None:
+    # snapshot.json: the five nodes as the repo predicts them today (verify: 5 match) and 12 pods of 900m cpu and 1Gi
+    # on the general nodes (4 each, nodeSelector tier general), one 6-core pod on each batch node. Today a general
+    # node holds 3600m of its 3890m allocatable (92 %). Under the documents its committed cpu is (4000m - 200m -
+    # 230m) x 265 % = 9460m: 3600m is 38 % of it, below the autoscaler's 0.5 threshold, so each general node is a
+    # scale-down candidate. The first one's 4 pods fit the other two (2 each: 5400m of 9460m); the second's 6 pods
+    # (5400m) do not fit the last node's 4060m free: 1 node freed, nothing Pending. Batch has no advice: not re-packed.
+    done = run_cli("recommend", POLICIES, "--usage", *USAGE, "--snapshot", str(EXAMPLE / "snapshot.json"), "-o", "json")
+    assert done.exit_code == 0, done.stderr
+    pools = {p["name"]: p for p in json.loads(done.stdout)["pools"]}
+    assert pools["general"]["repack"] == {"nodes": 3, "nodesFreed": 1, "newPending": 0, "nodesToAdd": 0}
+    assert pools["batch"]["repack"] is None
+    verify = run_cli(
+        "verify", POLICIES, "--nodes", str(EXAMPLE / "snapshot.json"), "--pods", str(EXAMPLE / "snapshot.json")
+    )
+    assert verify.exit_code == 0, verify.stdout
+    listed = json.loads((EXAMPLE / "snapshot.json").read_text("utf-8"))
+    pods = tmp_path / "pods.json"
+    pods.write_text(json.dumps({**listed, "items": [i for i in listed["items"] if i["kind"] == "Pod"]}), "utf-8")
+    both = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "--pods", str(pods), "-o", "json")
+    one, two = json.loads(both.stdout), json.loads(done.stdout)
+    assert one["review"] == f"allocatable diff --base HEAD {POLICIES} --nodes {NODES[1]} --pods {pods}"
+    assert two["review"] == f"allocatable diff --base HEAD {POLICIES} --snapshot {EXAMPLE / 'snapshot.json'}"
+    assert {**one, "review": None} == {**two, "review": None}
+    bad = run_cli("recommend", POLICIES, "--usage", *USAGE, "--pods", str(EXAMPLE / "snapshot.json"))
+    assert bad.exit_code == 2 and "--pods goes with --nodes" in bad.stderr

@@ -1,0 +1,166 @@
+"""The export reader (``renderer.recommend.exports``) and the daily reduction (``renderer.recommend.usage``).
+
+Shapes come from Prometheus' HTTP API documentation (https://prometheus.io/docs/prometheus/latest/querying/api/):
+``{"status": "success", "data": {"resultType": "matrix", "result": [{"metric": {...}, "values": [[t, "v"], ...]}]}}``,
+``"vector"`` results with ``"value": [t, "v"]``, errors as ``{"status": "error", "errorType": ..., "error": ...}``, and
+``promtool query range -o json``'s bare result array (seen from promtool 2.42 on this machine). Expected daily maxima
+are worked out by hand beside each case.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Any
+
+import pytest
+
+from renderer.recommend import exports
+from renderer.recommend.exports import ExportError, read_export
+from renderer.recommend.queries import QUERIES, by_name
+from renderer.recommend.source import UsageInputError, query_of, read_stream
+from renderer.recommend.usage import Usage
+
+DAY = 86400
+D = 20000  # a day number: midnight of day D is D * 86400
+
+
+def _read(text: str | bytes, query: str = "running_pods") -> Usage:
+    usage = Usage()
+    data = text.encode() if isinstance(text, str) else text
+    read_stream(usage, "x.json", by_name()[query], io.BytesIO(data).read, 1 << 30)
+    return usage
+
+
+def _matrix(series: list[dict[str, Any]], **extra: Any) -> str:
+    return json.dumps({"status": "success", "data": {"resultType": "matrix", "result": series}, **extra})
+
+
+def test_a_day_is_the_24_hours_before_each_evaluation() -> None:
+    # max_over_time(x[1d]) evaluated at midnight of day D+1 covers (D, D+1]: booked on day D. A raw sample at 00:00
+    # of D+1 belongs to day D too (the window is closed on the right), one a second later to D+1.
+    values = [[(D + 1) * DAY, "5"], [(D + 1) * DAY + 1, "7"], [(D + 2) * DAY, "3"], [(D + 1) * DAY - 3600, "6"]]
+    values.sort()
+    usage = _read(_matrix([{"metric": {"node": "n1"}, "values": values}]))
+    # day D: 6 (23:00 of D) and 5 (00:00 of D+1) -> 6; day D+1: 7 and 3 (00:00 of D+2) -> 7
+    assert usage.days["running_pods"][("n1", "")] == {D: 6.0, D + 1: 7.0}
+
+
+def test_every_shape_the_api_and_promtool_write() -> None:
+    series = [{"metric": {"node": "a"}, "values": [[(D + 1) * DAY, "4"]]}]
+    api = _read(_matrix(series))
+    data_only = _read(json.dumps({"resultType": "matrix", "result": series}))
+    promtool = _read(json.dumps(series))
+    vector = _read(
+        json.dumps(
+            {
+                "status": "success",
+                "data": {"resultType": "vector", "result": [{"metric": {"node": "a"}, "value": [(D + 1) * DAY, "4"]}]},
+            }
+        )
+    )
+    expected = {("a", ""): {D: 4.0}}
+    for usage in (api, data_only, promtool, vector):
+        assert usage.days["running_pods"] == expected
+
+
+def test_nan_inf_negative_and_nodeless_values_are_counted_not_used() -> None:
+    values = [
+        [(D + 1) * DAY, "NaN"],
+        [(D + 1) * DAY + 60, "+Inf"],
+        [(D + 1) * DAY + 120, "-1"],
+        [(D + 1) * DAY + 180, "2"],
+    ]
+    usage = _read(
+        _matrix([{"metric": {"node": "a"}, "values": values}, {"metric": {"job": "x"}, "values": [[DAY, "1"]]}]),
+        "pods_cpu_ratio",
+    )
+    assert usage.days["pods_cpu_ratio"] == {("a", ""): {D + 1: 2.0}}
+    c = usage.counts["pods_cpu_ratio"]
+    assert (c.nan, c.inf, c.negative, c.no_node, c.samples) == (1, 1, 1, 1, 4)
+    assert usage.issues() == [
+        "pods_cpu_ratio: 1 NaN, 1 infinite, 1 negative of 4 values left out",
+        "pods_cpu_ratio: 1 series without a node label left out",
+    ]
+
+
+def test_the_servers_warnings_are_kept() -> None:
+    usage = _read(_matrix([], warnings=["PromQL info: metric might not be a counter"]))
+    assert usage.warnings == [("x.json", "PromQL info: metric might not be a counter")]
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "words"),
+    [
+        # an HTML error page from a proxy in front of Prometheus
+        ("<html><body>502 Bad Gateway</body></html>", "x.json:1:1:", "HTML page"),
+        ("  \n  Unauthorized\n", "x.json:2:3:", "not JSON"),
+        ("", "x.json:", "empty"),
+        # the API's error document (HTTP 400 bad_data)
+        (
+            '{"status":"error","errorType":"bad_data","error":"1:23: parse error: unclosed left parenthesis"}',
+            "x.json:1:1:",
+            "bad_data: 1:23: parse error",
+        ),
+        # a truncated download: the text ends inside the second series
+        (_matrix([{"metric": {"node": "a"}, "values": [[DAY, "1"]]}] * 2)[:-40], "x.json:1:", "ends early"),
+        ('{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}', "x.json:1:", "scalar"),
+        ('{"status":"success"}', "x.json:", "no data.result"),
+        (_matrix([{"metric": {"node": "a"}, "values": [[DAY, "1"], [0, "2"]]}]), "x.json:1:67:", "time order"),
+        (_matrix([{"metric": {"node": "a"}, "values": [[DAY, "12Mi"]]}]), "x.json:1:67:", "not a number"),
+        (_matrix([{"metric": {"node": "a"}, "values": [[DAY, None]]}]), "x.json:1:67:", "not a number"),
+        (_matrix([{"metric": {"node": "a"}, "values": [DAY]}]), "x.json:1:67:", "not [time"),
+        (_matrix([{"metric": {"node": "a"}}]), "x.json:1:67:", "neither values nor value"),
+        (_matrix([]) + " {}", "x.json:1:", "extra data"),
+        (b'{"status": "succ\xff"}', "x.json:1:", "UTF-8"),
+    ],
+)
+def test_bad_exports_are_one_located_error(text: str | bytes, where: str, words: str) -> None:
+    with pytest.raises(UsageInputError) as caught:
+        _read(text)
+    message = str(caught.value)
+    assert message.startswith(where), message
+    assert words in message, message
+    assert "\n" not in message
+
+
+def test_a_line_and_column_are_those_of_the_series(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The third series (line 4 of this text) holds the bad sample; the window is forced small so the text before it
+    # has been dropped by then (the line count must survive the drop).
+    monkeypatch.setattr(exports, "CHUNK", 16)
+    good = json.dumps({"metric": {"node": "a"}, "values": [[DAY, "1"]]})
+    bad = json.dumps({"metric": {"node": "b"}, "values": [[DAY, "x"]]})
+    text = '{"status":"success","data":{"resultType":"matrix","result":[\n' + f"{good},\n{good},\n  {bad}\n]}}}}"
+    with pytest.raises(UsageInputError, match=r"^x\.json:4:3: a sample's value is not a number"):
+        _read(text)
+
+
+def test_chunk_boundaries_do_not_change_what_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    series = [
+        {"metric": {"node": f"n{k}"}, "values": [[(D + 1) * DAY + 300 * j, str(j * k % 17)] for j in range(300)]}
+        for k in range(20)
+    ]
+    text = _matrix(series, warnings=["w"])
+    whole = _read(text)
+    for chunk in (1, 7, 64, 1000):
+        monkeypatch.setattr(exports, "CHUNK", chunk)
+        assert _read(text).days == whole.days
+    # worked out: the sample j is at (D+1)*86400 + 300j: j = 0 is midnight, booked on day D; j = 1..288 on D+1 (288 is
+    # the next midnight); j = 289..299 on D+2. Node n1's values are j mod 17: 0 on D; up to 16 on D+1; on D+2,
+    # 289 = 17 x 17, so 0..10.
+    assert whole.days["running_pods"][("n1", "")] == {D: 0.0, D + 1: 16.0, D + 2: 10.0}
+    assert whole.days["running_pods"][("n0", "")][D + 1] == 0.0
+    assert whole.days["running_pods"][("n3", "")][D + 1] == 16.0  # 3j mod 17 reaches 16 at j = 11
+
+
+def test_the_size_bound_holds() -> None:
+    text = _matrix([{"metric": {"node": "a"}, "values": [[DAY, "1"]] * 1000}])
+    with pytest.raises(ExportError, match="byte limit"):
+        read_export(io.BytesIO(text.encode()).read, 100, lambda *a: None)
+
+
+def test_a_file_names_its_query() -> None:
+    assert query_of("dir/reserved_memory.json", QUERIES).name == "reserved_memory"
+    assert query_of("reserved_memory.cluster-a.2025-11.json", QUERIES).name == "reserved_memory"
+    with pytest.raises(UsageInputError, match=r"^memory\.json: the file name names no query"):
+        query_of("memory.json", QUERIES)

@@ -1,0 +1,157 @@
+"""``recommend --prometheus`` when the server (or what stands in front of it) misbehaves.
+
+The answers are replayed by a small HTTP server on 127.0.0.1 (no Prometheus needed for a 401): the status codes and
+bodies are those of the Prometheus HTTP API documentation (an error is ``{"status": "error", "errorType",
+"error"}``) and of a reverse proxy (an HTML 502 page). Credentials go out in headers and never come back in a message.
+"""
+
+from __future__ import annotations
+
+import base64
+import http.server
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
+EMPTY = json.dumps({"status": "success", "data": {"resultType": "matrix", "result": []}}).encode()
+
+
+class Stub:
+    def __init__(self) -> None:
+        self.answers: list[tuple[int, bytes, float]] = []
+        self.seen: list[tuple[str, str | None]] = []
+
+
+@pytest.fixture
+def stub() -> Iterator[tuple[Stub, str]]:
+    state = Stub()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            state.seen.append((self.path, self.headers.get("Authorization")))
+            status, body, delay = state.answers.pop(0) if state.answers else (200, EMPTY, 0.0)
+            if delay:
+                time.sleep(delay)
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json" if body.startswith(b"{") else "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _run(url: str, *extra: str) -> object:
+    return run_cli(
+        "recommend", str(EXAMPLE / "policies"), "--prometheus", url, "--end", "2025-11-09", "--retries", "0", *extra
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "words"),
+    [
+        (401, b"Unauthorized", "HTTP 401 unauthorized; check --bearer-token-file"),
+        (403, b"Forbidden", "HTTP 403 forbidden; check --bearer-token-file"),
+        (502, b"<html><body><h1>502 Bad Gateway</h1></body></html>", "HTTP 502 Bad Gateway"),
+        (
+            400,
+            json.dumps({"status": "error", "errorType": "bad_data", "error": 'invalid parameter "query"'}).encode(),
+            "Prometheus answered with an error: bad_data: invalid parameter",
+        ),
+        (200, b"<!doctype html><title>Sign in</title>", "an HTML page"),
+    ],
+)
+def test_a_refusal_is_one_line_without_the_secret(
+    stub: tuple[Stub, str], tmp_path: Path, status: int, body: bytes, words: str
+) -> None:
+    state, url = stub
+    token = tmp_path / "token"
+    token.write_text("s3cr3t-token\n", encoding="utf-8")
+    state.answers.append((status, body, 0.0))
+    done = _run(url, "--bearer-token-file", str(token))
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert words in done.stderr  # type: ignore[attr-defined]
+    assert done.stderr.count("\n") == 1 and "s3cr3t" not in done.stderr  # type: ignore[attr-defined]
+    assert state.seen[0][1] == "Bearer s3cr3t-token"
+
+
+def test_basic_auth_and_a_url_with_credentials_never_show_them(stub: tuple[Stub, str], tmp_path: Path) -> None:
+    state, url = stub
+    password = tmp_path / "password"
+    password.write_text("hunter2", encoding="utf-8")
+    state.answers.append((401, b"no", 0.0))
+    with_userinfo = url.replace("http://", "http://alice:hunter2@")
+    done = _run(with_userinfo, "--username", "bob", "--password-file", str(password))
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert "hunter2" not in done.stderr and "alice" not in done.stderr  # type: ignore[attr-defined]
+    assert state.seen[0][1] == "Basic " + base64.b64encode(b"bob:hunter2").decode()
+
+
+def test_a_timeout_is_retried_then_said(stub: tuple[Stub, str]) -> None:
+    state, url = stub
+    state.answers.extend([(200, EMPTY, 2.0), (200, EMPTY, 2.0)])
+    done = run_cli(
+        "recommend",
+        str(EXAMPLE / "policies"),
+        "--prometheus",
+        url,
+        "--end",
+        "2025-11-09",
+        "--timeout",
+        "0.3",
+        "--retries",
+        "1",
+    )
+    assert done.exit_code == 2
+    assert "reserved_memory: timed out after 2 attempt(s) (--timeout 0.3s)" in done.stderr
+    assert len(state.seen) == 2
+
+
+def test_a_server_error_is_retried(stub: tuple[Stub, str]) -> None:
+    state, url = stub
+    state.answers.append((503, b"<html>unavailable</html>", 0.0))
+    done = run_cli("recommend", str(EXAMPLE / "policies"), "--prometheus", url, "--end", "2025-11-09", "--retries", "1")
+    assert done.exit_code == 0, done.stderr
+    # five queries, the first asked twice
+    assert len(state.seen) == 6
+    assert all(path.startswith("/api/v1/query_range?query=") and "step=86400" in path for path, _ in state.seen)
+
+
+def test_nothing_listens(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    done = _run(f"http://127.0.0.1:{port}")
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert "after 1 attempt(s)" in done.stderr  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("url", ["ftp://x", "prometheus:9090", "http://"])
+def test_a_url_that_is_not_http_is_a_usage_error(url: str) -> None:
+    done = _run(url)
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert "--prometheus must be an http(s) URL" in done.stderr  # type: ignore[attr-defined]
