@@ -11,7 +11,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "renderer"
 #: The composers: the command line, its subcommands and the pipeline. Nothing below them may import them.
-COMPOSERS = ("renderer.cli", "renderer.commands", "renderer.pipeline", "renderer.__main__")
+COMPOSERS = ("renderer.cli", "renderer.commands", "renderer.pipeline", "renderer.serve", "renderer.__main__")
 
 
 def _modules() -> dict[str, Path]:
@@ -135,6 +135,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("impact",),  # simulation: reads pods as verify does (renderer.verify.pods)
     ("reporters",),
     ("pipeline",),
+    ("serve",),  # composes the pipeline cycle after cycle; the only importer of prometheus_client
     ("commands",),
     ("cli",),
 )
