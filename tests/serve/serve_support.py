@@ -10,6 +10,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +79,62 @@ def value(found: dict[str, list[tuple[dict[str, str], float]]], name: str, **lab
     matching = [v for got, v in found.get(name, []) if all(got.get(k) == x for k, x in labels.items())]
     assert len(matching) == 1, (name, labels, found.get(name))
     return matching[0]
+
+
+def start_serve(*args: str, timeout: float = 30.0) -> tuple[subprocess.Popen[bytes], str]:
+    """``allocatable serve ARGS --listen 127.0.0.1:0`` in a process of its own; (the process, its base URL) once it
+    says where it listens. The caller stops it (``stop_serve``)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "renderer", "serve", *args, "--listen", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={k: v for k, v in os.environ.items() if k != "KUBERNETES_SERVICE_HOST"},
+    )
+    assert proc.stderr is not None
+    deadline = time.monotonic() + timeout
+    seen = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stderr], [], [], 0.2)
+        if ready:
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            if not chunk:
+                break
+            seen += chunk
+            found = re.search(rb"listening on (http://127\.0\.0\.1:\d+)", seen)
+            if found:
+                return proc, found.group(1).decode()
+    proc.kill()
+    proc.wait(timeout=10)
+    raise AssertionError(f"serve did not start: {seen.decode(errors='replace')}")
+
+
+def stop_serve(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> tuple[int, str]:
+    """SIGTERM, then the exit code and the rest of stderr (killed past ``timeout``: a failure)."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate(timeout=10)
+        raise AssertionError("serve did not stop within the timeout after SIGTERM") from None
+    return proc.returncode, err.decode(errors="replace")
+
+
+def get(url: str, method: str = "GET", timeout: float = 10.0) -> tuple[int, bytes]:
+    """Status and body of one request on loopback."""
+    request = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def wait_ready(base: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if get(base + "/readyz")[0] == 200:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{base}/readyz did not answer 200 within {timeout} s")
