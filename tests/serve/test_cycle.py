@@ -192,9 +192,11 @@ def test_reserved_figures_per_pool_and_slice(repo: Path, tmp_path: Path) -> None
     assert s.cycle(), s.last_error
     found = samples(s.evaluation.text if s.evaluation else b"")
     # the pool's node is matched by its NodePool's labels
-    assert value(found, "allocatable_pool_nodes", pool="small", state="drift") + value(
-        found, "allocatable_pool_nodes", pool="small", state="match"
-    ) == 1
+    assert (
+        value(found, "allocatable_pool_nodes", pool="small", state="drift")
+        + value(found, "allocatable_pool_nodes", pool="small", state="match")
+        == 1
+    )
     assert value(found, "allocatable_pool_reserved_cpu_cores", pool="small", slice="system") == 0.1
     assert value(found, "allocatable_pool_reserved_cpu_cores", pool="small", slice="kube") == 0.07
     assert value(found, "allocatable_pool_reserved_memory_bytes", pool="small", slice="system") == 64 * KI * KI
@@ -206,7 +208,11 @@ def test_a_git_checkout_reports_its_commit(repo: Path, tmp_path: Path) -> None:
     import subprocess
 
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t"}
-    env |= {"GIT_COMMITTER_EMAIL": "t@e", "GIT_AUTHOR_DATE": "1700000000 +0000", "GIT_COMMITTER_DATE": "1700000000 +0000"}
+    env |= {
+        "GIT_COMMITTER_EMAIL": "t@e",
+        "GIT_AUTHOR_DATE": "1700000000 +0000",
+        "GIT_COMMITTER_DATE": "1700000000 +0000",
+    }
     write_repo(repo, {"rp.yaml": KUBE_RESERVED})
     subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env)
     subprocess.run(["git", "-C", str(repo), "add", "."], check=True, env=env)

@@ -6,7 +6,17 @@ import time
 from pathlib import Path
 
 import pytest
-from serve_support import KUBE_RESERVED, NODE_NAME, get, samples, start_serve, stop_serve, value, wait_ready, write_nodes
+from serve_support import (
+    KUBE_RESERVED,
+    NODE_NAME,
+    get,
+    samples,
+    start_serve,
+    stop_serve,
+    value,
+    wait_ready,
+    write_nodes,
+)
 
 from conftest import run_cli, write_repo
 
