@@ -103,19 +103,26 @@ def evaluate(result: VerifyResult, nodes: list[Pool], policy: Policy, at: float)
         "cause (a missing figure counts as 0).",
         labels=["node", "pool", "resource", "unit", "cause"],
     )
+    info = InfoMetricFamily(
+        "allocatable_node",
+        "The repo's pool of each node (a NodePool whose labels it carries, else its node group or instance type): "
+        "join per-pool series to nodes with `* on (pool) group_left ()`.",
+        labels=["node", "pool"],
+    )
     counts: dict[tuple[str, str], int] = {}
     tally = Tally(nodes=len(result.nodes))
     for n in result.nodes:
         pool = pool_of_node.get(n.name, "(inventory)")
         state = "match" if n.match else ("awaiting-rollout" if n.at_base else "drift")
         counts[(pool, state)] = counts.get((pool, state), 0) + 1
+        info.add_metric([n.name, pool], {})
         for r, q in n.check.predicted.items():
             predicted.add_metric([n.name, resource_label(r), unit_of(r)], _base(q))
         for d in n.check.differences + (n.raw.differences if n.raw is not None else []):
-            reported = _base(d.reported) if d.reported is not None else 0.0
-            wanted = _base(d.predicted) if d.predicted is not None else 0.0
-            drift.add_metric(
-                [n.name, pool, resource_label(d.resource), unit_of(d.resource), d.cause], reported - wanted
+            reported = d.reported.value if d.reported is not None else 0
+            wanted = d.predicted.value if d.predicted is not None else 0
+            drift.add_metric(  # the difference exact in decimal, rounded once
+                [n.name, pool, resource_label(d.resource), unit_of(d.resource), d.cause], float(reported - wanted)
             )
     tally.drift = len(result.drift)
     tally.awaiting = len(result.awaiting)
@@ -128,7 +135,7 @@ def evaluate(result: VerifyResult, nodes: list[Pool], policy: Policy, at: float)
     for pool in sorted({p for p, _ in counts}):
         for state in STATES:
             pool_nodes.add_metric([pool, state], counts.get((pool, state), 0))
-    families: list[Metric] = [predicted, drift, pool_nodes, *_reserved(policy)]
+    families: list[Metric] = [info, predicted, drift, pool_nodes, *_reserved(policy)]
     if result.pods is not None:
         families.extend(_pods(result, pool_of_node, tally))
     return Evaluation(serialise(families), tally, at)

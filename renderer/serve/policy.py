@@ -130,11 +130,13 @@ class PolicyWatch:
             where = f"{first.path}:{first.line}:{first.column}" if first.line else first.path
             more = f" (and {len(findings) - 1} more)" if len(findings) > 1 else ""
             raise PolicyError(f"{plain(where)}: {first.code} {plain(first.message)}{more}")
-        commit, when = _commit(Path(os.path.realpath(self.path)))
+        real = os.path.realpath(self.path)
+        commit, when = _commit(Path(real))
         files = [pf.abspath for pf in result.files]
         if result.settings_path is not None:
             files.append(result.settings_path)
-        policy = Policy(result, commit, _digest(files), when or time.time())
+        top = real if os.path.isdir(real) else os.path.dirname(real)
+        policy = Policy(result, commit, _digest([Path(os.path.realpath(f)) for f in files], top), when or time.time())
         policy.nodepools = [(p.name, dict(p.labels)) for p in result.policies.pools if p.origin == "NodePool"]
         policy.reserved = _reserved(result)
         return policy
@@ -148,10 +150,12 @@ def _stat(path: str) -> tuple[str, int, int, int]:
     return (path, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def _digest(files: list[Path]) -> str:
+def _digest(files: list[Path], root: str) -> str:
+    """SHA-256 of each file's path below ``root`` and its bytes: the same policies give the same digest wherever
+    they are checked out."""
     h = hashlib.sha256()
     for p in files:
-        h.update(str(p).encode("utf-8", "surrogateescape") + b"\0")
+        h.update(os.path.relpath(p, root).encode("utf-8", "surrogateescape") + b"\0")
         try:
             h.update(p.read_bytes())
         except OSError:
