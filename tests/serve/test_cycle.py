@@ -224,3 +224,27 @@ def test_a_git_checkout_reports_its_commit(repo: Path, tmp_path: Path) -> None:
     assert s.policy.commit == head.stdout.strip()
     assert s.policy.changed_at == 1700000000  # the commit's time, as GIT_COMMITTER_DATE set it
     assert s.policy.digest.startswith("sha256:")
+
+
+def test_a_git_sync_checkout_is_reloaded_when_its_link_moves(tmp_path: Path) -> None:
+    """git-sync's layout (kubernetes/git-sync v4: ``--root`` holds ``.worktrees/<commit>`` and the ``--link`` symlink
+    to the current one, swapped atomically on a new commit); serve is given the link. No .git here: the commit is the
+    worktree's name."""
+    root = tmp_path / "git"
+    first, second = "a" * 40, "b" * 40
+    (root / ".worktrees" / first).mkdir(parents=True)  # no policy yet: the platforms' defaults
+    write_repo(root / ".worktrees" / second, {"rp.yaml": KUBE_RESERVED})
+    link = root / "current"
+    link.symlink_to(root / ".worktrees" / first)
+    s = service(link, write_nodes(tmp_path / "nodes.json"))
+    assert s.cycle(), s.last_error
+    assert s.policy is not None and s.policy.commit == first
+    assert s.evaluation is not None and s.evaluation.tally.drift == 0
+    assert s.cycle() and s.policy.commit == first  # nothing moved: not loaded again
+    swap = root / "current.new"
+    swap.symlink_to(root / ".worktrees" / second)
+    os.replace(swap, link)  # as git-sync swaps it
+    assert s.cycle()
+    assert s.policy.commit == second
+    # the node still runs EKS's defaults, which the first commit (no policy) predicted: awaiting the rollout
+    assert s.evaluation.tally.awaiting == 1 and s.evaluation.tally.drift == 0
