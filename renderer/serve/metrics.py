@@ -118,7 +118,9 @@ def evaluate(result: VerifyResult, nodes: list[Pool], policy: Policy, at: float)
         info.add_metric([n.name, pool], {})
         for r, q in n.check.predicted.items():
             predicted.add_metric([n.name, resource_label(r), unit_of(r)], _base(q))
-        for d in n.check.differences + (n.raw.differences if n.raw is not None else []):
+        # The kubelet's figures against status.allocatable (Koordinator's amplified ones included, cause
+        # koordinator); the raw-allocatable annotation's own check is verify's to show, not a second series.
+        for d in n.check.differences:
             reported = d.reported.value if d.reported is not None else 0
             wanted = d.predicted.value if d.predicted is not None else 0
             drift.add_metric(  # the difference exact in decimal, rounded once
