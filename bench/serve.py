@@ -11,7 +11,7 @@ is empty (the platforms' defaults). Printed:
 - ``ratio``: one serve cycle (read the dump, verify every node, serialise the metrics) / ``json.loads`` of the same
   dump text, each in a fresh process, paired A B A B (``--runs`` pairs), median of the pair ratios;
 - ``rss``: ``allocatable serve --interval 10ms --nodes FILE`` run for ``--cycles`` cycles; its
-  ``process_resident_memory_bytes`` after every tenth cycle (from ``/metrics``), and the spread after cycle 10;
+  ``process_resident_memory_bytes`` after every tenth of them (from ``/metrics``), and their spread;
 - ``scrape``: 200 ``GET /metrics`` while it cycles: median and largest time.
 
 Figures only (docs/performance.md, "serve"): nothing passes or fails.
@@ -86,9 +86,13 @@ def ratio(nodes: Path, policies: Path, runs: int) -> None:
         loads = float(_run(_JSON, str(nodes))[0])
         cycle, count, drift, size = _run(_CYCLE, str(nodes), str(policies))
         pairs.append((loads, float(cycle)))
-        print(f"  json.loads {loads:.2f} s, cycle {float(cycle):.2f} s ({count} nodes, {drift} drift, {size} bytes of metrics)")
+        print(
+            f"  json.loads {loads:.2f} s, cycle {float(cycle):.2f} s ({count} nodes, {drift} drift, {size} bytes of metrics)"
+        )
     ratios = [c / j for j, c in pairs]
-    print(f"ratio: cycle / json.loads median x{statistics.median(ratios):.2f} (range x{min(ratios):.2f}-x{max(ratios):.2f})")
+    print(
+        f"ratio: cycle / json.loads median x{statistics.median(ratios):.2f} (range x{min(ratios):.2f}-x{max(ratios):.2f})"
+    )
 
 
 def _get(url: str) -> bytes:
@@ -103,9 +107,23 @@ def _sample(text: bytes, name: str) -> float:
 
 def soak(nodes: Path, policies: Path, cycles: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "renderer", "serve", str(policies), "--nodes", str(nodes), "--interval", "10ms",
-         "--listen", "127.0.0.1:0"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "renderer",
+            "serve",
+            str(policies),
+            "--nodes",
+            str(nodes),
+            "--interval",
+            "10ms",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
     )
     assert proc.stderr is not None
     line = proc.stderr.readline().decode()
@@ -115,7 +133,8 @@ def soak(nodes: Path, policies: Path, cycles: int) -> None:
     rss: dict[int, float] = {}
     scrapes: list[float] = []
     try:
-        next_mark = 10
+        step = max(1, cycles // 10)
+        next_mark = step
         while next_mark <= cycles:
             t = time.perf_counter()
             text = _get(url)
@@ -125,16 +144,21 @@ def soak(nodes: Path, policies: Path, cycles: int) -> None:
             if done >= next_mark:
                 rss[next_mark] = _sample(text, "process_resident_memory_bytes")
                 print(f"  after cycle {done}: RSS {rss[next_mark] / 2**20:.0f} MiB")
-                next_mark += 10
+                next_mark += step
             time.sleep(0.2)
     finally:
         proc.terminate()
         proc.wait(timeout=120)
-    after = [v for k, v in rss.items() if k >= 10]
+    after = list(rss.values())
     spread = (max(after) - min(after)) / min(after) * 100
-    print(f"rss: {min(after) / 2**20:.0f}-{max(after) / 2**20:.0f} MiB over cycles 10-{cycles} (spread {spread:.1f} %)")
+    first = min(rss)
+    print(
+        f"rss: {min(after) / 2**20:.0f}-{max(after) / 2**20:.0f} MiB over cycles {first}-{cycles} (spread {spread:.1f} %)"
+    )
     scrapes.sort()
-    print(f"scrape: median {statistics.median(scrapes) * 1000:.1f} ms, largest {scrapes[-1] * 1000:.1f} ms ({len(scrapes)} scrapes)")
+    print(
+        f"scrape: median {statistics.median(scrapes) * 1000:.1f} ms, largest {scrapes[-1] * 1000:.1f} ms ({len(scrapes)} scrapes)"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,7 +175,9 @@ def main(argv: list[str] | None = None) -> int:
         write_fleet(nodes, args.nodes)
     policies = work / "policies"
     policies.mkdir(exist_ok=True)
-    print(f"fleet: {args.nodes} nodes, {nodes.stat().st_size / 1e6:.0f} MB ({nodes}); python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    print(
+        f"fleet: {args.nodes} nodes, {nodes.stat().st_size / 1e6:.0f} MB ({nodes}); python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
+    )
     if "ratio" not in args.skip:
         ratio(nodes, policies, args.runs)
     if "soak" not in args.skip:

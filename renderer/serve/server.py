@@ -122,7 +122,8 @@ class MetricsServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else str(host)
+        name = host.decode() if isinstance(host, bytes) else str(host)
+        shown = f"[{name}]" if ":" in name else name
         return f"{'https' if isinstance(self.socket, ssl.SSLSocket) else 'http'}://{shown}:{port}"
 
     def start(self) -> None:

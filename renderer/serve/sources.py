@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from renderer.loading.documents import Source
-from renderer.loading.prune import NODE_FIELDS
+from renderer.loading.prune import NODE_FIELDS, KeepSpec
 from renderer.serve.kubeapi import ApiError, Endpoint, list_pages
 from renderer.verify.nodes import NODE_KIND, POD_KIND, at_field, expect_kind, node_pool, read_nodes, read_pods
 from renderer.verify.pods import POD_KEEP, PodError, pod_record
@@ -127,7 +127,7 @@ class ApiSource(NodeSource):
         self.live_pods = live_pods
 
     def _pages(
-        self, path: str, keep: dict[str, object], kind: tuple[str, str], query: dict[str, str], stop: threading.Event
+        self, path: str, keep: KeepSpec, kind: tuple[str, str], query: dict[str, str], stop: threading.Event
     ) -> Iterator[_Page]:
         for number, body in list_pages(self.endpoint, path, query, stop):
             display = f"GET {path} (page {number})"
