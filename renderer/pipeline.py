@@ -65,6 +65,7 @@ __all__ = [
     "render",
     "schemas",
     "verify",
+    "verify_nodes",
 ]
 
 
@@ -367,6 +368,24 @@ def verify(
         report = _impact(cluster, None, result.policies, "verify", "what the nodes report", "the policy repo")
         verified.impact = report
     return Verified(result, verified, base=base_rev, impact=report)
+
+
+@_stage
+def verify_nodes(
+    result: LoadResult,
+    nodes: list[Pool],
+    *,
+    pods: list[PodRecord] | None = None,
+    base: PolicySet | None = None,
+    base_ref: str | None = None,
+) -> VerifyResult:
+    """``verify`` for a caller that keeps a valid load and reads the nodes itself (``allocatable serve``: the
+    policies loaded once per change, the nodes every cycle): the repo's prediction against ``nodes`` (pools of one,
+    ``renderer.verify.nodes.node_pool``), with ``pods`` their fit and with ``base`` (the policies evaluated before)
+    the nodes that still match it. Positions of inventory nodes are not resolved (nothing shows them)."""
+    from renderer.verify.compare import verify as compare
+
+    return compare(result.policies, nodes, pods, base, base_ref)
 
 
 def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:

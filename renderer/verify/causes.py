@@ -13,7 +13,7 @@ pool recomputations per differing resource, O(1) each.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
@@ -31,7 +31,17 @@ from renderer.quantity import Quantity
 from renderer.resourcenames import is_extended
 from renderer.units import amount
 
-__all__ = ["CAUSES", "Situation", "delta_text", "delta_words", "explain", "register"]
+__all__ = [
+    "CAUSES",
+    "UNKNOWN",
+    "Situation",
+    "cause_name",
+    "delta_text",
+    "delta_words",
+    "explain",
+    "explain_named",
+    "register",
+]
 
 _ZERO = Quantity.parse("0")
 
@@ -134,11 +144,48 @@ def delta_text(s: Situation) -> str:
 
 
 def explain(s: Situation) -> str:
-    found: list[str] = []
+    return explain_named(s)[1]
+
+
+#: The cause of a difference no known cause reproduces (``explain_named``).
+UNKNOWN = "unknown"
+
+
+def cause_name(cause: Callable[..., object]) -> str:
+    """A cause function's name as a short, stable label: ``policy_not_rolled_out`` → ``policy-not-rolled-out``,
+    a platform's ``_eni_max_pods`` → ``eni-max-pods``, ``_boot_disk_cause`` → ``boot-disk``. The set of labels is the
+    set of cause functions: bounded (``allocatable serve`` exports it as a metric label)."""
+    name = cause.__name__.strip("_")
+    name = name.removesuffix("_cause")
+    return name.replace("_", "-")
+
+
+def _named(s: Situation) -> Iterator[tuple[str, str]]:
+    """(label, explanation) of every cause that reproduces the report, in ``CAUSES`` order; a platform's own causes
+    (``platform_cause``) by their own names."""
     for cause in CAUSES:
+        if cause is platform_cause:
+            for own in platforms.effective(s.pool, s.settings).causes:
+                got = own(s)
+                if got:
+                    yield cause_name(own), got
+                    break
+            continue
         got = cause(s)
-        if got and got not in found:
-            found.append(got)
+        if got:
+            yield cause_name(cause), got
+
+
+def explain_named(s: Situation) -> tuple[str, str]:
+    """The first reproducing cause's label (``UNKNOWN`` when none does) and the explanation ``explain`` gives."""
+    found: list[str] = []
+    first = UNKNOWN
+    for name, got in _named(s):
+        if got in found:
+            continue
+        if not found:
+            first = name
+        found.append(got)
         if len(found) == 2:
             break
     if not found:
@@ -148,7 +195,7 @@ def explain(s: Situation) -> str:
         )
         note = platforms.effective(s.pool, s.settings).no_formula_note()
         found.append(f"{text}; {note}" if note else text)
-    return f"{delta_text(s)}: " + "; or ".join(found)
+    return first, f"{delta_text(s)}: " + "; or ".join(found)
 
 
 def _policy_ref(pc: PoolCapacity) -> str | None:

@@ -36,9 +36,13 @@ from renderer.verify import causes
 from renderer.verify.pods import PodRecord
 from renderer.verify.result import Check, Difference, NodeCheck, PodFit, VerifyResult
 
-__all__ = ["amplify", "delivered_ratios", "node_model", "verify"]
+__all__ = ["AWAITING", "KOORDINATOR", "MISSING", "amplify", "delivered_ratios", "node_model", "verify"]
 
 _ZERO = Quantity.parse("0")
+#: The named causes of differences no cause function explains (``Difference.cause``).
+MISSING = "missing"  # the node or the repo has no figure for the resource
+KOORDINATOR = "koordinator"  # an amplified resource (Koordinator's ratio, raw-allocatable)
+AWAITING = "awaiting-rollout"  # with a base: the node matches the base's prediction (the change is not rolled out)
 _WEBHOOK = "koord-manager's node webhook (feature gate NodeMutatingWebhook, off by default)"
 
 
@@ -113,9 +117,10 @@ def _plain_differences(
             continue
         if p is None or g is None:
             why = _missing(pc, r) if g is None else "the repo predicts nothing for it"
-            out.append(Difference(r, p, g, why))
+            out.append(Difference(r, p, g, why, MISSING))
             continue
-        out.append(Difference(r, p, g, causes.explain(_situation(pc, r, p, g, model))))
+        cause, text = causes.explain_named(_situation(pc, r, p, g, model))
+        out.append(Difference(r, p, g, text, cause))
     return out
 
 
@@ -159,7 +164,7 @@ def check_node(pc: PoolCapacity, model: CapacityModel) -> NodeCheck:
         if p is not None and g is not None and p == g:
             continue
         differences.append(
-            Difference(r, p, g, _koordinator_explanation(pc, r, p, g, kubelet, raw, ratios, node_ratios))
+            Difference(r, p, g, _koordinator_explanation(pc, r, p, g, kubelet, raw, ratios, node_ratios), KOORDINATOR)
         )
     differences.sort(key=lambda d: keys.index(d.resource))
     notes.extend(pc.notes)
@@ -297,4 +302,4 @@ def _awaiting(nodes: list[NodeCheck], base_model: CapacityModel, base_ref: str) 
         )
         for check in (n.check, n.raw):
             if check is not None:
-                check.differences = [replace(d, explanation=cause) for d in check.differences]
+                check.differences = [replace(d, explanation=cause, cause=AWAITING) for d in check.differences]

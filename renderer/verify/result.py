@@ -35,6 +35,10 @@ class Difference:
     predicted: Quantity | None
     reported: Quantity | None
     explanation: str
+    #: The named cause (``renderer.verify.causes.cause_name``: ``policy-not-rolled-out``, ``eviction-threshold``,
+    #: ``eni-max-pods``, ...; ``unknown``, ``missing``, ``koordinator``, ``awaiting-rollout``): a short, bounded label
+    #: for metrics. Not in ``as_dict`` (the JSON report's shape is ``version: 1``).
+    cause: str = "unknown"
 
     @property
     def delta(self) -> Quantity | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "renderer"
 #: The composers: the command line, its subcommands and the pipeline. Nothing below them may import them.
-COMPOSERS = ("renderer.cli", "renderer.commands", "renderer.pipeline", "renderer.__main__")
+COMPOSERS = ("renderer.cli", "renderer.commands", "renderer.pipeline", "renderer.serve", "renderer.__main__")
 
 
 def _modules() -> dict[str, Path]:
@@ -137,6 +137,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("recommend",),  # measured usage → reservations and commit percents (may re-pack with impact)
     ("reporters",),
     ("pipeline",),
+    ("serve",),  # composes the pipeline cycle after cycle; the only importer of prometheus_client
     ("commands",),
     ("cli",),
 )

@@ -66,3 +66,20 @@ kubectl_main
 
 # Named only in the source of the compiled validators, which renderer/models/schema/compile.py writes as text.
 NotKept
+
+# http.server's hooks and settings (renderer/serve/server.py): the standard library calls do_<METHOD> and
+# log_message, and reads the class attributes of the handler and the server.
+protocol_version
+server_version
+sys_version
+do_GET
+do_HEAD
+do_DELETE
+do_OPTIONS
+do_PATCH
+do_POST
+do_PUT
+log_message
+daemon_threads
+allow_reuse_address
+address_family

@@ -1,0 +1,189 @@
+"""``allocatable serve`` at fleet scale: one evaluation against ``json.loads``, memory over many cycles, scrape time.
+
+    python bench/serve.py [--nodes 20000] [--cycles 100] [--runs 3] [--workdir DIR]
+
+The fleet: ``fleet.node_object``'s real Node layout (labels, annotations, addresses, images, conditions, as
+``kubectl get nodes -o json`` prints an EKS node; about 10 KB a node), each carrying the labels, capacity,
+allocatable and nodeInfo of one of the published EKS and GKE nodes of tests/real-nodes/ that verify reproduces
+exactly, under its own name. So every node matches its prediction, as most of a healthy fleet does; the policy repo
+is empty (the platforms' defaults). Printed:
+
+- ``ratio``: one serve cycle (read the dump, verify every node, serialise the metrics) / ``json.loads`` of the same
+  dump text, each in a fresh process, paired A B A B (``--runs`` pairs), median of the pair ratios;
+- ``rss``: ``allocatable serve --interval 10ms --nodes FILE`` run for ``--cycles`` cycles; its
+  ``process_resident_memory_bytes`` after every tenth of them (from ``/metrics``), and their spread;
+- ``scrape``: 200 ``GET /metrics`` while it cycles: median and largest time.
+
+Figures only (docs/performance.md, "serve"): nothing passes or fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import fleet
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLISHED = sorted((ROOT / "tests/real-nodes/eks").glob("*.yaml")) + [
+    ROOT / f"tests/real-nodes/gke/{name}.yaml"
+    for name in ("c2-standard-16-1-31", "e2-medium-1-23", "e2-small-1-29", "n1-standard-2-1-35", "n2-standard-8-1-16")
+]
+
+
+def write_fleet(path: Path, n: int) -> None:
+    published = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in PUBLISHED]
+    rng = random.Random(7)
+    items: list[dict[str, Any]] = []
+    for i in range(n):
+        node = fleet.node_object(i, rng)
+        real = published[i % len(published)]
+        name = node["metadata"]["name"]
+        node["metadata"]["labels"] = {**real["metadata"]["labels"], "kubernetes.io/hostname": name}
+        node["metadata"]["annotations"] = dict(real["metadata"].get("annotations", {}))
+        for key in ("capacity", "allocatable", "nodeInfo"):
+            if key in real["status"]:
+                node["status"][key] = real["status"][key]
+        items.append(node)
+    path.write_text(json.dumps(fleet.node_list(items), indent=4), encoding="utf-8")
+
+
+_JSON = "import json, sys, time\ndata = open(sys.argv[1], 'rb').read()\nt = time.perf_counter()\njson.loads(data)\nprint(time.perf_counter() - t)\n"
+_CYCLE = (
+    "import io, sys, time\n"
+    "from pathlib import Path\n"
+    "from renderer.serve.service import Service\n"
+    "from renderer.serve.sources import FileSource\n"
+    "s = Service.of(Path(sys.argv[2]), FileSource(sys.argv[1], None, None, None), 60.0)\n"
+    "s.log = io.StringIO()\n"
+    "s.watch.poll()\n"  # the policy load is once per change, not per cycle
+    "t = time.perf_counter()\n"
+    "assert s.cycle(), s.last_error\n"
+    "print(time.perf_counter() - t, s.evaluation.tally.nodes, s.evaluation.tally.drift, len(s.evaluation.text))\n"
+)
+
+
+def _run(code: str, *args: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, cwd=ROOT)
+    return out.stdout.split()
+
+
+def ratio(nodes: Path, policies: Path, runs: int) -> None:
+    pairs = []
+    for _ in range(runs):
+        loads = float(_run(_JSON, str(nodes))[0])
+        cycle, count, drift, size = _run(_CYCLE, str(nodes), str(policies))
+        pairs.append((loads, float(cycle)))
+        print(
+            f"  json.loads {loads:.2f} s, cycle {float(cycle):.2f} s ({count} nodes, {drift} drift, {size} bytes of metrics)"
+        )
+    ratios = [c / j for j, c in pairs]
+    print(
+        f"ratio: cycle / json.loads median x{statistics.median(ratios):.2f} (range x{min(ratios):.2f}-x{max(ratios):.2f})"
+    )
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as resp:
+        return resp.read()  # type: ignore[no-any-return]
+
+
+def _sample(text: bytes, name: str) -> float:
+    found = re.search(rb"^" + name.encode() + rb" ([0-9.e+]+)$", text, re.M)
+    return float(found.group(1)) if found else float("nan")
+
+
+def soak(nodes: Path, policies: Path, cycles: int) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "renderer",
+            "serve",
+            str(policies),
+            "--nodes",
+            str(nodes),
+            "--interval",
+            "10ms",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stderr is not None
+    line = proc.stderr.readline().decode()
+    base = re.search(r"listening on (http://\S+)", line)
+    assert base, line
+    url = base.group(1) + "/metrics"
+    rss: dict[int, float] = {}
+    scrapes: list[float] = []
+    try:
+        step = max(1, cycles // 10)
+        next_mark = step
+        while next_mark <= cycles:
+            t = time.perf_counter()
+            text = _get(url)
+            if len(scrapes) < 200:
+                scrapes.append(time.perf_counter() - t)
+            done = int(_sample(text, "allocatable_cycles_total"))
+            if done >= next_mark:
+                rss[next_mark] = _sample(text, "process_resident_memory_bytes")
+                print(f"  after cycle {done}: RSS {rss[next_mark] / 2**20:.0f} MiB")
+                next_mark += step
+            time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    after = list(rss.values())
+    spread = (max(after) - min(after)) / min(after) * 100
+    first = min(rss)
+    print(
+        f"rss: {min(after) / 2**20:.0f}-{max(after) / 2**20:.0f} MiB over cycles {first}-{cycles} (spread {spread:.1f} %)"
+    )
+    scrapes.sort()
+    print(
+        f"scrape: median {statistics.median(scrapes) * 1000:.1f} ms, largest {scrapes[-1] * 1000:.1f} ms ({len(scrapes)} scrapes)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=20_000)
+    parser.add_argument("--cycles", type=int, default=100)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--skip", choices=["ratio", "soak"], action="append", default=[])
+    args = parser.parse_args(argv)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="serve-bench-"))
+    nodes = work / f"nodes-{args.nodes}.json"
+    if not nodes.exists():
+        write_fleet(nodes, args.nodes)
+    policies = work / "policies"
+    policies.mkdir(exist_ok=True)
+    print(
+        f"fleet: {args.nodes} nodes, {nodes.stat().st_size / 1e6:.0f} MB ({nodes}); python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
+    )
+    if "ratio" not in args.skip:
+        ratio(nodes, policies, args.runs)
+    if "soak" not in args.skip:
+        soak(nodes, policies, args.cycles)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,249 @@
+"""``render --target monitoring``: the alerting rules pass the real ``promtool check rules`` and fire (and stay quiet)
+on hand-made series as ``promtool test rules`` evaluates them; the RBAC is read-only; every runbook has its anchor.
+
+promtool is the Debian package's (``/usr/bin/promtool``, installed by .ci/run), skipped with the reason where missing.
+Every expected value is worked out by hand beside its series.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO_ROOT, chdir
+from renderer.capacity.model import build as build_model
+from renderer.pipeline import load
+from renderer.render.engine import build
+from tools import find
+
+MI = 1 << 20
+SERVE_DOC = REPO_ROOT / "docs/serve.md"
+CASE = REPO_ROOT / "tests/render/cases/monitoring"
+
+
+def _rendered() -> dict[str, list[Any]]:
+    """The monitoring case rendered as ``allocatable render`` renders it: file → its YAML documents."""
+    with chdir(CASE.parent):
+        result = load([Path(CASE.name)])
+        assert result.ok
+        files = build(result, build_model(result.policies), ["monitoring"]).files
+    return {name: [d for d in yaml.safe_load_all(data.decode()) if d is not None] for name, data in files.items()}
+
+
+def rules() -> dict[str, Any]:
+    """The ``spec`` of the rendered PrometheusRule (its ``groups``: what promtool reads)."""
+    (rule,) = _rendered()["monitoring/prometheusrule.yaml"]
+    assert rule["kind"] == "PrometheusRule"
+    return rule["spec"]  # type: ignore[no-any-return]
+
+
+def _rules_file(tmp_path: Path) -> Path:
+    path = tmp_path / "rules.yaml"
+    path.write_text(yaml.safe_dump(rules(), sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _annotations(alert: str, **values: str) -> dict[str, str]:
+    """The rule's annotations with its template fields filled in by hand (``node``, ``pool``, ``cause``, ``value``)."""
+    (rule,) = [r for g in rules()["groups"] for r in g["rules"] if r["alert"] == alert]
+    out = {}
+    for key, text in rule["annotations"].items():
+        for name, value in values.items():
+            text = re.sub(
+                r"\{\{ \$" + ("value" if name == "value" else r"labels\." + name) + r"( \| \w+)? \}\}", value, text
+            )
+        out[key] = text
+    return out
+
+
+@pytest.mark.external
+def test_promtool_check_rules(tmp_path: Path) -> None:
+    promtool = find("promtool", how="apt-get install prometheus")
+    done = subprocess.run([promtool, "check", "rules", str(_rules_file(tmp_path))], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+
+
+def _tests() -> list[dict[str, Any]]:
+    drift = 'allocatable_node_drift{node="n1",pool="p",resource="cpu",unit="core",cause="policy-not-rolled-out"}'
+    awaiting = 'allocatable_node_drift{node="n2",pool="p",resource="cpu",unit="core",cause="awaiting-rollout"}'
+    return [
+        {
+            # Drift held for 90 minutes on n1; n2 differs only by the change under rollout (never AllocatableDrift).
+            "interval": "1m",
+            "input_series": [{"series": drift, "values": "0.43x90"}, {"series": awaiting, "values": "0.43x90"}],
+            "alert_rule_test": [
+                {"eval_time": "30m", "alertname": "AllocatableDrift", "exp_alerts": []},  # < 1h: pending only
+                {
+                    "eval_time": "70m",
+                    "alertname": "AllocatableDrift",
+                    "exp_alerts": [
+                        {
+                            "exp_labels": {
+                                "severity": "warning",
+                                "node": "n1",
+                                "pool": "p",
+                                "cause": "policy-not-rolled-out",
+                            },
+                            "exp_annotations": _annotations(
+                                "AllocatableDrift", node="n1", pool="p", cause="policy-not-rolled-out"
+                            ),
+                        }
+                    ],
+                },
+            ],
+        },
+        {
+            # The change was committed at time 0 (timestamp 0); 2 nodes of pool p still match the policy before it,
+            # pool q has none. time() − 0 > 21600 from 6 h on, held 15 minutes: firing at 7 h, not at 3 h.
+            "interval": "1m",
+            "input_series": [
+                {"series": 'allocatable_pool_nodes{pool="p",state="awaiting-rollout"}', "values": "2x480"},
+                {"series": 'allocatable_pool_nodes{pool="q",state="awaiting-rollout"}', "values": "0x480"},
+                {"series": "allocatable_policy_change_timestamp_seconds", "values": "0x480"},
+            ],
+            "alert_rule_test": [
+                {"eval_time": "3h", "alertname": "AllocatableNotRolledOut", "exp_alerts": []},
+                {
+                    "eval_time": "7h",
+                    "alertname": "AllocatableNotRolledOut",
+                    "exp_alerts": [
+                        {
+                            "exp_labels": {"severity": "warning", "pool": "p"},
+                            "exp_annotations": _annotations("AllocatableNotRolledOut", pool="p", value="2"),
+                        }
+                    ],
+                },
+            ],
+        },
+        {
+            # Pool p reserves system 512Mi + kube 512Mi = 1024Mi for daemons (eviction 100Mi is not theirs);
+            # 95 % of it is 972.8Mi. n1's daemons use 700Mi (system.slice) + 300Mi (kubelet.slice) = 1000Mi: over,
+            # it fires after 15 minutes (and it would not if the eviction 100Mi counted: 95 % of 1124Mi is 1067.8Mi).
+            # n2 uses 900Mi in system.slice (under) and 4000Mi in kubepods.slice (pods: not counted): quiet.
+            "interval": "1m",
+            "input_series": [
+                {"series": 'allocatable_node_info{node="n1",pool="p"}', "values": "1x30"},
+                {"series": 'allocatable_node_info{node="n2",pool="p"}', "values": "1x30"},
+                {
+                    "series": 'allocatable_pool_reserved_memory_bytes{pool="p",slice="system"}',
+                    "values": f"{512 * MI}x30",
+                },
+                {"series": 'allocatable_pool_reserved_memory_bytes{pool="p",slice="kube"}', "values": f"{512 * MI}x30"},
+                {
+                    "series": 'allocatable_pool_reserved_memory_bytes{pool="p",slice="eviction"}',
+                    "values": f"{100 * MI}x30",
+                },
+                {"series": 'container_memory_rss{node="n1",id="/system.slice"}', "values": f"{700 * MI}x30"},
+                {"series": 'container_memory_rss{node="n1",id="/kubelet.slice"}', "values": f"{300 * MI}x30"},
+                {"series": 'container_memory_rss{node="n2",id="/system.slice"}', "values": f"{900 * MI}x30"},
+                {"series": 'container_memory_rss{node="n2",id="/kubepods.slice"}', "values": f"{4000 * MI}x30"},
+            ],
+            "alert_rule_test": [
+                {"eval_time": "10m", "alertname": "ReservationExhausted", "exp_alerts": []},
+                {
+                    "eval_time": "20m",
+                    "alertname": "ReservationExhausted",
+                    "exp_alerts": [
+                        {
+                            "exp_labels": {"severity": "warning", "node": "n1"},
+                            # 1000Mi = 1048576000 bytes, which humanize1024 writes 1000Mi
+                            "exp_annotations": _annotations("ReservationExhausted", node="n1", value="1000Mi"),
+                        }
+                    ],
+                },
+            ],
+        },
+        {
+            # serve's own health: a policy that does not load for 20 minutes; figures 2400 s old for 15 minutes.
+            "interval": "1m",
+            "input_series": [
+                {"series": "allocatable_policy_stale", "values": "1x20"},
+                {"series": "allocatable_data_age_seconds", "values": "2400x20"},
+            ],
+            "alert_rule_test": [
+                {"eval_time": "10m", "alertname": "AllocatablePolicyStale", "exp_alerts": []},
+                {
+                    "eval_time": "16m",
+                    "alertname": "AllocatablePolicyStale",
+                    "exp_alerts": [
+                        {
+                            "exp_labels": {"severity": "warning"},
+                            "exp_annotations": _annotations("AllocatablePolicyStale"),
+                        }
+                    ],
+                },
+                {"eval_time": "5m", "alertname": "AllocatableServeStale", "exp_alerts": []},
+                {
+                    "eval_time": "15m",
+                    "alertname": "AllocatableServeStale",
+                    "exp_alerts": [
+                        {
+                            "exp_labels": {"severity": "warning"},
+                            # 2400 s, as humanizeDuration writes it
+                            "exp_annotations": _annotations("AllocatableServeStale", value="40m 0s"),
+                        }
+                    ],
+                },
+            ],
+        },
+    ]
+
+
+@pytest.mark.external
+def test_promtool_test_rules_fire_and_stay_quiet(tmp_path: Path) -> None:
+    promtool = find("promtool", how="apt-get install prometheus")
+    _rules_file(tmp_path)
+    spec = tmp_path / "tests.yaml"
+    spec.write_text(
+        yaml.safe_dump({"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": _tests()}, sort_keys=False),
+        encoding="utf-8",
+    )
+    done = subprocess.run([promtool, "test", "rules", str(spec)], capture_output=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+
+
+@pytest.mark.external
+def test_promtool_test_rules_catches_a_wrong_expectation(tmp_path: Path) -> None:
+    """The harness can fail: expecting ReservationExhausted on n2 (900Mi, under 972.8Mi) is refused."""
+    promtool = find("promtool", how="apt-get install prometheus")
+    _rules_file(tmp_path)
+    wrong = _tests()[2]
+    wrong["alert_rule_test"][1]["exp_alerts"][0]["exp_labels"]["node"] = "n2"
+    spec = tmp_path / "tests.yaml"
+    spec.write_text(yaml.safe_dump({"rule_files": ["rules.yaml"], "tests": [wrong]}), encoding="utf-8")
+    done = subprocess.run([promtool, "test", "rules", str(spec)], capture_output=True, timeout=120, cwd=tmp_path)
+    assert done.returncode != 0
+
+
+def test_every_runbook_url_has_its_heading_in_docs_serve() -> None:
+    text = SERVE_DOC.read_text(encoding="utf-8")
+    anchors = {
+        re.sub(r"[^a-z0-9 -]", "", h.strip().lower()).replace(" ", "-") for h in re.findall(r"^#+ (.+)$", text, re.M)
+    }
+    for group in rules()["groups"]:
+        for rule in group["rules"]:
+            url = rule["annotations"]["runbook_url"]
+            assert url.startswith("https://github.com/allocatable-dev/allocatable/blob/main/docs/serve.md#")
+            assert url.rsplit("#", 1)[1] in anchors, f"docs/serve.md has no heading for {rule['alert']}"
+
+
+def test_the_rendered_rbac_is_read_only_and_nodes_only() -> None:
+    files = _rendered()
+    role, binding = files["monitoring/rbac.yaml"]
+    assert role["kind"] == "ClusterRole" and binding["roleRef"]["name"] == role["metadata"]["name"]
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}]
+    (account,) = files["monitoring/serviceaccount.yaml"]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": account["metadata"]["name"], "namespace": "allocatable"}
+    ]
+    _, deployment = files["monitoring/deployment.yaml"]
+    pod = deployment["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == account["metadata"]["name"]
+    for container in pod["containers"]:
+        ctx = container["securityContext"]
+        assert ctx["readOnlyRootFilesystem"] and ctx["runAsNonRoot"] and not ctx["allowPrivilegeEscalation"]
