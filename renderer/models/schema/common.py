@@ -22,11 +22,14 @@ from renderer.models.common import (
     QUALIFIED_NAME_PATTERN,
     QUANTITY_PATTERN,
     Operator,
+    NON_NEGATIVE_QUANTITY_PATTERN,
     check_dns_label,
+    check_eviction_thresholds,
     check_dns_subdomain,
     check_label_key,
     check_label_value,
     check_requirement,
+    check_reserved,
     check_selector_value,
     to_non_negative_quantity,
     to_quantity,
@@ -69,12 +72,39 @@ _QUANTITY_SCHEMA: dict[str, Any] = {
 QuantityValue = Annotated[
     Quantity, PlainValidator(to_quantity), PlainSerializer(str, return_type=str), WithJsonSchema(_QUANTITY_SCHEMA)
 ]
+_NON_NEGATIVE_QUANTITY_SCHEMA: dict[str, Any] = {
+    "anyOf": [{"type": "string", "pattern": NON_NEGATIVE_QUANTITY_PATTERN}, {"type": "number", "minimum": 0}],
+    "description": "non-negative Kubernetes quantity",
+}
 NonNegativeQuantity = Annotated[
     Quantity,
     PlainValidator(to_non_negative_quantity),
     PlainSerializer(str, return_type=str),
-    WithJsonSchema({**_QUANTITY_SCHEMA, "description": "non-negative Kubernetes quantity"}),
+    WithJsonSchema(_NON_NEGATIVE_QUANTITY_SCHEMA),
 ]
+# A reservation map's value: validated as a quantity, the sign checked by the map (check_reserved), so the message
+# names the key as the kubelet's does; the JSON Schema refuses the sign itself.
+_ReservedValue = Annotated[
+    Quantity,
+    PlainValidator(to_quantity),
+    PlainSerializer(str, return_type=str),
+    WithJsonSchema(
+        {**_NON_NEGATIVE_QUANTITY_SCHEMA, "description": "non-negative Kubernetes quantity (the kubelet refuses a "
+         "negative reservation)"}
+    ),
+]
+ReservedMap = Annotated[dict[str, _ReservedValue] | None, AfterValidator(check_reserved)]
+_EvictionValue = Annotated[
+    str,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^[^-]",
+            "description": 'a quantity ("100Mi") or a percentage ("10%"); the kubelet refuses a negative one',
+        }
+    ),
+]
+EvictionThresholds = Annotated[dict[str, _EvictionValue] | None, AfterValidator(check_eviction_thresholds)]
 
 
 SelectorValue = Annotated[
