@@ -37,13 +37,26 @@ spec:
 CASES = [
     # (spec lines, the kubelet's message, the line:col it is located at)
     ("  systemReserved: {memory: -1Gi}\n", 'resource quantity for "memory" cannot be negative: -1Gi', "9:3"),
-    ("  kubeReserved:\n    cpu: 100m\n    ephemeral-storage: -1\n",
-     'resource quantity for "ephemeral-storage" cannot be negative: -1', "9:3"),
-    ("  autoSizing:\n    formula: openshift\n    fallback: {ephemeral-storage: -1Gi}\n",
-     'resource quantity for "ephemeral-storage" cannot be negative: -1Gi', "11:5"),
-    ("  evictionHard: {memory.available: -100Mi}\n", "eviction threshold memory.available must be positive: -100Mi", "9:3"),
-    ("  evictionSoft: {nodefs.available: '-5%'}\n  evictionSoftGracePeriod: {nodefs.available: 1m}\n",
-     "eviction percentage threshold nodefs.available must be >= 0%: -5%", "9:3"),
+    (
+        "  kubeReserved:\n    cpu: 100m\n    ephemeral-storage: -1\n",
+        'resource quantity for "ephemeral-storage" cannot be negative: -1',
+        "9:3",
+    ),
+    (
+        "  autoSizing:\n    formula: openshift\n    fallback: {ephemeral-storage: -1Gi}\n",
+        'resource quantity for "ephemeral-storage" cannot be negative: -1Gi',
+        "11:5",
+    ),
+    (
+        "  evictionHard: {memory.available: -100Mi}\n",
+        "eviction threshold memory.available must be positive: -100Mi",
+        "9:3",
+    ),
+    (
+        "  evictionSoft: {nodefs.available: '-5%'}\n  evictionSoftGracePeriod: {nodefs.available: 1m}\n",
+        "eviction percentage threshold nodefs.available must be >= 0%: -5%",
+        "9:3",
+    ),
 ]
 
 

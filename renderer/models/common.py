@@ -70,9 +70,6 @@ def check_label_value(value: str) -> str:
     return value
 
 
-QUANTITY_PATTERN = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$"
-
-
 def to_quantity(value: object) -> Quantity:
     """Accept what Kubernetes accepts for a quantity: a string, or a YAML/JSON number."""
     if isinstance(value, Quantity):

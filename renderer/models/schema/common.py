@@ -19,13 +19,12 @@ from renderer.models.common import (
     DNS1123_LABEL_PATTERN,
     DNS1123_SUBDOMAIN_PATTERN,
     LABEL_VALUE_PATTERN,
-    QUALIFIED_NAME_PATTERN,
-    QUANTITY_PATTERN,
-    Operator,
     NON_NEGATIVE_QUANTITY_PATTERN,
+    QUALIFIED_NAME_PATTERN,
+    Operator,
     check_dns_label,
-    check_eviction_thresholds,
     check_dns_subdomain,
+    check_eviction_thresholds,
     check_label_key,
     check_label_value,
     check_requirement,
@@ -63,15 +62,6 @@ LabelValue = Annotated[
 ]
 Labels = dict[LabelKey, LabelValue]
 
-_QUANTITY_SCHEMA: dict[str, Any] = {
-    "anyOf": [{"type": "string", "pattern": QUANTITY_PATTERN}, {"type": "number"}],
-    "description": 'Kubernetes quantity, e.g. "500m", "2", "1.5Gi", "1e3"',
-}
-
-
-QuantityValue = Annotated[
-    Quantity, PlainValidator(to_quantity), PlainSerializer(str, return_type=str), WithJsonSchema(_QUANTITY_SCHEMA)
-]
 _NON_NEGATIVE_QUANTITY_SCHEMA: dict[str, Any] = {
     "anyOf": [{"type": "string", "pattern": NON_NEGATIVE_QUANTITY_PATTERN}, {"type": "number", "minimum": 0}],
     "description": "non-negative Kubernetes quantity",
@@ -89,8 +79,10 @@ _ReservedValue = Annotated[
     PlainValidator(to_quantity),
     PlainSerializer(str, return_type=str),
     WithJsonSchema(
-        {**_NON_NEGATIVE_QUANTITY_SCHEMA, "description": "non-negative Kubernetes quantity (the kubelet refuses a "
-         "negative reservation)"}
+        {
+            **_NON_NEGATIVE_QUANTITY_SCHEMA,
+            "description": "non-negative Kubernetes quantity (the kubelet refuses a negative reservation)",
+        }
     ),
 ]
 ReservedMap = Annotated[dict[str, _ReservedValue] | None, AfterValidator(check_reserved)]

@@ -9,7 +9,13 @@ from pydantic import AfterValidator, Field, WithJsonSchema
 from renderer.loading.files import MAX_FILE_BYTES_CEILING
 from renderer.models import settings as records
 from renderer.models.schema.common import DNSLabel, DNSSubdomain, NonNegativeQuantity, Strict
-from renderer.models.settings import RULE_CODE_PATTERN, RuleSeverity, check_output_dir, check_rule_code
+from renderer.models.settings import (
+    RULE_CODE_PATTERN,
+    RuleSeverity,
+    check_exclude_pattern,
+    check_output_dir,
+    check_rule_code,
+)
 from renderer.platforms import check_platform_defaults as _check_platform_defaults
 
 
@@ -51,6 +57,7 @@ class Thresholds(Strict, records.Thresholds):
 
 
 OutputDir = Annotated[str, AfterValidator(check_output_dir)]
+ExcludePattern = Annotated[str, AfterValidator(check_exclude_pattern)]
 
 
 class KarpenterSettings(Strict, records.KarpenterSettings):
@@ -189,3 +196,13 @@ class Settings(Strict, records.Settings):
     )
     platformDefaults: PlatformDefaults = Field(default_factory=dict)
     impact: ImpactSettings = Field(default_factory=ImpactSettings)
+    exclude: list[ExcludePattern] = Field(
+        default_factory=list,
+        description="paths under the policy repo that are not policies (a Helm chart, kustomize files), as gitignore "
+        'patterns relative to this file\'s directory: "charts/", "kustomization.yaml", "/top-only.yaml", '
+        '"**/generated/"; --exclude adds more (docs/lint.md)',
+    )
+    respectGitignore: bool = Field(
+        default=True,
+        description="inside a git work tree, leave out what .gitignore and .git/info/exclude ignore, as ruff does",
+    )
