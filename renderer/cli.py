@@ -130,6 +130,11 @@ def _main(argv: list[str] | None, prog: str = "allocatable") -> int:
     # the cyclic collector's repeated full scans only slowed big repos down (see pipeline._gc_paused).
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    excluded = None
+    if getattr(args, "exclude", None):  # --exclude: every load of this run leaves these out
+        from renderer.loading.exclude import COMMAND_LINE
+
+        excluded = COMMAND_LINE.set(tuple(args.exclude))
     try:
         code = int(run(args))
         sys.stdout.flush()  # a full disk shows here, inside the command's error handling
@@ -155,6 +160,10 @@ def _main(argv: list[str] | None, prog: str = "allocatable") -> int:
             return error(str(exc))
         return error(f"internal error: {type(exc).__name__}: {exc}; please report this with the input")
     finally:
+        if excluded is not None:
+            from renderer.loading.exclude import COMMAND_LINE
+
+            COMMAND_LINE.reset(excluded)
         if gc_was_enabled:
             gc.enable()
 

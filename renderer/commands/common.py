@@ -151,6 +151,16 @@ def max_file_size(text: str) -> int:
     )
 
 
+def exclude_pattern(text: str) -> str:
+    """``--exclude``: one gitignore pattern (``renderer.loading.exclude``)."""
+    from renderer.models.settings import check_exclude_pattern
+
+    try:
+        return check_exclude_pattern(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
     from renderer.loading.files import path_argument  # "-" is stdin; "./-" the directory named "-"
 
@@ -170,6 +180,15 @@ def add_paths(parser: argparse.ArgumentParser, *, many: bool = True) -> None:
         default=None,
         metavar="BYTES",
         help="refuse policy files larger than this (default 256 MiB, or limits.maxFileBytes in .allocatable.yaml)",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        type=exclude_pattern,
+        default=[],
+        metavar="GLOB",
+        help="leave out what the walk finds under PATH and this gitignore pattern matches, relative to the policy "
+        "repo root (repeatable; adds to exclude: in .allocatable.yaml): --exclude charts/ --exclude kustomization.yaml",
     )
 
 

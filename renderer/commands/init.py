@@ -50,7 +50,15 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from renderer import __version__
-    from renderer.integrations.scaffold import WORKFLOW, check_policy_dir, check_repo, files, is_released
+    from renderer.integrations.scaffold import (
+        GITATTRIBUTES,
+        GITATTRIBUTES_LINE,
+        WORKFLOW,
+        check_policy_dir,
+        check_repo,
+        files,
+        is_released,
+    )
     from renderer.loading.files import display_path
 
     for problem in (check_repo(args.repo), check_policy_dir(args.policy_dir)):
@@ -60,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
     if root.exists() and not root.is_dir():
         return _fail(f"{root.as_posix()} exists and is not a directory; choose a directory")
     planned = files(policy_dir=args.policy_dir, repo=args.repo)
+    attributes = _existing_gitattributes(root, args.force)
+    if attributes is not None:  # the repo's own: kept; the next steps say what to add when it lacks the line
+        planned = [f for f in planned if f.path != GITATTRIBUTES]
     clashes = [f.path for f in planned if (root / f.path).exists() or (root / f.path).is_symlink()]
     if clashes and not args.force:
         return _fail(
@@ -101,7 +112,27 @@ def run(args: argparse.Namespace) -> int:
         "  4. pre-commit install            (the hooks in .pre-commit-config.yaml"
         + (")\n" if is_released(__version__) else "; they run the allocatable on your PATH)\n")
     )
+    if attributes is not None and GITATTRIBUTES_LINE not in attributes.splitlines():
+        sys.stderr.write(
+            f"  5. add `{GITATTRIBUTES_LINE}` to {display_path((root / GITATTRIBUTES).absolute())} (kept as it was), "
+            "so render --check compares equal on a CRLF checkout\n"
+        )
     return code
+
+
+def _existing_gitattributes(root: Path, force: bool) -> str | None:
+    """The text of the repo's own ``.gitattributes`` (None: there is none, or --force replaces it). A repo's
+    attributes are not init's to replace; one that cannot be read as a regular file is left alone too."""
+    from renderer import safepath
+    from renderer.integrations.scaffold import GITATTRIBUTES
+
+    path = root / GITATTRIBUTES
+    if force or not (path.exists() or path.is_symlink()):
+        return None
+    try:
+        return safepath.read_regular(path, 1 << 20, follow=False).decode("utf-8", "replace")
+    except (safepath.FileProblem, OSError):
+        return ""
 
 
 def _render(root: Path, policy_dir: str) -> int:

@@ -47,6 +47,18 @@ FILES: dict[str, str] = {
 }
 
 
+#: The rendered tree's directory (``render.outputDir`` in the settings template), and the ``.gitattributes`` that keeps
+#: it LF: rendered files are compared byte for byte (``render --check``), and git with ``core.autocrlf=true`` (the
+#: Windows installer's default) would check them out with CRLF (https://git-scm.com/docs/gitattributes, "eol").
+RENDERED_DIR = "rendered"
+GITATTRIBUTES = ".gitattributes"
+GITATTRIBUTES_LINE = f"{RENDERED_DIR}/** text eol=lf"
+_GITATTRIBUTES_TEXT = (
+    "# Written by allocatable init: the rendered tree is byte for byte what `allocatable render` writes, with LF line\n"
+    "# endings, on every checkout (core.autocrlf included), so `allocatable render --check` compares equal.\n"
+    f"{GITATTRIBUTES_LINE}\n"
+)
+
 #: Where the JSON Schemas go (all that `allocatable schema` writes), inside the policy directory.
 SCHEMA_DIR = ".schemas"
 
@@ -111,6 +123,7 @@ def files(
         path = dest.format(policies=policy_dir)
         text = text.replace("@@SCHEMAS@@", posixpath.relpath(schemas, posixpath.dirname(path) or "."))
         out.append(ScaffoldFile(path, text))
+    out.append(ScaffoldFile(GITATTRIBUTES, _GITATTRIBUTES_TEXT))
     from renderer.models.schema.jsonschema import generate
     from renderer.render.schemas import rendered_schemas
 

@@ -6,12 +6,15 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from renderer import safepath
 from renderer.findings import Finding
 from renderer.safepath import FileProblem, not_regular
 from renderer.stdio import InputError, read_input
+
+if TYPE_CHECKING:
+    from renderer.loading.exclude import Exclusions
 
 __all__ = [
     "MAX_FILE_BYTES_CEILING",
@@ -205,7 +208,7 @@ def settings_file(root: Path, cwd: Path | None = None) -> tuple[PolicyFile | Non
 
 
 def discover(
-    paths: list[Path], root: Path, *, max_bytes: int = 8 * 1024 * 1024
+    paths: list[Path], root: Path, *, max_bytes: int = 8 * 1024 * 1024, exclusions: Exclusions | None = None
 ) -> tuple[list[PolicyFile], list[Finding]]:
     """Expand directories into sorted policy files; report unusable entries as findings.
 
@@ -214,7 +217,8 @@ def discover(
     in the repository but leads out of it is a UsageError (``check_named``). A directory that cannot be read, or that
     lies more than ``safepath.MAX_TREE_DEPTH`` levels down, is an AL006 finding, never skipped. Standard input is
     ``-`` on the command line (``STDIN_PATH``), shown as ``<stdin>`` and copied once (``stdin_file``, at most
-    ``max_bytes``); a file or directory *named* ``-`` is read as what it is. Cost: one walk of the tree (iterative,
+    ``max_bytes``); a file or directory *named* ``-`` is read as what it is. ``exclusions``
+    (``renderer.loading.exclude``) leaves out what the walk finds and they match, never a PATH named. Cost: one walk of the tree (iterative,
     ``safepath.walk``), one ``lstat`` per entry, one ``realpath`` per directory.
     """
     cwd = Path.cwd()
@@ -287,8 +291,12 @@ def discover(
         for dirpath, dirnames, filenames in safepath.walk(start, on_error=walk_error, on_too_deep=too_deep):
             base = Path(dirpath)
             keep_dirs = []
+            if exclusions is not None:
+                exclusions.enter(dirpath, [*dirnames, *filenames])
             for d in dirnames:
                 if d.startswith("."):
+                    continue
+                if exclusions is not None and exclusions.excluded(dirpath, d, is_dir=True):
                     continue
                 full = base / d
                 try:
@@ -317,6 +325,8 @@ def discover(
             here: tuple[str, Path, str] | None = None
             for name in filenames:
                 if name.startswith(".") or not name.endswith(POLICY_SUFFIXES):
+                    continue
+                if exclusions is not None and exclusions.excluded(dirpath, name, is_dir=False):
                     continue
                 entry = os.path.join(dirpath, name)
                 try:

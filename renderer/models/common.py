@@ -70,9 +70,6 @@ def check_label_value(value: str) -> str:
     return value
 
 
-QUANTITY_PATTERN = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$"
-
-
 def to_quantity(value: object) -> Quantity:
     """Accept what Kubernetes accepts for a quantity: a string, or a YAML/JSON number."""
     if isinstance(value, Quantity):
@@ -98,6 +95,39 @@ def to_non_negative_quantity(value: object) -> Quantity:
     if q.is_negative():
         raise ValueError(f'quantity "{q}" must not be negative')
     return q
+
+
+#: A quantity without a sign, or with "+": what the JSON Schemas allow where negative values are refused.
+NON_NEGATIVE_QUANTITY_PATTERN = r"^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$"
+
+
+def check_reserved(values: dict[str, Quantity] | None) -> dict[str, Quantity] | None:
+    """systemReserved, kubeReserved and autoSizing.fallback: the kubelet refuses a negative reservation at start,
+    in these words (cmd/kubelet/app/server.go, ``parseResourceList``)."""
+    for key, q in (values or {}).items():
+        if q.is_negative():
+            raise ValueError(f'the kubelet refuses to start: resource quantity for "{key}" cannot be negative: {q}')
+    return values
+
+
+def check_eviction_thresholds(values: dict[str, str] | None) -> dict[str, str] | None:
+    """evictionHard and evictionSoft: a negative threshold is refused at start, in these words
+    (pkg/kubelet/eviction/helpers.go, ``parseThresholdStatement``). Anything else wrong with a threshold (zero,
+    above 100 %, not a quantity, an unknown signal) is lint's (AL310, AL311, AL313), which says more about it."""
+    for signal, text in (values or {}).items():
+        if not isinstance(text, str) or not text.lstrip().startswith("-"):
+            continue
+        if text.endswith("%"):
+            raise ValueError(
+                f"the kubelet refuses to start: eviction percentage threshold {signal} must be >= 0%: {text}"
+            )
+        try:
+            q = Quantity.parse(text)
+        except QuantityError:
+            continue  # not a quantity: AL313 says so
+        if q.is_negative():
+            raise ValueError(f"the kubelet refuses to start: eviction threshold {signal} must be positive: {q}")
+    return values
 
 
 Operator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]

@@ -75,6 +75,16 @@ def check_output_dir(value: str) -> str:
     return value
 
 
+def check_exclude_pattern(value: str) -> str:
+    """One ``exclude:`` entry: a gitignore pattern (https://git-scm.com/docs/gitignore)."""
+    from renderer.loading.exclude import compile_patterns
+
+    if not value.strip():
+        raise ValueError("an empty pattern excludes nothing; remove it")
+    compile_patterns([value])
+    return value
+
+
 class KarpenterSettings(Record):
     """How pools delivered through a Karpenter EC2NodeClass are rendered (see docs/karpenter.md)."""
 
@@ -186,3 +196,6 @@ class Settings(Record):
     impact: ImpactSettings
     pricing: PricingSettings | None
     recommend: RecommendSettings
+    #: gitignore patterns, relative to the policy repo root, the walk leaves out (``renderer.loading.exclude``)
+    exclude: list[str]
+    respectGitignore: bool

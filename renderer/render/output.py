@@ -797,6 +797,22 @@ def _short_diff(path: str, old: bytes, new: bytes) -> list[str]:
     return lines
 
 
+def _changed(rel: str, current: bytes, expected: bytes) -> Difference:
+    """A file that differs. Rendered files are LF; a checkout with CRLF line endings (Windows' ``core.autocrlf``)
+    is said as such instead of a diff whose lines look the same, and a real change in such a file is diffed
+    without the line endings."""
+    if b"\r\n" not in current or b"\r\n" in expected:
+        return Difference(rel, "changed", _short_diff(rel, current, expected))
+    lf = current.replace(b"\r\n", b"\n")
+    if lf == expected:
+        why = (
+            "CRLF on disk, LF rendered: git converts it on checkout (core.autocrlf); keep the rendered tree LF with "
+            "a .gitattributes line such as `rendered/** text eol=lf` (allocatable init writes one)"
+        )
+        return Difference(rel, "differs only in line endings", [why])
+    return Difference(rel, "changed (and CRLF line endings on disk)", _short_diff(rel, lf, expected))
+
+
 def check(root: Path, files: dict[str, bytes], delivered: dict[str, Delivered] | None = None) -> list[Difference]:
     """How ``root`` differs from ``files`` (and their manifest, with ``delivered``); empty when a render would change
     nothing.
@@ -812,7 +828,7 @@ def check(root: Path, files: dict[str, bytes], delivered: dict[str, Delivered] |
             if current is None:
                 out.append(Difference(rel, "missing"))
             elif current != expected[rel]:
-                out.append(Difference(rel, "changed", _short_diff(rel, current, expected[rel])))
+                out.append(_changed(rel, current, expected[rel]))
         previous = _previous(tree)
         for rel in sorted(set(previous) - set(files)):
             if _removable(tree, rel):

@@ -26,7 +26,9 @@ from renderer.loading.positions import PositionResolver
 from renderer.validation.validate import PolicySet, Validator
 
 if TYPE_CHECKING:
+    from renderer.loading.exclude import Exclusions
     from renderer.loading.git import MirroredRevision, Revision
+    from renderer.models.settings import Settings
     from renderer.validation.reuse import FileMemo
 
 __all__ = ["LoadResult", "load"]
@@ -61,6 +63,30 @@ class LoadResult:
         return findings
 
 
+def _exclusions(root: Path, settings: Settings) -> Exclusions | None:
+    """What the walk leaves out: ``exclude:``, ``--exclude`` and, in a git work tree, what git ignores."""
+    from renderer.loading.exclude import COMMAND_LINE, Exclusions
+
+    patterns = [*settings.exclude, *COMMAND_LINE.get()]
+    if is_stdin(root) or not root.is_dir():
+        return None
+    found = Exclusions(str(root), patterns, gitignore=settings.respectGitignore)
+    return found if found.active else None
+
+
+def _chart_hint(findings: list[Finding], path: Path, root: Path) -> list[Finding]:
+    """A Helm chart's template is not YAML until Helm renders it: its AL001 says how to leave the chart out."""
+    from renderer.validation.foreign import chart_directory, exclude_hint
+
+    if is_stdin(root) or chart_directory(path, root) is None:
+        return findings
+    hint = exclude_hint(path, root)
+    for f in findings:
+        if f.code == "AL001":
+            f.hint = hint if f.hint is None else f"{f.hint}; {hint}"
+    return findings
+
+
 def load(paths: list[Path], *, max_file_bytes: int | None = None, memo: FileMemo | None = None) -> LoadResult:
     """Read and validate every policy document under ``paths`` (default: ``policies/``).
 
@@ -87,7 +113,8 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None, memo: FileMemo
         settings_shown = root / SETTINGS_FILE
     limit = max_file_bytes or validator.policies.settings.limits.maxFileBytes
 
-    files, problems = discover(paths, root, max_bytes=limit)
+    exclusions = _exclusions(root, validator.policies.settings)
+    files, problems = discover(paths, root, max_bytes=limit, exclusions=exclusions)
     validator.findings.extend(problems)
     bounds = Bounds(max_file_bytes=limit)
     for pf in files:
@@ -111,7 +138,7 @@ def load(paths: list[Path], *, max_file_bytes: int | None = None, memo: FileMemo
         got = read(source, bounds)
         del source
         if not got.ok:
-            validator.findings.extend(got.findings())
+            validator.findings.extend(_chart_hint(got.findings(), pf.abspath, root))
             continue
         docs = got.documents
         abspaths[pf.display] = pf.abspath  # positions are looked up only in files that were read

@@ -231,6 +231,14 @@ class Validator:
             )
         )
 
+    def _foreign(self, source: SourceRef) -> str | None:
+        """How to leave the file out, when it is a file under the policy repo (``renderer.validation.foreign``)."""
+        if source.path == "<stdin>":
+            return None
+        from renderer.validation.foreign import exclude_hint
+
+        return exclude_hint(Path(source.path), self.policies.root)
+
     def add_document(self, doc: RawDocument) -> None:
         data = doc.data
         source = SourceRef(path=doc.path, doc=doc.index, line=doc.line)
@@ -276,7 +284,13 @@ class Validator:
         api_version = data.get("apiVersion")
         if kind is None or api_version is None:
             missing = " and ".join(k for k in ("apiVersion", "kind") if data.get(k) is None)
-            self._error(source, f"document has no {missing}; supported kinds: {SUPPORTED}", ref=ref, field_path=())
+            self._error(
+                source,
+                f"document has no {missing}; supported kinds: {SUPPORTED}",
+                ref=ref,
+                field_path=(),
+                hint=self._foreign(source),
+            )
             return
         for key, value in (("apiVersion", api_version), ("kind", kind)):
             if not isinstance(value, str):
@@ -310,7 +324,7 @@ class Validator:
                 f'unsupported kind "{kind}"; supported kinds: {SUPPORTED}',
                 ref=ref,
                 field_path=("kind",),
-                hint=guess,
+                hint=guess or self._foreign(source),
             )
             return
         if api_version != want_api:

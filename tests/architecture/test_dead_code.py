@@ -52,6 +52,7 @@ def test_every_runtime_dependency_is_imported_by_renderer() -> None:
         "jinja2": "jinja2",
         "shtab": "shtab",
         "jsonpath-ng": "jsonpath_ng",
+        "pathspec": "pathspec",
         "tomli-w": "tomli_w",
     }
     source = "\n".join(p.read_text(encoding="utf-8") for p in (REPO_ROOT / "renderer").rglob("*.py"))

@@ -18,6 +18,7 @@ from renderer import __version__
 from renderer.integrations.scaffold import DEFAULT_REPO, FILES, LOCAL_HOOKS_TEMPLATE, files, is_released
 
 EXPECTED = [
+    ".gitattributes",
     ".github/workflows/allocatable.yml",
     ".pre-commit-config.yaml",
     "policies/.allocatable.yaml",

@@ -19,14 +19,16 @@ from renderer.models.common import (
     DNS1123_LABEL_PATTERN,
     DNS1123_SUBDOMAIN_PATTERN,
     LABEL_VALUE_PATTERN,
+    NON_NEGATIVE_QUANTITY_PATTERN,
     QUALIFIED_NAME_PATTERN,
-    QUANTITY_PATTERN,
     Operator,
     check_dns_label,
     check_dns_subdomain,
+    check_eviction_thresholds,
     check_label_key,
     check_label_value,
     check_requirement,
+    check_reserved,
     check_selector_value,
     to_non_negative_quantity,
     to_quantity,
@@ -60,21 +62,41 @@ LabelValue = Annotated[
 ]
 Labels = dict[LabelKey, LabelValue]
 
-_QUANTITY_SCHEMA: dict[str, Any] = {
-    "anyOf": [{"type": "string", "pattern": QUANTITY_PATTERN}, {"type": "number"}],
-    "description": 'Kubernetes quantity, e.g. "500m", "2", "1.5Gi", "1e3"',
+_NON_NEGATIVE_QUANTITY_SCHEMA: dict[str, Any] = {
+    "anyOf": [{"type": "string", "pattern": NON_NEGATIVE_QUANTITY_PATTERN}, {"type": "number", "minimum": 0}],
+    "description": "non-negative Kubernetes quantity",
 }
-
-
-QuantityValue = Annotated[
-    Quantity, PlainValidator(to_quantity), PlainSerializer(str, return_type=str), WithJsonSchema(_QUANTITY_SCHEMA)
-]
 NonNegativeQuantity = Annotated[
     Quantity,
     PlainValidator(to_non_negative_quantity),
     PlainSerializer(str, return_type=str),
-    WithJsonSchema({**_QUANTITY_SCHEMA, "description": "non-negative Kubernetes quantity"}),
+    WithJsonSchema(_NON_NEGATIVE_QUANTITY_SCHEMA),
 ]
+# A reservation map's value: validated as a quantity, the sign checked by the map (check_reserved), so the message
+# names the key as the kubelet's does; the JSON Schema refuses the sign itself.
+_ReservedValue = Annotated[
+    Quantity,
+    PlainValidator(to_quantity),
+    PlainSerializer(str, return_type=str),
+    WithJsonSchema(
+        {
+            **_NON_NEGATIVE_QUANTITY_SCHEMA,
+            "description": "non-negative Kubernetes quantity (the kubelet refuses a negative reservation)",
+        }
+    ),
+]
+ReservedMap = Annotated[dict[str, _ReservedValue] | None, AfterValidator(check_reserved)]
+_EvictionValue = Annotated[
+    str,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "pattern": r"^[^-]",
+            "description": 'a quantity ("100Mi") or a percentage ("10%"); the kubelet refuses a negative one',
+        }
+    ),
+]
+EvictionThresholds = Annotated[dict[str, _EvictionValue] | None, AfterValidator(check_eviction_thresholds)]
 
 
 SelectorValue = Annotated[

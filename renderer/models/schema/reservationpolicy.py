@@ -19,7 +19,14 @@ from renderer.models.reservationpolicy import (
     to_bound,
     to_fraction,
 )
-from renderer.models.schema.common import NodeSelectorTerm, NonNegativeQuantity, ObjectMeta, QuantityValue, Strict
+from renderer.models.schema.common import (
+    EvictionThresholds,
+    NodeSelectorTerm,
+    NonNegativeQuantity,
+    ObjectMeta,
+    ReservedMap,
+    Strict,
+)
 
 FormulaName = Annotated[
     str,
@@ -116,7 +123,7 @@ class AutoSizing(Strict, records.AutoSizing):
     custom: Annotated[CustomFormula | None, AfterValidator(check_custom)] = Field(
         default=None, description="a formula of the policy's own (docs/formulas.md), instead of a built-in formula"
     )
-    fallback: dict[str, QuantityValue] | None = Field(
+    fallback: ReservedMap = Field(
         default=None,
         description="OpenShift only: the SYSTEM_RESERVED_CPU/MEMORY/ES values of /etc/node-sizing-enabled.env "
         "(keys cpu, memory, ephemeral-storage). With auto sizing on, dynamic-system-reserved-calc.sh computes cpu and "
@@ -131,11 +138,11 @@ KubeletFieldName = Annotated[str, AfterValidator(check_kubelet_field)]
 
 class ReservationPolicySpec(Strict, records.ReservationPolicySpec):
     selector: list[NodeSelectorTerm]  # type: ignore[assignment]  # the schema's own records
-    systemReserved: dict[str, QuantityValue] | None = None
-    kubeReserved: dict[str, QuantityValue] | None = None
+    systemReserved: ReservedMap = None
+    kubeReserved: ReservedMap = None
     autoSizing: Annotated[AutoSizing | None, AfterValidator(check_auto_sizing)] = None
-    evictionHard: dict[str, str] | None = None
-    evictionSoft: dict[str, str] | None = None
+    evictionHard: EvictionThresholds = None
+    evictionSoft: EvictionThresholds = None
     evictionSoftGracePeriod: dict[str, str] | None = None
     enforceNodeAllocatable: list[str] | None = None
     systemReservedCgroup: str | None = None

@@ -16,6 +16,8 @@ from renderer.models.settings import (
     check_output_dir,
     check_price_file,
     check_pricing,
+    check_exclude_pattern,
+    check_output_dir,
     check_rule_code,
 )
 from renderer.platforms import check_platform_defaults as _check_platform_defaults
@@ -60,6 +62,7 @@ class Thresholds(Strict, records.Thresholds):
 
 OutputDir = Annotated[str, AfterValidator(check_output_dir)]
 PriceFile = Annotated[str, AfterValidator(check_price_file)]
+ExcludePattern = Annotated[str, AfterValidator(check_exclude_pattern)]
 
 
 class KarpenterSettings(Strict, records.KarpenterSettings):
@@ -328,3 +331,13 @@ class Settings(Strict, records.Settings):
         "absent: no report prices (docs/cost.md)",
     )
     recommend: RecommendSettings = Field(default_factory=RecommendSettings)
+    exclude: list[ExcludePattern] = Field(
+        default_factory=list,
+        description="paths under the policy repo that are not policies (a Helm chart, kustomize files), as gitignore "
+        'patterns relative to this file\'s directory: "charts/", "kustomization.yaml", "/top-only.yaml", '
+        '"**/generated/"; --exclude adds more (docs/lint.md)',
+    )
+    respectGitignore: bool = Field(
+        default=True,
+        description="inside a git work tree, leave out what .gitignore and .git/info/exclude ignore, as ruff does",
+    )
