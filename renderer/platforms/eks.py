@@ -285,6 +285,11 @@ class Eks(Platform):
             None,
             ("bottlerocket-os/bottlerocket@3b6ad451", "bottlerocket-os/bottlerocket-core-kit@a10182f9"),
         ),
+        Default(
+            "eks-al2-2018",
+            "AL2 AMIs before v20191119: nothing reserved; kubelet eviction",
+            sources=(f"{_AMI} (no kubeReserved before d4eca995)",),
+        ),
         Default("bottlerocket-1.0.7", "Bottlerocket before v1.0.8: nothing reserved; kubelet eviction"),
         Default(
             "eksctl-0.16",
@@ -311,9 +316,8 @@ class Eks(Platform):
         Release(
             "AL2 AMIs before v20191119",
             "",
-            "",
+            "eks-al2-2018",
             f"{_AMI} (no kubeReserved before d4eca995)",
-            "nothing reserved, the kubelet's default eviction",
         ),
         Release(
             "AL2 AMIs v20191119 to v20200416",

@@ -126,3 +126,20 @@ def test_eks_auto_mode_is_named_instead_of_no_known_cause() -> None:
     pc = model(pool)
     text = explain(Situation(pc, "cpu", pc.allocatable["cpu"], Q("1690m"), settings(), True))
     assert "EKS Auto Mode" not in text and "no known cause" in text, text
+
+
+def test_al2_amis_before_v20191119_reserved_nothing() -> None:
+    # awslabs/amazon-eks-ami had no kubeReserved before d4eca995 (v20191119): an AL2 m5.large (2 vCPUs, 7934456Ki,
+    # 29 pods) then advertised its capacity less the kubelet's default hard eviction only. By hand: cpu 2 cores;
+    # memory 7934456Ki - 100Mi (102400Ki) = 7832056Ki. Predicted with today's bootstrap.sh values (70m, 574Mi), the
+    # node's numbers are the older profile's, which verify names.
+    from renderer.verify.causes import Situation, explain
+
+    allocatable = {**CAP, "cpu": "2", "memory": "7832056Ki"}
+    pool = node(labels=EKS, capacity=CAP, allocatable=allocatable, osImage="Amazon Linux 2")
+    pc = model(pool)
+    assert pc.platform_default is not None and pc.platform_default.name == "eks-al2"
+    old = model(pool, default=platforms.get("eks").default_named("eks-al2-2018"))
+    assert old.allocatable["cpu"] == Q("2") and old.allocatable["memory"] == Q("7832056Ki")
+    text = explain(Situation(pc, "memory", pc.allocatable["memory"], Q("7832056Ki"), settings(), True))
+    assert "eks-al2-2018" in text, text
