@@ -330,6 +330,11 @@ class Platform:
         """The pool a node's kubelet configuration comes from, where the platform has such pools."""
         return None
 
+    def unexplained(self, pool: PoolView) -> str | None:
+        """What verify says instead of "no known cause" for this pool's nodes, when the platform knows the node
+        runs a configuration whose reservation is not published (None: nothing to say)."""
+        return None
+
     def no_formula_note(self) -> str | None:
         """What verify adds to "no known cause" for this platform's nodes."""
         if self.published:

@@ -197,6 +197,11 @@ _EKSCTL_025 = Formula(
 
 _AMI = "awslabs/amazon-eks-ami"
 _BOTTLEROCKET_OS = re.compile(r"^Bottlerocket OS (\d+)\.(\d+)\.(\d+)")
+#: EKS Auto Mode's managed instances: osImage "Bottlerocket (EKS Auto) 2025.3.14 (aws-k8s-1.30)" as `kubectl get node
+#: -o wide` shows one (awsdocs/amazon-eks-user-guide@fa53b399fa7e740627268ced4283186437890899:latest/ug/automode/
+#: auto-migrate-fargate.adoc). AWS publishes no kubelet reservation for them (automode-learn-instances.adoc: "AWS
+#: determines the operating system and image"), and no published node pins one here.
+_EKS_AUTO = re.compile(r"^Bottlerocket \(EKS Auto\)")
 
 
 def _who(default: str | None) -> str:
@@ -280,6 +285,11 @@ class Eks(Platform):
             None,
             ("bottlerocket-os/bottlerocket@3b6ad451", "bottlerocket-os/bottlerocket-core-kit@a10182f9"),
         ),
+        Default(
+            "eks-al2-2018",
+            "AL2 AMIs before v20191119: nothing reserved; kubelet eviction",
+            sources=(f"{_AMI} (no kubeReserved before d4eca995)",),
+        ),
         Default("bottlerocket-1.0.7", "Bottlerocket before v1.0.8: nothing reserved; kubelet eviction"),
         Default(
             "eksctl-0.16",
@@ -306,9 +316,8 @@ class Eks(Platform):
         Release(
             "AL2 AMIs before v20191119",
             "",
-            "",
+            "eks-al2-2018",
             f"{_AMI} (no kubeReserved before d4eca995)",
-            "nothing reserved, the kubelet's default eviction",
         ),
         Release(
             "AL2 AMIs v20191119 to v20200416",
@@ -376,8 +385,22 @@ class Eks(Platform):
             version = tuple(int(g) for g in m.groups())
             name = "bottlerocket" if version >= (1, 0, 8) else "bottlerocket-1.0.7"
             return self.default_named(name).because(f"osImage {image}")
+        if _EKS_AUTO.match(image):
+            return self.default_named("eks").because(
+                f"osImage {image}: EKS Auto Mode, whose reservation AWS does not publish (nodeadm's is the nearest)"
+            )
         if image.startswith("Amazon Linux 2023"):
             return self.default_named("eks").because(f"osImage {image}: nodeadm")
         if image.startswith("Amazon Linux 2"):
             return self.default_named("eks-al2").because(f"osImage {image}: bootstrap.sh")
         return self.default_named("eks").because("EKS nodeadm / bootstrap defaults")
+
+    def unexplained(self, pool: PoolView) -> str | None:
+        image = pool.node_info.get("osImage", "")
+        if not _EKS_AUTO.match(image):
+            return None
+        return (
+            f"EKS Auto Mode: unpublished reservation (osImage {image}): AWS manages these instances' kubelet and "
+            "publishes no reservation for them; state the node's own values in a ReservationPolicy for its pool to "
+            "predict it"
+        )

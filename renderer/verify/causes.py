@@ -189,11 +189,13 @@ def explain_named(s: Situation) -> tuple[str, str]:
         if len(found) == 2:
             break
     if not found:
-        text = (
+        platform = platforms.effective(s.pool, s.settings)
+        unpublished = platform.unexplained(s.pool)
+        text = unpublished or (
             "no known cause reproduces it: compare the node's kubelet configuration (kubeReserved, systemReserved, "
             "evictionHard, maxPods) with the repo"
         )
-        note = platforms.effective(s.pool, s.settings).no_formula_note()
+        note = None if unpublished else platform.no_formula_note()
         found.append(f"{text}; {note}" if note else text)
     return first, f"{delta_text(s)}: " + "; or ".join(found)
 

@@ -8,6 +8,8 @@ Upstream vectors: awslabs/amazon-eks-ami nodeadm e2e case custom-max-pods-expres
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from platform_support import Q, default, model, node, reserved, settings
 
@@ -92,3 +94,52 @@ def test_detection() -> None:
     assert node(kubeletVersion="v1.30.4-eks-a737599").platform == "eks"
     assert node(osImage="Bottlerocket OS 1.20.3 (aws-k8s-1.29)").platform == "eks"
     assert node(labels={"karpenter.k8s.aws/instance-family": "m5"}).platform == "eks"
+
+
+#: EKS Auto Mode's osImage as `kubectl get node -o wide` printed it in AWS's own guide
+#: (awsdocs/amazon-eks-user-guide@fa53b399fa7e740627268ced4283186437890899:latest/ug/automode/auto-migrate-fargate.adoc).
+EKS_AUTO_IMAGE = "Bottlerocket (EKS Auto) 2025.3.14 (aws-k8s-1.30)"
+
+
+def test_eks_auto_mode_is_named_instead_of_no_known_cause() -> None:
+    # AWS publishes no reservation for Auto Mode instances. A 2-vCPU node predicted with nodeadm's values (60m + 10m
+    # = 70m reserved: 1930m allocatable) that reports 240m less cpu (1690m; a hand-made difference, no published
+    # Auto Mode node with capacity and allocatable being known here) and everything else as predicted: verify says
+    # "unpublished", never "no known cause", and the prediction says why it uses nodeadm's values.
+    from renderer.verify.causes import Situation, explain
+
+    def pool_reporting(labels: dict[str, str], image: str) -> tuple[Any, Any]:
+        predicted = model(node(labels=labels, capacity=CAP, osImage=image))
+        allocatable = {k: str(v) for k, v in predicted.allocatable.items()}
+        allocatable.update(cpu="1690m", pods=CAP["pods"])
+        return node(labels=labels, capacity=CAP, allocatable=allocatable, osImage=image), predicted
+
+    pool, predicted = pool_reporting({"eks.amazonaws.com/compute-type": "auto"}, EKS_AUTO_IMAGE)
+    d = default(pool)
+    assert d is not None and d.name == "eks" and "EKS Auto Mode" in d.reason
+    assert predicted.allocatable["cpu"] == Q("1930m")
+    pc = model(pool)
+    text = explain(Situation(pc, "cpu", pc.allocatable["cpu"], Q("1690m"), settings(), True))
+    assert "EKS Auto Mode: unpublished reservation" in text and "no known cause" not in text, text
+    # an AL2023 node with the same difference keeps the general answer
+    pool, _ = pool_reporting(EKS, "Amazon Linux 2023.6.20250107")
+    pc = model(pool)
+    text = explain(Situation(pc, "cpu", pc.allocatable["cpu"], Q("1690m"), settings(), True))
+    assert "EKS Auto Mode" not in text and "no known cause" in text, text
+
+
+def test_al2_amis_before_v20191119_reserved_nothing() -> None:
+    # awslabs/amazon-eks-ami had no kubeReserved before d4eca995 (v20191119): an AL2 m5.large (2 vCPUs, 7934456Ki,
+    # 29 pods) then advertised its capacity less the kubelet's default hard eviction only. By hand: cpu 2 cores;
+    # memory 7934456Ki - 100Mi (102400Ki) = 7832056Ki. Predicted with today's bootstrap.sh values (70m, 574Mi), the
+    # node's numbers are the older profile's, which verify names.
+    from renderer.verify.causes import Situation, explain
+
+    allocatable = {**CAP, "cpu": "2", "memory": "7832056Ki"}
+    pool = node(labels=EKS, capacity=CAP, allocatable=allocatable, osImage="Amazon Linux 2")
+    pc = model(pool)
+    assert pc.platform_default is not None and pc.platform_default.name == "eks-al2"
+    old = model(pool, default=platforms.get("eks").default_named("eks-al2-2018"))
+    assert old.allocatable["cpu"] == Q("2") and old.allocatable["memory"] == Q("7832056Ki")
+    text = explain(Situation(pc, "memory", pc.allocatable["memory"], Q("7832056Ki"), settings(), True))
+    assert "eks-al2-2018" in text, text
