@@ -194,6 +194,10 @@ def status_requests(
         effective: Requests = pod_level
         if pod_status:
             overhead = requests_of(spec.get("overhead"), ("spec", "overhead"))
+            if kubelet and allocated_pl is not None:
+                # the kubelet's pod is its checkpointed allocation (UpdatePodFromAllocation sets spec.resources),
+                # which the status shows with the overhead in it
+                pod_level = {n: q for n, q in (_less_overhead(allocated_pl, overhead) or {}).items() if is_pod_level(n)}
             effective = max_of(
                 None if view.infeasible else pod_level,
                 _less_overhead(actuated_pl, overhead),

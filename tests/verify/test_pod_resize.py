@@ -206,3 +206,18 @@ def test_a_status_that_cannot_be_read_names_its_field(status: dict[str, Any], wh
     assert not status_is_plain(spec, status)
     with pytest.raises(PodError, match=where.replace("[", r"\[").replace("]", r"\]")):
         pod_requests(spec, status=status)
+
+
+def test_the_kubelet_reads_its_pod_level_allocation_as_the_spec() -> None:
+    """Worked by hand, KEP-5419: pod-level cpu resized up from 2 to 4, Deferred; allocated and running at 2, with a
+    250m overhead the status shows inside its figures (TestPodRequestsAndLimitsVerticalScalingWrappers takes the
+    overhead out of them). The scheduler: max(spec 4, 2.25 - 0.25, 2.25 - 0.25) = 4, + 250m = 4250m. The kubelet
+    reads its allocation (2) as the spec: max(2, 2, 2) = 2, + 250m = 2250m."""
+    spec = {"overhead": {"cpu": "250m"}, "resources": {"requests": {"cpu": "4"}}, "containers": [c("app", cpu="1")]}
+    status = {
+        "conditions": [{"type": "PodResizePending", "reason": "Deferred"}],
+        "allocatedResources": {"cpu": "2250m"},
+        "resources": {"requests": {"cpu": "2250m"}},
+    }
+    assert pod_requests(spec, status=status) == {"cpu": Q("4250m")}
+    assert pod_requests(spec, status=status, kubelet=True) == {"cpu": Q("2250m")}
