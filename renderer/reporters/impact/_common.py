@@ -102,7 +102,12 @@ def pool_line(report: ImpactReport, p: PoolImpact) -> list[str]:
     that could go (before → after)."""
     up = p.after.scale_up
     add = f"{up.nodes} (≥ {up.lower_bound})" if up.nodes else "0"
-    if p.before.scale_up.nodes:
+    plan = next((k for k in report.karpenter_plans if k.pool == p.pool), None)
+    if plan is not None:
+        # Karpenter provisions the pool: its own plan (after the change), the nodes the pods need beside it
+        need = f"{p.before.scale_up.nodes} → {up.nodes}" if p.before.scale_up.nodes != up.nodes else str(up.nodes)
+        add = f"{plan.nodes} by karpenter" + (f" (pods need {need})" if need != str(plan.nodes) else "")
+    elif p.before.scale_up.nodes:
         add = f"{p.before.scale_up.nodes} → {add}"
     removable = (
         str(p.after.removable)
