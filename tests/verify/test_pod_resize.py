@@ -19,6 +19,7 @@ from renderer.verify.pods import PodError, pod_requests
 from renderer.verify.podstatus import (
     INFEASIBLE_EMPTY,
     LEGACY_RESIZE,
+    NO_ALLOCATION,
     RESIZE_INFEASIBLE,
     UNKNOWN_REASON,
     resize_notes,
@@ -172,7 +173,7 @@ def test_snapshots_of_other_versions_are_read_without_guesses() -> None:
 
     - no status fields (before 1.33): the spec, 4;
     - a reason this project does not know: not Infeasible (``IsPodResizeInfeasible`` reads only that), so the
-      three-way maximum, max(4, 2) = 4, and said;
+      three-way maximum, max(4, 2) = 4, and said (and that no allocation is reported);
     - the 1.27–1.32 ``status.resize: Infeasible``: read as the condition, the status 2, and said;
     - Infeasible with no container status at all: the container counts nothing (upstream's nil), and said."""
     spec = {"containers": [c("app", cpu="4")]}
@@ -183,7 +184,11 @@ def test_snapshots_of_other_versions_are_read_without_guesses() -> None:
         "containerStatuses": [cs("app", actual={"cpu": "2"})],
     }
     assert pod_requests(spec, status=new_reason) == {"cpu": Q("4")}
-    assert resize_notes(spec, new_reason) == (UNKNOWN_REASON,)
+    assert resize_notes(spec, new_reason) == (UNKNOWN_REASON, NO_ALLOCATION)
+    # a Deferred resize whose kubelet reports the running resources but no allocation: max(4, 2) = 4, and said
+    deferred = {**new_reason, "conditions": [{"type": "PodResizePending", "reason": "Deferred"}]}
+    assert pod_requests(spec, status=deferred) == {"cpu": Q("4")}
+    assert resize_notes(spec, deferred) == (NO_ALLOCATION,)
     legacy = {"resize": "Infeasible", "containerStatuses": [cs("app", actual={"cpu": "2"})]}
     assert pod_requests(spec, status=legacy) == {"cpu": Q("2")}
     assert resize_notes(spec, legacy) == (LEGACY_RESIZE, RESIZE_INFEASIBLE)
