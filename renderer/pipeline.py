@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from renderer.cost.resolve import Pricing
     from renderer.impact.pods import SimPod
     from renderer.impact.provisioners.karpenter import NodeClass
-    from renderer.impact.provisioners.karpenter_plan import KarpenterPlan
     from renderer.impact.report import AsgPool, ImpactReport
     from renderer.impact.result import ImpactResult
     from renderer.impact.snapshot import Snapshot
@@ -525,7 +524,7 @@ def _impact(
 
     from renderer.impact.capacity_view import advertised
     from renderer.impact.repack import simulate
-    from renderer.impact.report import ImpactReport, PoolIndex, autoscaler_view, karpenter_view, pool_of
+    from renderer.impact.report import ImpactReport, PoolIndex, autoscaler_view, karpenter_plans, karpenter_view, pool_of
     from renderer.verify.compare import node_model
 
     nodepools = PoolIndex([(p.name, p.labels) for p in after.pools if p.origin == "NodePool"])
@@ -569,7 +568,7 @@ def _impact(
     node_classes, asg_pools = _provisioned(model, after, cluster, result) if delivered and model else ({}, [])
     recommendations, gaps = karpenter_view(cluster.nodes, after_alloc, settings.vmMemoryOverheadPercent, node_classes)
     autoscaler_gaps = autoscaler_view(cluster.nodes, after_alloc, asg_pools)
-    plans = _karpenter_plans(cluster, result, settings.vmMemoryOverheadPercent, node_classes)
+    plans = karpenter_plans(cluster.nodes, cluster.pods, result, settings.vmMemoryOverheadPercent, node_classes)
     return ImpactReport(
         mode=mode,
         before=before_label,
@@ -587,30 +586,6 @@ def _impact(
         autoscaler_gaps=autoscaler_gaps,
         karpenter_plans=plans,
     )
-
-
-def _karpenter_plans(
-    cluster: Snapshot, result: ImpactResult, percent: float, node_classes: dict[str, NodeClass]
-) -> list[KarpenterPlan]:
-    """What Karpenter plans for the Pending pods attributed to each pool its nodes are in (DaemonSet pods aside: it
-    launches nothing for them). Cost: O(nodes), and O(pods) when a pool of Karpenter nodes has Pending pods."""
-    from renderer.impact.report import INSTANCE_MEMORY, karpenter_plans
-
-    karpenter = {n.pool for n in cluster.nodes if INSTANCE_MEMORY in n.labels}
-    wanted = {p.pod for p in result.pending if p.pool in karpenter and not p.daemonset}
-    if not wanted:
-        return []
-    pending: dict[str, list[SimPod]] = {}
-    by_key = {p.key: p for p in cluster.pods if p.key in wanted}
-    for p in result.pending:
-        if p.pod in wanted and p.pool is not None and p.pod in by_key:
-            pending.setdefault(p.pool, []).append(by_key[p.pod])
-    pools = {
-        p.pool: (p.after.daemon_overhead, pending[p.pool], p.after.scale_up.nodes)
-        for p in result.pools
-        if p.pool in pending
-    }
-    return karpenter_plans(cluster.nodes, percent, node_classes, pools)
 
 
 #: Nodes modelled at a time for the simulation (memory: one chunk's capacity model, not 20,000 nodes').

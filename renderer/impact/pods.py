@@ -302,7 +302,13 @@ def _requests(
         totals.add(str(node), exact)
     requests = from_quantities(exact)
     if _missing_cpu_or_memory(spec):
-        scoring = from_quantities(pod_requests(spec, _NON_MISSING, status), keep_zero=True)
+        try:
+            scoring = from_quantities(pod_requests(spec, _NON_MISSING, status), keep_zero=True)
+        except PodError as exc:
+            raise PodError(
+                exc.field_path,
+                f"as the scheduler scores it (100m cpu and 200Mi memory for a container that states none), {exc.reason}",
+            ) from None
     else:
         scoring = requests
     admit = None

@@ -159,30 +159,44 @@ def karpenter_view(
 
 def karpenter_plans(
     nodes: Sequence[SimNode],
+    pods: Sequence[SimPod],
+    result: ImpactResult,
     percent: float,
     node_classes: Mapping[str, NodeClass],
-    pools: Mapping[str, tuple[Mapping[str, int], Sequence[SimPod], int | None]],
 ) -> list[KarpenterPlan]:
-    """Per pool in ``pools`` (name → (DaemonSet overhead of a new node, its Pending pods, the nodes they need on what
-    the nodes will advertise)) whose nodes Karpenter launched, what Karpenter plans for those pods on its own view of
-    the instance types the pool's Karpenter nodes run (``provisioners.karpenter_plan``)."""
+    """Per pool of Karpenter nodes (labelled ``karpenter.k8s.aws/instance-memory`` by Karpenter) with Pending pods
+    attributed to it after the change (DaemonSet pods aside: Karpenter launches nothing for them), what Karpenter plans
+    for them on its own view of the instance types the pool's nodes run (``provisioners.karpenter_plan``), with the
+    DaemonSet overhead of a new node and the nodes the pods need on what the nodes will advertise (the cluster
+    autoscaler's estimate). Cost: O(nodes), and O(pods) when such a pool has Pending pods."""
+    karpenter = {n.pool for n in nodes if INSTANCE_MEMORY in n.labels}
+    wanted = {p.pod for p in result.pending if p.pool in karpenter and not p.daemonset}
+    if not wanted:
+        return []
+    by_key = {p.key: p for p in pods if p.key in wanted}
+    pending: dict[str, list[SimPod]] = {}
+    for p in result.pending:
+        if p.pod in by_key and p.pool is not None:
+            pending.setdefault(p.pool, []).append(by_key[p.pod])
     types: dict[str, dict[str, dict[str, int]]] = {}
     for node in nodes:
-        if node.pool not in pools:
+        if node.pool not in pending:
             continue
         memory_mib, vcpus = _int(node.labels.get(INSTANCE_MEMORY)), _int(node.labels.get(INSTANCE_CPU))
         name = node.labels.get(INSTANCE_TYPE)
-        pods = node.capacity.get(PODS)
-        if memory_mib is None or vcpus is None or not name or not pods or name in types.get(node.pool, {}):
+        capacity_pods = node.capacity.get(PODS)
+        if memory_mib is None or vcpus is None or not name or not capacity_pods or name in types.get(node.pool, {}):
             continue
-        it = InstanceType(name, vcpus, memory_mib, node.labels.get(ARCH, "amd64"), eni_pods=pods)
+        it = InstanceType(name, vcpus, memory_mib, node.labels.get(ARCH, "amd64"), eni_pods=capacity_pods)
         predicted = predict(it, node_classes.get(node.pool), KarpenterOptions(percent)).allocatable
         types.setdefault(node.pool, {})[name] = dict(predicted)
+    sides = {p.pool: p.after for p in result.pools}
     out = []
     for pool in sorted(types):
-        overhead, pending, needed = pools[pool]
-        if pending:
-            out.append(plan(pool, types[pool], pending, overhead, needed))
+        side = sides.get(pool)
+        overhead = side.daemon_overhead if side is not None else {}
+        needed = side.scale_up.nodes if side is not None else None
+        out.append(plan(pool, types[pool], pending[pool], overhead, needed))
     return out
 
 

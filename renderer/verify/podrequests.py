@@ -45,6 +45,7 @@ class PodError(ValueError):
     def __init__(self, field_path: FieldPath, message: str) -> None:
         super().__init__(f"{_dotted(field_path)}: {message}" if field_path else message)
         self.field_path = field_path
+        self.reason = message
 
 
 def _dotted(path: FieldPath) -> str:

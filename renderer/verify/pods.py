@@ -17,10 +17,11 @@ the aggregate is the per-resource maximum of three aggregates — the spec's, th
 (``status.containerStatuses[].allocatedResources``, else the spec) and the actuated ones'
 (``status.containerStatuses[].resources.requests``, else the allocated, else the spec) — and, while the pod carries
 ``PodResizePending`` with reason ``Infeasible``, of the last two only (a container with neither then counts nothing,
-as upstream). With pod-level status (KEP-5419: ``status.allocatedResources`` and ``status.resources.requests``) those
-replace the two container aggregates, and pod-level requests follow the same rule, the pod overhead taken out of the
+as upstream). With pod-level status (KEP-5419: ``status.allocatedResources`` and ``status.resources.requests``, both
+present) those replace the two container aggregates, and pod-level requests follow the same rule, the pod overhead taken out of the
 status values first. The kubelet admits on its allocation instead of the spec (``allocation_manager.go``
-``UpdatePodFromAllocation`` overlays it): ``kubelet=True`` reads a container's ``allocatedResources`` as its spec.
+``UpdatePodFromAllocation`` overlays it): ``kubelet=True`` reads a container's ``allocatedResources`` as its spec,
+and the pod-level ``status.allocatedResources`` (less the overhead) as the pod-level requests.
 
 ``non_missing`` is upstream's ``NonMissingContainerRequests`` option: a container (regular or init) without a request
 for one of those resources counts the given amount instead (an explicit ``0`` stays 0). The scheduler's scoring plugins

@@ -12,7 +12,9 @@ was found so the caller can count it:
 - the ``status.resize`` field of 1.27–1.32 (removed in 1.33): ``Infeasible`` there is read as the condition, as the
   schedulers of those versions read it;
 - an infeasible resize whose container reports neither ``allocatedResources`` nor ``resources``: that container
-  counts nothing, as upstream (``containerActuatedRequests`` returns nil), and it is said.
+  counts nothing, as upstream (``containerActuatedRequests`` returns nil), and it is said;
+- any other resize pending whose container reports no ``allocatedResources`` (a kubelet that does not write them):
+  the spec and the running resources count, as upstream, and it is said.
 
 Cost: O(containers + container statuses) per pod.
 """
@@ -38,6 +40,7 @@ from renderer.verify.podrequests import (
 __all__ = [
     "INFEASIBLE_EMPTY",
     "LEGACY_RESIZE",
+    "NO_ALLOCATION",
     "RESIZE_INFEASIBLE",
     "UNKNOWN_REASON",
     "resize_notes",
@@ -52,6 +55,10 @@ LEGACY_RESIZE: Final = "status.resize of Kubernetes 1.27-1.32: read as the PodRe
 INFEASIBLE_EMPTY: Final = (
     "in-place resize Infeasible without status resources for a container: that container counts nothing, as the "
     "scheduler counts it"
+)
+NO_ALLOCATION: Final = (
+    "a resize pending without allocatedResources for a container (its kubelet does not report them): counted at "
+    "the spec and the running resources, as the scheduler counts it"
 )
 _KNOWN_REASONS: Final = ("Infeasible", "Deferred")
 
@@ -194,6 +201,10 @@ def status_requests(
         effective: Requests = pod_level
         if pod_status:
             overhead = requests_of(spec.get("overhead"), ("spec", "overhead"))
+            if kubelet and allocated_pl is not None:
+                # the kubelet's pod is its checkpointed allocation (UpdatePodFromAllocation sets spec.resources),
+                # which the status shows with the overhead in it
+                pod_level = {n: q for n, q in (_less_overhead(allocated_pl, overhead) or {}).items() if is_pod_level(n)}
             effective = max_of(
                 None if view.infeasible else pod_level,
                 _less_overhead(actuated_pl, overhead),
@@ -256,6 +267,14 @@ def resize_notes(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[st
                 if found is None or (view.status_allocated(found) is None and view.status_actuated(found) is None):
                     notes.append(INFEASIBLE_EMPTY)
                     return tuple(notes)
-    elif reason is not None and reason not in _KNOWN_REASONS and not legacy:
-        notes.append(UNKNOWN_REASON)
+    elif reason is not None:
+        if reason not in _KNOWN_REASONS and not legacy:
+            notes.append(UNKNOWN_REASON)
+        view = _Status(status, kubelet=False)
+        for key in ("containers", "initContainers"):
+            for c in spec.get(key) or ():
+                found = view.find(c) if isinstance(c, dict) else None
+                if found is None or view.status_allocated(found) is None:
+                    notes.append(NO_ALLOCATION)
+                    return tuple(notes)
     return tuple(notes)

@@ -117,6 +117,32 @@ CASES: dict[str, tuple[dict[int, dict[str, Any]], str, str, str]] = {
         "hugepages-2Mi",
         "spec.containers[1]",
     ),
+    # a regular init container runs with the sidecars started before it: 1 + (2^63-1) at that moment
+    "an init container and the sidecar before it": (
+        {
+            TRAIN: _pod(
+                TRAIN,
+                {
+                    "containers": [_container("train", cpu="1")],
+                    "initContainers": [
+                        {**_container("proxy", cpu="1"), "restartPolicy": "Always"},
+                        _container("migrate", cpu=MAX),
+                    ],
+                },
+            )
+        },
+        "batch/train-a-1",
+        "cpu",
+        "spec.initContainers[1]",
+    ),
+    # the scheduler's scores count 100m cpu for a container that states no cpu request: 2^63-1 + 100m (on the Pending
+    # web/renderer, item 18: no node's total comes first)
+    "a container without a cpu request, as the scheduler scores it": (
+        {17: _pod(17, {"containers": [_container("a", cpu=MAX, memory="1Gi"), _container("b", memory="1Gi")]})},
+        "web/renderer-5c7b9-klmno",
+        "cpu",
+        "spec.containers[1]",
+    ),
     # each pod on its own is in range (2^63-1 cpu); node-exporter-ax9k2 (100m, item 5) is read first on that node,
     # so train-a-0 (item 9), the first of the two, is the one whose 2^63-1 makes the node's total leave the range
     "two such pods on one node": (

@@ -19,6 +19,7 @@ from renderer.verify.pods import PodError, pod_requests
 from renderer.verify.podstatus import (
     INFEASIBLE_EMPTY,
     LEGACY_RESIZE,
+    NO_ALLOCATION,
     RESIZE_INFEASIBLE,
     UNKNOWN_REASON,
     resize_notes,
@@ -172,7 +173,7 @@ def test_snapshots_of_other_versions_are_read_without_guesses() -> None:
 
     - no status fields (before 1.33): the spec, 4;
     - a reason this project does not know: not Infeasible (``IsPodResizeInfeasible`` reads only that), so the
-      three-way maximum, max(4, 2) = 4, and said;
+      three-way maximum, max(4, 2) = 4, and said (and that no allocation is reported);
     - the 1.27–1.32 ``status.resize: Infeasible``: read as the condition, the status 2, and said;
     - Infeasible with no container status at all: the container counts nothing (upstream's nil), and said."""
     spec = {"containers": [c("app", cpu="4")]}
@@ -183,7 +184,11 @@ def test_snapshots_of_other_versions_are_read_without_guesses() -> None:
         "containerStatuses": [cs("app", actual={"cpu": "2"})],
     }
     assert pod_requests(spec, status=new_reason) == {"cpu": Q("4")}
-    assert resize_notes(spec, new_reason) == (UNKNOWN_REASON,)
+    assert resize_notes(spec, new_reason) == (UNKNOWN_REASON, NO_ALLOCATION)
+    # a Deferred resize whose kubelet reports the running resources but no allocation: max(4, 2) = 4, and said
+    deferred = {**new_reason, "conditions": [{"type": "PodResizePending", "reason": "Deferred"}]}
+    assert pod_requests(spec, status=deferred) == {"cpu": Q("4")}
+    assert resize_notes(spec, deferred) == (NO_ALLOCATION,)
     legacy = {"resize": "Infeasible", "containerStatuses": [cs("app", actual={"cpu": "2"})]}
     assert pod_requests(spec, status=legacy) == {"cpu": Q("2")}
     assert resize_notes(spec, legacy) == (LEGACY_RESIZE, RESIZE_INFEASIBLE)
@@ -206,3 +211,18 @@ def test_a_status_that_cannot_be_read_names_its_field(status: dict[str, Any], wh
     assert not status_is_plain(spec, status)
     with pytest.raises(PodError, match=where.replace("[", r"\[").replace("]", r"\]")):
         pod_requests(spec, status=status)
+
+
+def test_the_kubelet_reads_its_pod_level_allocation_as_the_spec() -> None:
+    """Worked by hand, KEP-5419: pod-level cpu resized up from 2 to 4, Deferred; allocated and running at 2, with a
+    250m overhead the status shows inside its figures (TestPodRequestsAndLimitsVerticalScalingWrappers takes the
+    overhead out of them). The scheduler: max(spec 4, 2.25 - 0.25, 2.25 - 0.25) = 4, + 250m = 4250m. The kubelet
+    reads its allocation (2) as the spec: max(2, 2, 2) = 2, + 250m = 2250m."""
+    spec = {"overhead": {"cpu": "250m"}, "resources": {"requests": {"cpu": "4"}}, "containers": [c("app", cpu="1")]}
+    status = {
+        "conditions": [{"type": "PodResizePending", "reason": "Deferred"}],
+        "allocatedResources": {"cpu": "2250m"},
+        "resources": {"requests": {"cpu": "2250m"}},
+    }
+    assert pod_requests(spec, status=status) == {"cpu": Q("4250m")}
+    assert pod_requests(spec, status=status, kubelet=True) == {"cpu": Q("2250m")}

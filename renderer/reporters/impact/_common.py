@@ -177,6 +177,11 @@ def pool_line(report: ImpactReport, p: PoolImpact) -> list[str]:
     add = _before_after(p.before.scale_up.nodes, up.nodes)
     if up.nodes:
         add += f" (≥ {up.lower_bound})"
+    plan = next((k for k in report.karpenter_plans if k.pool == p.pool), None)
+    if plan is not None:
+        # Karpenter provisions the pool: its own plan (after the change), the nodes the pods need beside it
+        need = _before_after(p.before.scale_up.nodes, up.nodes)
+        add = f"{plan.nodes} by karpenter" + (f" (pods need {need})" if need != str(plan.nodes) else "")
     return [
         p.pool,
         report.shape(p.pool),
