@@ -7,14 +7,17 @@ field ANDed). A ``requiredDuringSchedulingIgnoredDuringExecution`` that is absen
 whose ``nodeSelectorTerms`` is null or empty, or a term without requirements, matches no node; a malformed
 requirement makes its term match nothing.
 
-Score: the sum of the weights of the preferred terms a node matches, normalised so the best candidate gets 100.
+Score: the sum of the weights of the preferred terms a node matches, normalised so the best candidate gets 100
+(:class:`PreferredScorer`: the terms compiled once per pod shape, a score per distinct combination of the labels they
+read).
 
 The DaemonSet controller pins each daemon pod to its node by setting every required term's ``matchFields`` to
 ``metadata.name In [<node>]`` (``ReplaceDaemonSetPodNodeNameNodeAffinity``); :func:`without_name_pin` recovers the
 template's own affinity from such a pod.
 
-Cost: parsing O(requirements); matching per node O(requirements) (compiled once per distinct term by
-``selectors``).
+Cost: parsing O(requirements); the filter per node O(requirements) (compiled once per distinct term by
+``selectors``); the score per node O(its labels) once the pod's terms are compiled, O(terms) per distinct label
+combination.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any, cast
 
 from renderer.capacity.selectors import NAME_FIELD, Operator, Requirement, Term, labels_match, selector_matches
 
-__all__ = ["NodeAffinity", "only_node", "parse_node_affinity", "preferred_score", "without_name_pin"]
+__all__ = ["NodeAffinity", "PreferredScorer", "only_node", "parse_node_affinity", "preferred_score", "without_name_pin"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,3 +145,32 @@ def only_node(affinity: NodeAffinity) -> str | None:
 def preferred_score(affinity: NodeAffinity, labels: Mapping[str, str], name: str) -> int:
     """The raw NodeAffinity score: the summed weights of the preferred terms the node matches."""
     return sum(weight for weight, term in affinity.preferred if selector_matches((term,), labels, name))
+
+
+class PreferredScorer:
+    """A pod's preferred terms compiled once: the label keys they read (and whether a term reads the node's name,
+    ``matchFields``), and the raw score per distinct combination of those labels a node carries. A node's score is
+    then a look-up by its labels on those keys: nodes that agree there score alike, so a pod with many terms
+    evaluates them once per distinct combination, not once per node.
+
+    Cost: building O(requirements); a node O(its labels), plus O(terms) the first time its combination is seen.
+    Memory O(distinct combinations seen)."""
+
+    __slots__ = ("_affinity", "_fields", "_keys", "_memo")
+
+    def __init__(self, preferred: tuple[tuple[int, Term], ...]) -> None:
+        self._affinity = NodeAffinity(preferred=preferred)
+        self._keys = frozenset(r.key for _, term in preferred for r in term.expressions)
+        self._fields = any(term.fields for _, term in preferred)
+        self._memo: dict[object, int] = {}
+
+    def score(self, labels: Mapping[str, str], name: str) -> int:
+        """:func:`preferred_score` of a node with ``labels`` and ``name``."""
+        keys = self._keys
+        signature: object = tuple((k, v) for k, v in labels.items() if k in keys)
+        if self._fields:
+            signature = (signature, name)
+        got = self._memo.get(signature)
+        if got is None:
+            got = self._memo[signature] = preferred_score(self._affinity, labels, name)
+        return got

@@ -14,7 +14,8 @@ requests are compared with and the figures its scores are bounded with, none of 
 - scores: LeastAllocated on cpu and memory is at most ``50 × (max free fraction - request × min 1/allocatable)``
   summed over both; BalancedAllocation is at most ``(1 - gap / 2) × 100`` where ``gap`` is the distance between the
   ranges the cpu and the memory fractions can take in the subtree (their smallest and largest used fractions and
-  1/allocatable). A subtree whose bound cannot beat the best score found so far is skipped (a later node must score
+  1/allocatable), or, where no fraction can reach the cap of 1, the distance from 0 of the range their difference
+  can take (the smallest and largest used cpu fraction minus used memory fraction). A subtree whose bound cannot beat the best score found so far is skipped (a later node must score
   strictly more to win; the first of equals wins), the leaves are scored exactly (``scheduler.resource_scores``).
 
 A cycle is then: the position of the ``want``-th feasible node after the start (count descent), and the first
@@ -88,9 +89,14 @@ class RoomTree:
         self.fc, self.fm = [-_FAR] * m, [-_FAR] * m
         self.lo_uc, self.hi_uc = [_FAR] * m, [-_FAR] * m
         self.lo_um, self.hi_um = [_FAR] * m, [-_FAR] * m
+        self.lo_d, self.hi_d = [_FAR] * m, [-_FAR] * m  # used cpu fraction - used memory fraction
         # static: 1/allocatable ranges
         self.lo_ic, self.hi_ic = [_FAR] * m, [-_FAR] * m
         self.lo_im, self.hi_im = [_FAR] * m, [-_FAR] * m
+        self._mins = (self.mn_c, self.mn_m, self.mn_e, self.mn_p)
+        self._mins_f = (self.lo_uc, self.lo_um, self.lo_d)
+        self._maxes = (self.mx_c, self.mx_m, self.mx_e, self.mx_p)
+        self._maxes_f = (self.fc, self.fm, self.hi_uc, self.hi_um, self.hi_d)
         for k, p in enumerate(self.positions):
             x = size + k
             a_c, a_m = state.alloc_cpu[p], state.alloc_mem[p]
@@ -134,15 +140,25 @@ class RoomTree:
             self.lo_um[x] = self.hi_um[x] = st.used_mem[p] / a_m
         else:
             self.fm[x], self.lo_um[x], self.hi_um[x] = 1.0, _LOW, _HIGH
+        if a_c and a_m:
+            self.lo_d[x] = self.hi_d[x] = self.lo_uc[x] - self.lo_um[x]
+        else:
+            self.lo_d[x], self.hi_d[x] = -_FAR, _FAR
 
     def _pull(self, x: int) -> None:
         a, b = 2 * x, 2 * x + 1
-        for mn in (self.mn_c, self.mn_m, self.mn_e, self.mn_p, self.lo_uc, self.lo_um):
+        for mn in self._mins:
             u, v = mn[a], mn[b]
             mn[x] = u if u <= v else v
-        for mx in (self.mx_c, self.mx_m, self.mx_e, self.mx_p, self.fc, self.fm, self.hi_uc, self.hi_um):
+        for mnf in self._mins_f:
+            f, g = mnf[a], mnf[b]
+            mnf[x] = f if f <= g else g
+        for mx in self._maxes:
             u, v = mx[a], mx[b]
             mx[x] = u if u >= v else v
+        for mxf in self._maxes_f:
+            f, g = mxf[a], mxf[b]
+            mxf[x] = f if f >= g else g
 
     def refresh(self, changes: Sequence[int]) -> None:
         """Re-read the nodes logged in ``changes`` since :attr:`log_at`."""
@@ -254,42 +270,79 @@ class RoomTree:
 
     # -- scores ----------------------------------------------------------------------------------------------------
 
-    def _bound(self, x: int, w: Want) -> int:
-        """An upper bound on NodeResourcesFit + BalancedAllocation (weight 1 each) of any leaf under ``x``, with the
-        plugins' own truncations (so a subtree of nodes alike is bounded by their exact score). The small margin
-        covers the rounding of the floating-point fractions: a bound may be one too high, never too low."""
-        uc = self.fc[x] - w.score_cpu * self.lo_ic[x]
-        um = self.fm[x] - w.score_mem * self.lo_im[x]
-        part_c = int(100.0 * uc + _EPS) if uc > 0 else 0
-        part_m = int(100.0 * um + _EPS) if um > 0 else 0
-        fit = (min(part_c, 100) + min(part_m, 100)) // 2
-        lc = min(self.lo_uc[x] + w.cpu * self.lo_ic[x], 1.0)
-        hc = min(self.hi_uc[x] + w.cpu * self.hi_ic[x], 1.0)
-        lm = min(self.lo_um[x] + w.mem * self.lo_im[x], 1.0)
-        hm = min(self.hi_um[x] + w.mem * self.hi_im[x], 1.0)
-        gap = max(0.0, lc - hm - _EPS, lm - hc - _EPS)
-        return fit + int((1.0 - gap / 2) * 100.0 + _EPS)
-
     def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn) -> int:
-        """The first leaf, in the order of ``windows``, of the highest exact score among the feasible leaves."""
+        """The first leaf, in the order of ``windows``, of the highest exact score among the feasible leaves.
+
+        ``_none`` and the score bound inlined, their arrays in locals: this is the hot loop of placement."""
         best, chosen = -1, -1
         size = self._size
+        cpu, mem, eph = w.cpu, w.mem, w.eph
+        s_cpu, s_mem = w.score_cpu, w.score_mem
+        mx_c, mx_m, mx_e, mx_p = self.mx_c, self.mx_m, self.mx_e, self.mx_p
+        fc, fm, lo_ic, lo_im, hi_ic, hi_im = self.fc, self.fm, self.lo_ic, self.lo_im, self.hi_ic, self.hi_im
+        lo_uc, hi_uc, lo_um, hi_um = self.lo_uc, self.hi_uc, self.lo_um, self.hi_um
+        lo_d, hi_d = self.lo_d, self.hi_d
+        positions = self.positions
+        visited = leaves = 0
         for lo, hi in windows:
             for x, width in self._ranges(lo, hi):
                 stack = [(x, width)]
                 while stack:
                     y, wd = stack.pop()
-                    self.visited += 1
-                    self.leaves += wd == 1
-                    if self._none(y, w) or self._bound(y, w) <= best:
+                    visited += 1
+                    if (
+                        mx_p[y] < 1
+                        or (cpu > 0 and mx_c[y] < cpu)
+                        or (mem > 0 and mx_m[y] < mem)
+                        or (eph > 0 and mx_e[y] < eph)
+                    ):
+                        continue
+                    # the score bound (see the module docstring): LeastAllocated's parts, truncated as the plugin
+                    # truncates; then BalancedAllocation's, from the gap between the fractions' ranges. The margin
+                    # covers floating-point rounding: a bound may be one too high, never too low
+                    u = fc[y] - s_cpu * lo_ic[y]
+                    part_c = (100 if u >= 1.0 else int(100.0 * u + _EPS)) if u > 0 else 0
+                    u = fm[y] - s_mem * lo_im[y]
+                    part_m = (100 if u >= 1.0 else int(100.0 * u + _EPS)) if u > 0 else 0
+                    bound = (part_c + part_m) // 2
+                    if bound + 100 <= best:
+                        continue
+                    lc = lo_uc[y] + cpu * lo_ic[y]
+                    hc = hi_uc[y] + cpu * hi_ic[y]
+                    lm = lo_um[y] + mem * lo_im[y]
+                    hm = hi_um[y] + mem * hi_im[y]
+                    gap = 0.0
+                    if hc <= 1.0 and hm <= 1.0:  # no fraction capped here: |cpu - memory| is the difference's
+                        low = lo_d[y] + cpu * lo_ic[y] - mem * hi_im[y]
+                        high = hi_d[y] + cpu * hi_ic[y] - mem * lo_im[y]
+                        gap = low if low > 0 else (-high if high < 0 else 0.0)
+                    if lc > 1.0:
+                        lc = 1.0
+                    if hc > 1.0:
+                        hc = 1.0
+                    if lm > 1.0:
+                        lm = 1.0
+                    if hm > 1.0:
+                        hm = 1.0
+                    if lc - hm > gap:
+                        gap = lc - hm
+                    if lm - hc > gap:
+                        gap = lm - hc
+                    gap -= _EPS
+                    bound += int((1.0 - gap / 2) * 100.0 + _EPS) if gap > 0 else 100
+                    if bound <= best:
                         continue
                     if wd == 1:
-                        value = score(self.positions[y - size], w)
+                        leaves += 1
+                        value = score(positions[y - size], w)
                         if value > best:
                             best, chosen = value, y - size
                         continue
-                    stack.append((2 * y + 1, wd // 2))
-                    stack.append((2 * y, wd // 2))
+                    wd //= 2
+                    stack.append((2 * y + 1, wd))
+                    stack.append((2 * y, wd))
+        self.visited += visited
+        self.leaves += leaves
         return chosen
 
     def choose(self, start: int, want: int, w: Want, score: ScoreFn) -> tuple[int, int, int]:

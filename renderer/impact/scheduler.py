@@ -41,7 +41,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from renderer.impact.affinity import NodeAffinity, only_node, preferred_score
+from renderer.capacity.selectors import Term
+from renderer.impact.affinity import NodeAffinity, PreferredScorer, only_node
 from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
 from renderer.impact.pods import SimPod
@@ -127,6 +128,7 @@ class Scheduler:
         self._shapes: dict[tuple[object, ...], Shape] = {}
         self._next_start = 0
         self._prefer_counts: dict[tuple[object, ...], int] = {}
+        self._scorers: dict[tuple[tuple[int, Term], ...], PreferredScorer] = {}
         self._trees: dict[tuple[object, ...], ScoreTree | None] = {}
         self._rooms: dict[tuple[NodeAffinity, tuple[Toleration, ...]], tuple[RoomTree | None, bool]] = {}
         # A trial (scale-down tries to empty a node and may undo it): nodes whose room the trial changed, and the
@@ -230,7 +232,12 @@ class Scheduler:
         affinity = pod.affinity
         pref_raw = [0] * n
         if affinity.preferred:
-            pref_raw = [preferred_score(affinity, nodes[i].labels, nodes[i].name) for i in candidates]
+            scorer = self._scorers.get(affinity.preferred)
+            if scorer is None:
+                if len(self._scorers) >= 256:  # bounded: one memo per distinct list of terms
+                    self._scorers.clear()
+                scorer = self._scorers[affinity.preferred] = PreferredScorer(affinity.preferred)
+            pref_raw = [scorer.score(nodes[i].labels, nodes[i].name) for i in candidates]
         pref_max = max(pref_raw)
         pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
         real_cpu, real_mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
@@ -437,6 +444,7 @@ class Scheduler:
         self._shapes.clear()
         self._trees.clear()
         self._rooms.clear()
+        self._scorers.clear()
 
     # -- trials --------------------------------------------------------------------------------------------------
 

@@ -16,7 +16,8 @@ nodeunschedulable):
 - the score counts ``PreferNoSchedule`` taints not matched by a toleration whose effect is empty or
   ``PreferNoSchedule``; normalised so the node with the fewest gets 100: ``100 - count * 100 / max`` (integer).
 
-Cost: O(taints × tolerations) per (pod, node); callers cache the answer per distinct (tolerations, taints).
+Cost: O(taints) per (pod, node) through a :class:`TolerationIndex` of the pod's tolerations (built once per
+distinct tuple of tolerations, O(tolerations)); callers cache the answer per distinct (tolerations, taints).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "UNSCHEDULABLE_TAINT",
     "Taint",
     "Toleration",
+    "TolerationIndex",
     "daemonset_tolerations",
     "first_untolerated",
     "parse_taints",
@@ -128,14 +130,74 @@ def tolerates(t: Toleration, taint: Taint) -> bool:
     return False
 
 
+class TolerationIndex:
+    """A pod's tolerations indexed so that a taint looks at the few that can match it: ``Equal`` (or empty)
+    operators by (key, value), ``Exists`` by key, each with the set of effects they name ("" for all); tolerations
+    with an empty key and ``Gt``/``Lt`` or unknown operators stay in short lists checked with :func:`tolerates`.
+    Same answers as checking every toleration. Cost: building O(tolerations); a taint O(1) plus the ``Gt``/``Lt``
+    tolerations of its key and those with an empty key."""
+
+    __slots__ = ("_any", "_equal", "_exists", "_other")
+
+    def __init__(self, tolerations: Iterable[Toleration]) -> None:
+        self._equal: dict[tuple[str, str], set[str]] = {}
+        self._exists: dict[str, set[str]] = {}
+        self._other: dict[str, list[Toleration]] = {}
+        self._any: list[Toleration] = []
+        for t in tolerations:
+            op = t.operator or "Equal"
+            if not t.key:
+                self._any.append(t)
+            elif op == "Equal":
+                self._equal.setdefault((t.key, t.value), set()).add(t.effect)
+            elif op == "Exists":
+                self._exists.setdefault(t.key, set()).add(t.effect)
+            else:
+                self._other.setdefault(t.key, []).append(t)
+
+    def tolerated(self, taint: Taint) -> bool:
+        """Whether any of the tolerations matches ``taint``."""
+        for effects in (self._equal.get((taint.key, taint.value)), self._exists.get(taint.key)):
+            if effects and ("" in effects or taint.effect in effects):
+                return True
+        others = self._other.get(taint.key)
+        if others and any(tolerates(t, taint) for t in others):
+            return True
+        return any(tolerates(t, taint) for t in self._any)
+
+
+#: Below this many tolerations a plain loop is cheaper than an index.
+_INDEX_FROM = 8
+_INDEXES: dict[int, tuple[Sequence[Toleration], TolerationIndex]] = {}
+
+
+def _index(tolerations: Sequence[Toleration]) -> TolerationIndex:
+    """The index of ``tolerations``, kept per tuple object (pods share one tuple per distinct list; bounded)."""
+    got = _INDEXES.get(id(tolerations))
+    if got is not None and got[0] is tolerations:
+        return got[1]
+    index = TolerationIndex(tolerations)
+    if isinstance(tolerations, tuple):
+        if len(_INDEXES) >= 4096:
+            _INDEXES.clear()
+        _INDEXES[id(tolerations)] = (tolerations, index)
+    return index
+
+
 def _tolerated(taint: Taint, tolerations: Iterable[Toleration]) -> bool:
     return any(tolerates(t, taint) for t in tolerations)
 
 
 def first_untolerated(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> Taint | None:
     """The first ``NoSchedule``/``NoExecute`` taint no toleration matches (the filter's failure), or None."""
+    if len(tolerations) < _INDEX_FROM:
+        for taint in taints:
+            if taint.effect in FILTERED_EFFECTS and not _tolerated(taint, tolerations):
+                return taint
+        return None
+    index = _index(tolerations)
     for taint in taints:
-        if taint.effect in FILTERED_EFFECTS and not _tolerated(taint, tolerations):
+        if taint.effect in FILTERED_EFFECTS and not index.tolerated(taint):
             return taint
     return None
 
@@ -147,9 +209,12 @@ def tolerates_unschedulable(tolerations: Sequence[Toleration]) -> bool:
 
 def prefer_no_schedule_count(taints: Iterable[Taint], tolerations: Sequence[Toleration]) -> int:
     """``PreferNoSchedule`` taints not tolerated, counting only tolerations whose effect is empty or
-    ``PreferNoSchedule`` (the TaintToleration score's raw value)."""
-    usable = [t for t in tolerations if t.effect in ("", PREFER_NO_SCHEDULE)]
-    return sum(1 for taint in taints if taint.effect == PREFER_NO_SCHEDULE and not _tolerated(taint, usable))
+    ``PreferNoSchedule`` (the TaintToleration score's raw value). A toleration of another effect never matches a
+    ``PreferNoSchedule`` taint anyway, so the pod's whole index answers."""
+    if len(tolerations) < _INDEX_FROM:
+        return sum(1 for taint in taints if taint.effect == PREFER_NO_SCHEDULE and not _tolerated(taint, tolerations))
+    index = _index(tolerations)
+    return sum(1 for taint in taints if taint.effect == PREFER_NO_SCHEDULE and not index.tolerated(taint))
 
 
 def taint_scores(counts: Mapping[str, int]) -> dict[str, int]:
