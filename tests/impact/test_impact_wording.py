@@ -83,7 +83,7 @@ def test_near_identical_pending_pods_share_a_line_newly_pending_first() -> None:
         # Newly Pending (what the change does) before the pods that were Pending already; one line per controller.
         "2 pods of ReplicaSet default/late (default/late-1, default/late-2): cpu 0.6, memory 1Gi each; 0/2 nodes are "
         "available: 2 Insufficient cpu. (new batch node)",
-        "6 pods of Job default/etl (Pending before the change too) (default/etl-1, default/etl-2 and 4 more): cpu 1.6, "
+        "6 pods of Job default/etl (default/etl-1, default/etl-2 and 4 more), Pending before the change too: cpu 1.6, "
         "memory 1Gi each; 0/2 nodes are available: 2 Insufficient cpu. (new batch node)",
     ]
     shown = _text(report)
