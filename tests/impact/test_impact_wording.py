@@ -18,6 +18,7 @@ from renderer.impact.report import ImpactReport
 from renderer.impact.result import ImpactResult
 from renderer.reporters.impact import markdown, text
 from renderer.reporters.impact._common import headline, pending_lines, pool_line
+from renderer.reporters.impact.github import workflow_annotations
 
 MIB = 2**20
 NO_SCALE_DOWN = ImpactOptions(scale_down=None)
@@ -83,7 +84,7 @@ def test_near_identical_pending_pods_share_a_line_newly_pending_first() -> None:
         # Newly Pending (what the change does) before the pods that were Pending already; one line per controller.
         "2 pods of ReplicaSet default/late (default/late-1, default/late-2): cpu 0.6, memory 1Gi each; 0/2 nodes are "
         "available: 2 Insufficient cpu. (new batch node)",
-        "6 pods of Job default/etl (Pending before the change too) (default/etl-1, default/etl-2 and 4 more): cpu 1.6, "
+        "6 pods of Job default/etl (default/etl-1, default/etl-2 and 4 more), Pending before the change too: cpu 1.6, "
         "memory 1Gi each; 0/2 nodes are available: 2 Insufficient cpu. (new batch node)",
     ]
     shown = _text(report)
@@ -162,6 +163,25 @@ def test_a_newly_pending_pod_no_pool_takes_is_not_said_to_find_room() -> None:
     )
 
 
+def test_a_newly_pending_pod_no_pool_takes_gets_its_annotation() -> None:
+    # The same scenario in -o github: no pool's sentence holds big, so its own annotation fails the run (1 > 0).
+    nodes = [node("n1", "general"), node("n2", "general")]
+    result = simulate(nodes, [pod("big", "3900m", "1Gi", "n1")], {"general": {"cpu": 3800}}, NO_SCALE_DOWN)
+    annotations = workflow_annotations(_report(result))
+    # The pool's warning said "no longer fit their node and move" before: big does not move.
+    assert annotations[:2] == [
+        (
+            "warning",
+            "::warning title=allocatable impact::general: 1 pod no longer fits its node, 1 of them newly Pending",
+        ),
+        (
+            "error",
+            "::error title=allocatable impact::1 pod newly Pending that no pool's new node takes: no autoscaler helps",
+        ),
+    ]
+    assert [level for level, _ in annotations] == ["warning", "error", "notice"]
+
+
 def test_displaced_pods_that_all_move_still_read_so() -> None:
     # n1 runs a (2000m, older) and b (1500m); the change lowers cpu to 3000m: b is displaced (3500 > 3000) and fits
     # the empty n2. Nothing is Pending: "every one finds room elsewhere" is true here.
@@ -173,6 +193,10 @@ def test_displaced_pods_that_all_move_still_read_so() -> None:
     result = simulate(nodes, pods, {"general": {"cpu": 3000}}, NO_SCALE_DOWN)
     assert [(d.pod, d.to_node) for d in result.displaced] == [("default/b", "n2")]
     assert headline(_report(result)) == "1 pod no longer fits its node, and finds room elsewhere"
+    assert workflow_annotations(_report(result))[0] == (
+        "warning",
+        "::warning title=allocatable impact::general: 1 pod no longer fits its node and moves",
+    )
 
 
 def test_a_provisioner_line_shows_both_figures_in_one_unit() -> None:

@@ -228,8 +228,9 @@ def _pending_text(group: Sequence[PendingPod]) -> str:
     namespace = p.pod.split("/", 1)[0]
     owner_kind, _, owner_name = (p.owner or "").partition("/")
     named = ", ".join(q.pod for q in group[:2]) + (f" and {len(group) - 2} more" if len(group) > 2 else "")
+    old = "" if p.new else ", Pending before the change too"
     return (
-        f"{len(group)} pods of {owner_kind} {namespace}/{owner_name}{kind}{old} ({named}): {needs} each; "
+        f"{len(group)} pods of {owner_kind} {namespace}/{owner_name}{kind} ({named}){old}: {needs} each; "
         f"{p.diagnosis.message} ({pool})"
     )
 

@@ -1,6 +1,6 @@
-"""``-o github``: workflow-command annotations — ``::error`` per pool the change leaves pods newly Pending on (when
-that fails the run), ``::warning`` otherwise and for displaced pods, ``::notice`` for the headline — then the text
-report."""
+"""``-o github``: workflow-command annotations — ``::error`` per pool the change leaves pods newly Pending on, and
+for the newly Pending pods no pool's new node takes (when that fails the run), ``::warning`` otherwise and for
+displaced pods, ``::notice`` for the headline — then the text report."""
 
 from __future__ import annotations
 
@@ -31,8 +31,17 @@ def workflow_annotations(result: ImpactReport) -> list[tuple[str, str]]:
                 text += f"; {up}"
             out.append((level, f"::{level} title={_TITLE}::{escape_data(text)}"))
         elif p.displaced:
-            text = f"{p.pool}: {plural(p.displaced, 'pod')} no longer fit their node and move"
+            waiting = sum(1 for d in result.result.displaced if d.pool == p.pool and d.to_node is None)
+            text = f"{p.pool}: {plural(p.displaced, 'pod')} no longer {'fits its' if p.displaced == 1 else 'fit their'} node"
+            # The ones that wait are newly Pending with no pool's new node for them (a pool's would be said above).
+            text += (
+                f", {waiting} of them newly Pending" if waiting else (" and moves" if p.displaced == 1 else " and move")
+            )
             out.append(("warning", f"::warning title={_TITLE}::{escape_data(text)}"))
+    stranded = sum(1 for p in result.result.pending if p.new and p.pool is None)
+    if stranded:
+        text = f"{plural(stranded, 'pod')} newly Pending that no pool's new node takes: no autoscaler helps"
+        out.append((level, f"::{level} title={_TITLE}::{escape_data(text)}"))
     out.append(("notice", f"::notice title={_TITLE}::{escape_data(headline(result))}"))
     return out
 

@@ -17,6 +17,7 @@ from renderer.reporters.impact._common import (
     headline,
     inputs_line,
     karpenter_lines,
+    newly_pending,
     not_simulated_lines,
     overfilled_line,
     pending_lines,
@@ -52,7 +53,8 @@ def section(report: ImpactReport, level: str = "###") -> list[str]:
     overfilled = overfilled_line(report)
     if overfilled:
         out += [f"> {md(overfilled)}", ""]
-    touched = [p for p in r.pools if p.displaced or p.new_pending or p.nodes_to_add or p.nodes_freed]
+    new = newly_pending(report)
+    touched = [p for p in r.pools if p.displaced or p.new_pending or new.get(p.pool) or p.nodes_to_add or p.nodes_freed]
     if touched:
         out.append("| " + " | ".join(POOL_HEADERS) + " |")
         out.append("|---|---|" + "---:|" * (len(POOL_HEADERS) - 2))
