@@ -197,7 +197,14 @@ def _print_queries(args: argparse.Namespace) -> int:
     url = Server(args.prometheus).shown if args.prometheus else "http://prometheus:9090"
     lines = []
     stamp = {t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for t in (start, end)}
-    for q in recommend_queries(paths_of(args), max_file_bytes=args.max_file_size):
+    from renderer.loading.files import UsageError
+    from renderer.recommend.queries import QUERIES
+
+    try:
+        paths = paths_of(args)
+    except UsageError:  # no policy repo here: the default queries (kube-prometheus-stack's)
+        paths = None
+    for q in recommend_queries(paths, max_file_bytes=args.max_file_size) if paths is not None else QUERIES:
         lines.append(f"# {q.name}: {q.what}")
         lines.append(promtool_command(q, stamp[start], stamp[end], url))
     sys.stdout.write("\n".join(lines) + "\n")

@@ -135,10 +135,9 @@ def recommend_pools(
         if q.name not in usage.days:
             rec.notes.append(f"{q.name}: no export read (--usage {q.name}.json; --print-queries prints its query)")
         elif not usage.days[q.name]:
-            verb = "are" if len(q.metrics) > 1 else "is"
             rec.notes.append(
-                f"{q.name}: no series at all; check that {' and '.join(q.metrics)} {verb} scraped with a node label "
-                "(recommend.selectors in .allocatable.yaml for other setups)"
+                f"{q.name}: no series at all; check that the series it reads ({', '.join(q.metrics)}) are scraped "
+                "with a node label (recommend.selectors in .allocatable.yaml for other setups)"
             )
     rec.notes.extend(usage.issues())
     rec.notes.extend(f"{source}: the server warned: {text}" for source, text in usage.warnings)

@@ -94,3 +94,18 @@ def test_a_query_the_server_refuses_is_one_line(server: str, tmp_path: Path) -> 
         f"allocatable: error: {server} (reserved_memory):1:1: Prometheus answered with an error: bad_data: "
     )
     assert done.stderr.count("\n") == 1
+
+
+def test_kubelets_before_1_23_answer_with_their_own_metric_name(tmp_path: Path) -> None:
+    # kubelet_running_pod_count was renamed kubelet_running_pods in Kubernetes 1.23 (older kubelets expose only the
+    # old name): the query takes either. A node of each: the daily peaks 7 and 9 come back for both.
+    day = fleet.START + 86400
+    series = [
+        ("kubelet_running_pods", {**fleet.KUBELET, "node": "new-1"}, [(day - 3600, 7.0), (day - 60, 5.0)]),
+        ("kubelet_running_pod_count", {**fleet.KUBELET, "node": "old-1"}, [(day - 3600, 9.0), (day - 60, 4.0)]),
+    ]
+    query = next(q for q in QUERIES if q.name == "running_pods")
+    with prometheus.serve(series, tmp_path) as url:
+        body = json.loads(prometheus.query_range(url, query.promql, day, day, 86400))
+    got = {r["metric"]["node"]: r["values"] for r in body["data"]["result"]}
+    assert got == {"new-1": [[day, "7"]], "old-1": [[day, "9"]]}
