@@ -207,7 +207,7 @@ def tls_stub(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     )
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(EMPTY)))
