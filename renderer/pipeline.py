@@ -707,6 +707,11 @@ def recommend(
     model = build(result.policies)
     opts = replace(options or Options(), cpu_ceiling=result.policies.settings.thresholds.cpuCommitCeilingPercent)
     advice = recommend_pools(model, measured, dump, pools, opts, review, asked)
+    if server is not None:
+        advice.asked = (
+            f"{len(asked)} queries to {server.shown}: {measured.series_read} series, {measured.bytes_read} bytes of "
+            "answers"
+        )
     if cluster is not None and advice.documents:
         from renderer.recommend.repack import apply, nodes_freed
 

@@ -280,6 +280,8 @@ def run(args: argparse.Namespace) -> int:
         write("recommend", args.output, result)
     for text in result.notes:
         note(f"recommend: note: {text}")
+    if result.asked:
+        note(f"recommend: asked {result.asked}")
     advised = len(result.pools) - len(result.below_coverage)
     summary = f"recommend: {len(result.pools)} pool{'s' if len(result.pools) != 1 else ''}, {advised} advised"
     if result.below_coverage:

@@ -52,7 +52,13 @@ def test_live_and_offline_say_the_same(server: str, fmt: str) -> None:
     live = run_cli("recommend", *common, "--prometheus", server, *WINDOW)
     assert (live.exit_code, offline.exit_code) == (0, 0), live.stderr + offline.stderr
     assert live.stdout == offline.stdout
-    assert live.stderr == offline.stderr
+    asked = [line for line in live.stderr.splitlines() if line.startswith("recommend: asked ")]
+    # the five answers as committed: their bytes and series, counted independently here
+    files = [EXAMPLE / "usage" / f"{q.name}.json" for q in QUERIES]
+    size = sum(len(f.read_bytes()) for f in files)
+    series = sum(len(json.loads(f.read_bytes())["data"]["result"]) for f in files)
+    assert asked == [f"recommend: asked 5 queries to {server}: {series} series, {size} bytes of answers"]
+    assert live.stderr.replace(asked[0] + "\n", "") == offline.stderr
 
 
 def test_the_printed_promtool_commands_export_what_recommend_reads(server: str, tmp_path: Path) -> None:
