@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from renderer.impact.result import ImpactResult
     from renderer.impact.snapshot import Snapshot
     from renderer.loading.git import Revision
+    from renderer.measured import Measured
     from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
     from renderer.recommend.advice import Options as RecommendOptions
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from renderer.recommend.queries import Query as RecommendQuery
     from renderer.recommend.queries import Selectors as RecommendSelectors
     from renderer.recommend.result import Recommendation
+    from renderer.recommend.usage import Usage
     from renderer.render.engine import RenderResult
     from renderer.validation.reuse import FileMemo
     from renderer.validation.validate import PolicySet
@@ -54,6 +56,7 @@ __all__ = [
     "LoadResult",
     "Recommended",
     "Rendered",
+    "UsageInput",
     "Verified",
     "diff",
     "explain",
@@ -112,16 +115,23 @@ def _memo() -> FileMemo:
 
 
 def _model_and_findings(
-    result: LoadResult, base_model: CapacityModel | None = None, base_ref: str | None = None
+    result: LoadResult,
+    base_model: CapacityModel | None = None,
+    base_ref: str | None = None,
+    usage: UsageInput | None = None,
 ) -> tuple[CapacityModel, list[Finding]]:
-    """The capacity model of a valid load and its lint findings (positions unresolved)."""
+    """The capacity model of a valid load and its lint findings (positions unresolved); ``usage``: measured usage
+    for the rules that read it (AL216)."""
     from renderer.capacity.model import build
     from renderer.lint.engine import run_rules
     from renderer.render.codes import all_codes
 
     model = build(result.policies)
     render_codes = {code: cls.fixed for code, cls in all_codes().items()}
-    return model, run_rules(result, model, base_model=base_model, base_ref=base_ref, other_codes=render_codes)
+    measured = _measured(result, model, usage) if usage is not None else None
+    return model, run_rules(
+        result, model, base_model=base_model, base_ref=base_ref, other_codes=render_codes, measured=measured
+    )
 
 
 @dataclass(eq=False, repr=False)
@@ -143,13 +153,19 @@ class LintResult:
 
 @_stage
 def lint(
-    paths: list[Path], *, max_file_bytes: int | None = None, base: str | None = None, base_tip: bool = False
+    paths: list[Path],
+    *,
+    max_file_bytes: int | None = None,
+    base: str | None = None,
+    base_tip: bool = False,
+    usage: UsageInput | None = None,
 ) -> LintResult:
     """Validate, build the capacity model and apply the lint rules; ``base``: also compare with that git revision
     (its merge-base with HEAD, or its tip with ``base_tip`` or ``REF..``: ``renderer.loading.git.parse_base``).
 
     Validation errors stop here (their findings are returned, no rule runs). A ``base`` git cannot resolve, or
-    without a merge-base, raises ``UsageError``."""
+    without a merge-base, raises ``UsageError``. ``usage``: measured usage for rule AL216 (``lint --usage`` or
+    ``--prometheus``), read as ``recommend`` reads it; raises ``UsageInputError`` and ``SnapshotError`` as it does."""
     from renderer.capacity.model import build
 
     spec = None
@@ -168,7 +184,7 @@ def lint(
 
         base_load = load_revision(paths or [Path("policies")], spec, max_file_bytes=max_file_bytes, memo=memo)
         base_model, base_rev = build(base_load.policies), base_load.revision
-    model, findings = _model_and_findings(result, base_model, spec.ref if spec is not None else None)
+    model, findings = _model_and_findings(result, base_model, spec.ref if spec is not None else None, usage)
     return LintResult(result, result.finish([*result.findings, *findings]), model, base_rev)
 
 
@@ -668,6 +684,46 @@ def schemas() -> dict[str, str]:
     return generate(rendered_schemas())
 
 
+@dataclass(frozen=True)
+class UsageInput:
+    """Measured usage to read: ``--usage`` files, or a server over a window (Unix seconds); ``nodes``: a ``kubectl
+    get nodes`` dump placing nodes into NodePools."""
+
+    files: tuple[str, ...] = ()
+    server: Server | None = None
+    window: tuple[int, int] | None = None
+    nodes: str | None = None
+    max_file_bytes: int | None = None
+
+
+def _read_usage(result: LoadResult, given: UsageInput) -> tuple[Usage, tuple[RecommendQuery, ...]]:
+    from renderer.recommend.queries import queries
+    from renderer.recommend.source import read_files
+
+    selectors = _selectors(result.policies)
+    asked = queries(selectors)
+    usage_bytes = max(given.max_file_bytes or 0, _USAGE_MAX_BYTES)
+    if given.server is not None:
+        from renderer.recommend.prometheus import fetch
+
+        assert given.window is not None
+        return fetch(given.server, asked, given.window[0], given.window[1], usage_bytes), asked
+    field = "rssBytes" if selectors.memory_metric == "container_memory_rss" else "workingSetBytes"
+    return read_files(list(given.files), asked, usage_bytes, field), asked
+
+
+def _measured(result: LoadResult, model: CapacityModel, given: UsageInput) -> Measured:
+    from renderer.recommend.run import measured_pools
+
+    usage, _ = _read_usage(result, given)
+    dump: list[Pool] = []
+    if given.nodes is not None:
+        from renderer.verify.nodes import read_nodes
+
+        dump = read_nodes(given.nodes, None, given.max_file_bytes)
+    return measured_pools(model, usage, dump)
+
+
 @dataclass(eq=False, repr=False)
 class Recommended:
     """``recommend``: the advice per pool (``result``), or invalid policies (``load.findings``, ``result`` None)."""
@@ -700,9 +756,7 @@ def recommend(
 
     from renderer.capacity.model import build
     from renderer.recommend.advice import Options
-    from renderer.recommend.queries import queries
     from renderer.recommend.run import recommend_pools
-    from renderer.recommend.source import read_files
 
     cluster = None
     if snapshot:
@@ -713,17 +767,8 @@ def recommend(
     if not result.ok:
         result.finish(result.findings)
         return Recommended(result)
-    selectors = _selectors(result.policies)
-    asked = queries(selectors)
-    usage_bytes = max(max_file_bytes or 0, _USAGE_MAX_BYTES)
-    if server is not None:
-        from renderer.recommend.prometheus import fetch
-
-        assert window is not None
-        measured = fetch(server, asked, window[0], window[1], usage_bytes)
-    else:
-        field = "rssBytes" if selectors.memory_metric == "container_memory_rss" else "workingSetBytes"
-        measured = read_files(usage or [], asked, usage_bytes, field)
+    given = UsageInput(tuple(usage or ()), server, window, None, max_file_bytes)
+    measured, asked = _read_usage(result, given)
     dump: list[Pool] = []
     if nodes is not None:
         from renderer.verify.nodes import read_nodes
@@ -734,6 +779,11 @@ def recommend(
     model = build(result.policies)
     opts = replace(options or Options(), cpu_ceiling=result.policies.settings.thresholds.cpuCommitCeilingPercent)
     advice = recommend_pools(model, measured, dump, pools, opts, review, asked)
+    if server is not None:
+        advice.asked = (
+            f"{len(asked)} queries to {server.shown}: {measured.series_read} series, {measured.bytes_read} bytes of "
+            "answers"
+        )
     if cluster is not None and advice.documents:
         from renderer.recommend.repack import apply, nodes_freed
 

@@ -44,6 +44,22 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--base-tip", action="store_true", help="with --base: compare with the tip of GIT_REF, not its merge-base"
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    from renderer.commands.recommend import date, days
+
+    usage = parser.add_argument_group("measured usage (rule AL216; docs/recommend.md)")
+    usage.add_argument(
+        "--usage",
+        metavar="FILE",
+        nargs="+",
+        action="extend",
+        default=None,
+        help="recommend's exports (or Summary API dumps): a reservation below what was measured is a warning",
+    )
+    usage.add_argument("--prometheus", metavar="URL", default=None, help="ask a Prometheus-compatible API instead")
+    usage.add_argument("--bearer-token-file", metavar="FILE", default=None, help="with --prometheus")
+    usage.add_argument("--window", type=days, default=14, metavar="DAYS", help="with --prometheus (default 14d)")
+    usage.add_argument("--end", type=date, default=None, metavar="YYYY-MM-DD", help="with --prometheus")
+    usage.add_argument("--nodes", metavar="FILE", default=None, help="kubectl get nodes -o json: places nodes in pools")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,7 +72,34 @@ def run(args: argparse.Namespace) -> int:
         return error("--base-tip goes with --base GIT_REF: it says to compare with the tip of GIT_REF")
     if args.base is not None and any(is_stdin(p) for p in paths_of(args)):
         return error("--base reads the policy repo from a git revision; stdin (-) has none, give the policy directory")
-    done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base, base_tip=args.base_tip)
+    given = None
+    if args.usage or args.prometheus:
+        from renderer.commands.recommend import server_of, window_of
+        from renderer.pipeline import UsageInput
+
+        if args.usage and args.prometheus:
+            return error("--usage and --prometheus both give the usage: pass one of them")
+        given = UsageInput(
+            tuple(args.usage or ()),
+            server_of(args) if args.prometheus else None,  # type: ignore[arg-type]
+            window_of(args),
+            args.nodes,
+            args.max_file_size,
+        )
+    elif args.nodes is not None:
+        return error("--nodes places the nodes of --usage or --prometheus into pools: give one of them")
+    if given is None:
+        done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base, base_tip=args.base_tip)
+    else:
+        from renderer.recommend.source import UsageInputError
+        from renderer.verify.snapshot import SnapshotError
+
+        try:
+            done = lint(
+                paths_of(args), max_file_bytes=args.max_file_size, base=args.base, base_tip=args.base_tip, usage=given
+            )
+        except (UsageInputError, SnapshotError) as exc:
+            return error(str(exc))
     report = Report(
         "lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count(), base=done.base
     )

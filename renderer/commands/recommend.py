@@ -42,14 +42,14 @@ def _positive(text: str) -> int:
     raise argparse.ArgumentTypeError(f"must be a whole number from 1 to 10000, got {text[:24]!r}")
 
 
-def _days(text: str) -> int:
+def days(text: str) -> int:
     body = text[:-1] if text.endswith("d") else text
     if body.isascii() and body.isdigit() and 1 <= int(body[:5]) <= 400 and len(body) <= 5:
         return int(body)
     raise argparse.ArgumentTypeError(f"must be a number of days from 1d to 400d, e.g. 14d; got {text[:24]!r}")
 
 
-def _date(text: str) -> int:
+def date(text: str) -> int:
     from datetime import datetime, timezone
 
     try:
@@ -107,9 +107,13 @@ def register(parser: argparse.ArgumentParser) -> None:
     live.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per request (default 60)")
     live.add_argument("--retries", type=int, choices=range(0, 6), default=2, metavar="N", help="default 2")
     window = parser.add_argument_group("window and coverage")
-    window.add_argument("--window", type=_days, default=14, metavar="DAYS", help="days of usage to ask (default 14d)")
+    window.add_argument("--window", type=days, default=14, metavar="DAYS", help="days of usage to ask (default 14d)")
     window.add_argument(
-        "--end", type=_date, default=None, metavar="YYYY-MM-DD", help="the day after the window (default today, timezone.utc)"
+        "--end",
+        type=date,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the day after the window (default today, timezone.utc)",
     )
     window.add_argument("--min-days", type=_positive, default=7, metavar="N", help="days of data a pool needs (7)")
     window.add_argument(
@@ -154,7 +158,7 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _window(args: argparse.Namespace) -> tuple[int, int]:
+def window_of(args: argparse.Namespace) -> tuple[int, int]:
     import time
 
     from renderer.recommend.queries import DAY
@@ -163,7 +167,7 @@ def _window(args: argparse.Namespace) -> tuple[int, int]:
     return end - (args.window - 1) * DAY, end
 
 
-def _server(args: argparse.Namespace) -> object:
+def server_of(args: argparse.Namespace) -> object:
     import os
 
     from renderer.recommend.prometheus import Server
@@ -171,13 +175,13 @@ def _server(args: argparse.Namespace) -> object:
     return Server(
         args.prometheus,
         bearer_token_file=args.bearer_token_file,
-        username=args.username,
-        password_file=args.password_file,
+        username=getattr(args, "username", None),
+        password_file=getattr(args, "password_file", None),
         password=os.environ.get("ALLOCATABLE_PROMETHEUS_PASSWORD"),
-        ca_file=args.certificate_authority,
-        insecure=args.insecure_skip_tls_verify,
-        timeout=args.timeout,
-        retries=args.retries,
+        ca_file=getattr(args, "certificate_authority", None),
+        insecure=getattr(args, "insecure_skip_tls_verify", False),
+        timeout=getattr(args, "timeout", 60.0),
+        retries=getattr(args, "retries", 2),
     )
 
 
@@ -189,11 +193,18 @@ def _print_queries(args: argparse.Namespace) -> int:
     from renderer.recommend.prometheus import Server
     from renderer.recommend.queries import promtool_command
 
-    start, end = _window(args)
+    start, end = window_of(args)
     url = Server(args.prometheus).shown if args.prometheus else "http://prometheus:9090"
     lines = []
     stamp = {t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for t in (start, end)}
-    for q in recommend_queries(paths_of(args), max_file_bytes=args.max_file_size):
+    from renderer.loading.files import UsageError
+    from renderer.recommend.queries import QUERIES
+
+    try:
+        paths = paths_of(args)
+    except UsageError:  # no policy repo here: the default queries (kube-prometheus-stack's)
+        paths = None
+    for q in recommend_queries(paths, max_file_bytes=args.max_file_size) if paths is not None else QUERIES:
         lines.append(f"# {q.name}: {q.what}")
         lines.append(promtool_command(q, stamp[start], stamp[end], url))
     sys.stdout.write("\n".join(lines) + "\n")
@@ -242,8 +253,8 @@ def run(args: argparse.Namespace) -> int:
         done = recommend(
             paths,
             usage=args.usage,
-            server=_server(args) if args.prometheus else None,  # type: ignore[arg-type]
-            window=_window(args),
+            server=server_of(args) if args.prometheus else None,  # type: ignore[arg-type]
+            window=window_of(args),
             nodes=args.nodes,
             snapshot=snapshot,
             pools=args.pool,
@@ -269,6 +280,8 @@ def run(args: argparse.Namespace) -> int:
         write("recommend", args.output, result)
     for text in result.notes:
         note(f"recommend: note: {text}")
+    if result.asked:
+        note(f"recommend: asked {result.asked}")
     advised = len(result.pools) - len(result.below_coverage)
     summary = f"recommend: {len(result.pools)} pool{'s' if len(result.pools) != 1 else ''}, {advised} advised"
     if result.below_coverage:

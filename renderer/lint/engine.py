@@ -14,6 +14,7 @@ from renderer.findings import CappedFindings, Finding
 from renderer.lint.registry import all_rules
 from renderer.lint.rule import LintContext, Rule
 from renderer.lint.suppression import build_index
+from renderer.measured import Measured
 from renderer.validation.load import LoadResult
 
 #: Codes an annotation cannot name: the meta rules about suppressions themselves.
@@ -31,12 +32,14 @@ def run_rules(
     base_model: CapacityModel | None = None,
     base_ref: str | None = None,
     other_codes: Mapping[str, str | None] | None = None,
+    measured: Measured | None = None,
 ) -> list[Finding]:
     """Lint findings (not including validation findings), positions unresolved.
 
     ``base_model``/``base_ref``: the policy repo at ``--base`` and the revision as the user wrote it.
     ``other_codes``: the codes of the stages lint does not run (the render stage's), each with why
-    ``.allocatable.yaml`` cannot configure it (None: it can), so AL903 and AL904 know them."""
+    ``.allocatable.yaml`` cannot configure it (None: it can), so AL903 and AL904 know them. ``measured``: usage per
+    pool (``lint --usage/--prometheus``), for AL216."""
     from renderer.lint.catalog import VALIDATION_CODES, VALIDATION_FIXED
 
     rules = all_rules()
@@ -48,6 +51,7 @@ def run_rules(
         known_codes=frozenset(rules),
         other_codes=others,
         base_ref=base_ref,
+        measured=measured,
     )
     settings = load.policies.settings
     enabled: dict[str, Rule] = {}

@@ -26,6 +26,7 @@ from renderer.reprs import fields_repr
 if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
     from renderer.lint.suppression import SuppressionIndex
+    from renderer.measured import Measured
     from renderer.models.settings import Settings
     from renderer.validation.load import LoadResult
 
@@ -56,6 +57,7 @@ class LintContext:
     other_codes: Mapping[str, str | None] = field(default_factory=dict)
     base_ref: str | None = None  # the --base revision as the user wrote it
     skipped_rules: frozenset[str] = frozenset()  # rules turned off or not applicable, set by the engine
+    measured: Measured | None = None  # measured usage per pool (lint --usage/--prometheus): rule AL216
 
     @property
     def settings(self) -> Settings:

@@ -19,10 +19,12 @@ nodes, ``target`` the utilization of allocatable to stay under (default 0.8). Me
 over-commit ends in OOM kills: ``p = 100 / (r × 1.15)`` with ``r`` the largest daily peak ratio. Both are rounded down
 to a multiple of 5, and capped (cpu at ``thresholds.cpuCommitCeilingPercent``, memory at 200).
 
-Back-test: walk forward over the window — for each day after the first ``min_days``, the recommendation made from
-the days before it, against that day's peaks on every node: how many node-days it would have been exceeded on.
+Back-test: walk forward over the window — for each day after the first ``min_days`` (the last ``BACKTEST_DAYS``),
+the recommendation made from the days before it, against that day's peaks on every node: how many node-days it would
+have been exceeded on.
 
-Cost: O(nodes × days) per pool, O(node-days²/nodes) for the walk-forward back-test (14 days: 7 re-computations).
+Cost: O(nodes × days) per pool; the back-test O(nodes × days) more, times ``BACKTEST_DAYS`` slope fits where a slope
+is used.
 """
 
 from __future__ import annotations
@@ -278,13 +280,43 @@ def _reservation(
     return r
 
 
+#: The walk-forward back-test replays at most the last this many days of the window: its cost is that many
+#: recommendations (a slope fit each is O(node-days)), so it grows with the data, not with its square.
+BACKTEST_DAYS = 30
+
+
+def _daily_peaks(nodes: list[NodeDays], slice_: str, resource: str) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for nd in nodes:
+        for day, value in getattr(nd, slice_).get(resource, {}).items():
+            if value > out.get(day, -1.0):
+                out[day] = value
+    return out
+
+
 def _backtest(nodes: list[NodeDays], r: Reservation, opts: Options, max_pods: int, use_slope: bool) -> None:
-    """Walk forward: each day after the first ``min_days``, the recommendation from the days before it against that
-    day's peak on every node."""
+    """Walk forward: each day after the first ``min_days`` (the last ``BACKTEST_DAYS`` of them), the recommendation
+    made from the days before it against that day's peak on every node. A static recommendation follows the running
+    maximum of the daily peaks (O(1) a day); a slope is fitted again on each day's history."""
+    slices = ("kube", "system") if r.slice == "total" else (r.slice,)
+    peaks = {s: _daily_peaks(nodes, s, r.resource) for s in slices}
     days = sorted({d for nd in nodes for d in getattr(nd, r.slice).get(r.resource, {})})
+    first = max(opts.min_days, len(days) - BACKTEST_DAYS)
+    running = (
+        {s: max((v for d, v in peaks[s].items() if d < days[first]), default=0.0) for s in slices}
+        if (first < len(days))
+        else {}
+    )
     exceeded = tested = 0
-    for k in range(opts.min_days, len(days)):
-        limit = _limit(nodes, r.slice, r.resource, set(days[:k]), max_pods, use_slope)
+    for k in range(first, len(days)):
+        limit = 0.0
+        for s in slices:
+            if use_slope and (s, r.resource) == ("kube", "memory"):
+                fit = _slope(nodes, max_pods, set(days[:k]))
+                if fit.used:
+                    limit += float(fit.at_max_pods)
+                    continue
+            limit += _with_margin(running[s], r.resource)
         for nd in nodes:
             value = getattr(nd, r.slice).get(r.resource, {}).get(days[k])
             if value is None:
@@ -292,6 +324,8 @@ def _backtest(nodes: list[NodeDays], r: Reservation, opts: Options, max_pods: in
             tested += 1
             if value > limit:
                 exceeded += 1
+        for s in slices:
+            running[s] = max(running[s], peaks[s].get(days[k], 0.0))
     r.backtest_exceeded, r.backtest_days = exceeded, tested
 
 

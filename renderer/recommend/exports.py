@@ -46,6 +46,7 @@ class Export:
         self.result_type: str | None = None
         self.warnings: list[str] = []
         self.series = 0
+        self.bytes = 0
 
 
 Sink = Callable[[dict[str, str], list[Any], int, int], None]
@@ -63,6 +64,10 @@ class _Window:
         self.pos = 0
         self.line = 1
         self.line_start = 0
+
+    @property
+    def bytes_read(self) -> int:
+        return self._bytes
 
     def error(self, message: str, i: int) -> ExportError:
         line, column = self.at(min(i, len(self.text)))
@@ -174,6 +179,7 @@ def read_export(read: Callable[[int], bytes], max_bytes: int, sink: Sink) -> Exp
         raise w.error("invalid JSON: extra data after the result", end)
     if out.result_type is None:
         raise ExportError("no data.result: not a Prometheus query result")
+    out.bytes = w.bytes_read
     return out
 
 

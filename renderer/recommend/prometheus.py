@@ -11,7 +11,7 @@ Errors are one line: HTTP 401/403 (say which credential to check), an error JSON
 error), a non-JSON answer (an HTML page from a proxy), a timeout. A timeout, a refused connection and HTTP 5xx/429
 are retried (``retries`` times, waiting 1 s, 2 s, 4 s ...); a 4xx is not.
 
-Cost: one request per query; memory as the reader's.
+Cost: one request per query, its answer streamed through the reader (memory as the reader's: one series at a time).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from renderer.recommend.queries import DAY, Query
@@ -102,7 +103,9 @@ def _base(server: Server) -> str:
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def _get(server: Server, url: str, what: str) -> bytes:
+def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int], bytes]], None]) -> None:
+    """GET ``url`` and hand its body to ``consume`` as a reader, streamed (an error document, at most 1 MiB, too).
+    A retry after a failure mid-body reads the answer again: the daily maxima it books are the same."""
     headers = _headers(server)
     context = _context(server)
     delay = 1.0
@@ -111,10 +114,10 @@ def _get(server: Server, url: str, what: str) -> bytes:
         try:
             request = urllib.request.Request(url, headers=headers)
             with urllib.request.urlopen(request, timeout=server.timeout, context=context) as resp:
-                body: bytes = resp.read()
-                return body
+                consume(resp.read)
+                return
         except urllib.error.HTTPError as exc:
-            body = exc.read() if exc.fp is not None else b""
+            body = exc.read(1 << 20) if exc.fp is not None else b""
             if exc.code in (401, 403):
                 check = "--bearer-token-file" if server.bearer_token_file else "--username/--password-file"
                 raise UsageInputError(
@@ -126,7 +129,8 @@ def _get(server: Server, url: str, what: str) -> bytes:
                 delay *= 2
                 continue
             if body.lstrip().startswith(b"{"):
-                return body  # the API's error document: the reader says what it holds
+                consume(io.BytesIO(body).read)  # the API's error document: the reader says what it holds
+                return
             raise UsageInputError(f"{server.shown}: {what}: HTTP {exc.code} {exc.reason}") from None
         except (TimeoutError, urllib.error.URLError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
@@ -147,6 +151,10 @@ def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_
     usage = Usage()
     for q in queries:
         params = urllib.parse.urlencode({"query": q.promql, "start": start, "end": end, "step": DAY})
-        body = _get(server, f"{base}/api/v1/query_range?{params}", q.name)
-        read_stream(usage, f"{server.shown} ({q.name})", q, io.BytesIO(body).read, max_bytes)
+        shown = f"{server.shown} ({q.name})"
+
+        def consume(read: Callable[[int], bytes], shown: str = shown, q: Query = q) -> None:
+            read_stream(usage, shown, q, read, max_bytes)
+
+        _get(server, f"{base}/api/v1/query_range?{params}", q.name, consume)
     return usage

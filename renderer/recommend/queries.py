@@ -98,9 +98,10 @@ def queries(s: Selectors | None = None) -> tuple[Query, ...]:
         Query(
             "running_pods",
             "daily peak of the pods the kubelet runs, per node",
-            f"max by (node) (max_over_time(kubelet_running_pods{{{s.kubelet}}}[1d]))",
+            f"max by (node) (max_over_time(kubelet_running_pods{{{s.kubelet}}}[1d]) or "
+            f"max_over_time(kubelet_running_pod_count{{{s.kubelet}}}[1d]))",
             ("node",),
-            ("kubelet_running_pods",),
+            ("kubelet_running_pods", "kubelet_running_pod_count"),
         ),
         Query(
             "pods_memory_ratio",

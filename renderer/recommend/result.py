@@ -31,6 +31,8 @@ class Recommendation:
     #: (document ref, the file it replaces or "" for a new one)
     replaces: list[tuple[str, str]] = field(default_factory=list)
     review: str = ""
+    #: live: what was asked (queries, bytes and series of the answers), said on stderr
+    asked: str = ""
     #: a snapshot's pods were re-packed under the documents (``PoolAdvice.repack``)
     repacked: bool = False
 

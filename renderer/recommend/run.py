@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from renderer.measured import Measured, NodeDay
 from renderer.recommend.advice import Options, PoolAdvice, advise
 from renderer.recommend.documents import documents
 from renderer.recommend.nodes import node_days
@@ -53,6 +54,41 @@ def _current(pc: PoolCapacity) -> dict[tuple[str, str], float | None]:
     return out
 
 
+def _place(model: CapacityModel, nodes: list[str], dump: Sequence[Pool]) -> tuple[dict[str, list[str]], list[str]]:
+    """Pool name → its nodes with usage; the nodes in no pool, each with why."""
+    inventory = {pc.pool.name for pc in model.pools if pc.pool.origin == "Node"}
+    nodepools = [pc.pool for pc in model.pools if pc.pool.origin == "NodePool"]
+    labels = {p.name: p.labels for p in dump}
+    placed: dict[str, list[str]] = {}
+    unplaced: list[str] = []
+    for node in sorted(nodes):
+        pool = node if node in inventory else _nodepool_of(labels[node], nodepools) if node in labels else None
+        if pool is None:
+            why = (
+                "its labels match no NodePool's spec.labels"
+                if node in labels
+                else "not in the inventory nor in the node dump"
+            )
+            unplaced.append(f"{node} ({why})")
+            continue
+        placed.setdefault(pool, []).append(node)
+    return placed, unplaced
+
+
+def measured_pools(model: CapacityModel, usage: Usage, dump: Sequence[Pool]) -> Measured:
+    """Per pool, every node-day's peak of the reserved slices (kube + system), for the lint stage (AL216)."""
+    per_node = node_days(usage)
+    placed, _ = _place(model, list(per_node), dump)
+    out = Measured()
+    for pool, names in placed.items():
+        by_resource: dict[str, list[NodeDay]] = {}
+        for name in names:
+            for resource, days in per_node[name].total.items():
+                by_resource.setdefault(resource, []).extend(NodeDay(name, d, v) for d, v in sorted(days.items()))
+        out.pools[pool] = by_resource
+    return out
+
+
 def recommend_pools(
     model: CapacityModel,
     usage: Usage,
@@ -66,22 +102,7 @@ def recommend_pools(
     asked, a note naming the metrics of each that answered with no series at all."""
     per_node = node_days(usage)
     by_name = {pc.pool.name: pc for pc in model.pools}
-    inventory = {pc.pool.name for pc in model.pools if pc.pool.origin == "Node"}
-    nodepools = [pc.pool for pc in model.pools if pc.pool.origin == "NodePool"]
-    labels = {p.name: p.labels for p in dump}
-    placed: dict[str, list[str]] = {}
-    unplaced: list[str] = []
-    for node in sorted(per_node):
-        pool = node if node in inventory else _nodepool_of(labels[node], nodepools) if node in labels else None
-        if pool is None:
-            why = (
-                "its labels match no NodePool's spec.labels"
-                if node in labels
-                else "not in the inventory nor in the node dump"
-            )
-            unplaced.append(f"{node} ({why})")
-            continue
-        placed.setdefault(pool, []).append(node)
+    placed, unplaced = _place(model, list(per_node), dump)
     missing = [name for name in only or [] if name not in by_name]
     if missing:
         raise KeyError(missing[0])
@@ -114,10 +135,9 @@ def recommend_pools(
         if q.name not in usage.days:
             rec.notes.append(f"{q.name}: no export read (--usage {q.name}.json; --print-queries prints its query)")
         elif not usage.days[q.name]:
-            verb = "are" if len(q.metrics) > 1 else "is"
             rec.notes.append(
-                f"{q.name}: no series at all; check that {' and '.join(q.metrics)} {verb} scraped with a node label "
-                "(recommend.selectors in .allocatable.yaml for other setups)"
+                f"{q.name}: no series at all; check that the series it reads ({', '.join(q.metrics)}) are scraped "
+                "with a node label (recommend.selectors in .allocatable.yaml for other setups)"
             )
     rec.notes.extend(usage.issues())
     rec.notes.extend(f"{source}: the server warned: {text}" for source, text in usage.warnings)

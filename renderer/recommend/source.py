@@ -59,6 +59,8 @@ def read_stream(usage: Usage, display: str, query: Query, read: object, max_byte
     if export.result_type not in ("matrix", "vector"):
         raise UsageInputError(f"{display}: resultType {export.result_type!r}: expected matrix or vector")
     usage.sources.append(display)
+    usage.bytes_read += export.bytes
+    usage.series_read += export.series
     usage.warnings.extend((display, w) for w in export.warnings)
     usage.days.setdefault(query.name, {})
 

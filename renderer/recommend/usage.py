@@ -45,6 +45,9 @@ class Usage:
     #: (source, the server's warning)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    #: bytes of answers read (the offline exports or the server's responses) and their series
+    bytes_read: int = 0
+    series_read: int = 0
     #: what Summary API dumps held that could not be used
     summary_notes: list[str] = field(default_factory=list)
 

@@ -290,3 +290,13 @@ def test_mixed_layouts_are_said() -> None:
     )
     a = advise("p", list(node_days(usage).values()), 2, 58, CURRENT, {}, Options(min_days=1))
     assert a.coverage.mixed.startswith("mixed cgroup layouts: kubelet/runtime under /system.slice on 1 node(s) (a)")
+
+
+def test_the_back_test_replays_at_most_the_last_30_days() -> None:
+    # 40 days on one node: days 0-9 are history only, days 10-39 are replayed (BACKTEST_DAYS = 30), each against the
+    # running peak before it. Day 25 jumps to 200Mi of other-system memory (above 115Mi, the recommendation from the
+    # 100Mi days before it): 1 of 30.
+    rows = {"n": {d: (300 * MI, (200 if d == 25 else 100) * MI, 20) for d in range(40)}}
+    a = advise("p", _nodes(rows), 1, 58, CURRENT, {}, Options())
+    system = _by(a)[("system", "memory")]
+    assert (system.backtest_exceeded, system.backtest_days) == (1, 30)

@@ -39,6 +39,8 @@ class Case:
     base: dict[str, str] | None = None  # files at the --base revision
     expect: list[dict[str, Any]] = field(default_factory=list)
     args: list[str] = field(default_factory=list)
+    #: files written beside the policy repo (``tmp/<name>``, not under ``policies/``): measured usage for AL216
+    inputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def failing(self) -> bool:
@@ -85,6 +87,7 @@ def load_cases() -> list[Case]:
                     base=base,
                     expect=[_expectation(e) for e in raw.get("expect") or []],
                     args=list(raw.get("args") or []),
+                    inputs=dict(raw.get("inputs") or {}),
                 )
             )
     return out
@@ -127,6 +130,8 @@ def build_repo(tmp: Path, case: Case) -> Path:
         git(tmp, "add", "-A")
         git(tmp, "commit", "-q", "-m", "base")
     _write(root, case.files, case.settings)
+    for name, text in case.inputs.items():
+        (tmp / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
     return root
 
 

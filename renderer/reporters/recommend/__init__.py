@@ -30,10 +30,10 @@ def amount(resource: str, value: float | None, *, signed: bool = False) -> str |
     if value is None:
         return None
     if resource == "memory":
-        n = math.ceil(abs(value) / MI - 1e-9)
+        n = math.ceil(round(abs(value) / MI, 6))
         text = f"{n}Mi"
     else:
-        n = math.ceil(abs(value) * 1000 - 1e-6)
+        n = math.ceil(round(abs(value) * 1000, 6))
         text = f"{n}m"
     if value < 0 and n:
         return "-" + text
@@ -131,6 +131,7 @@ def document(r: Recommendation) -> dict[str, Any]:
         "unplaced": {"count": r.unplaced_count, "nodes": list(r.unplaced)},
         "notes": list(r.notes),
         "documents": [{"ref": ref, "replaces": path or None} for ref, path in r.replaces],
+        "repacked": r.repacked,
         "review": r.review or None,
     }
 
