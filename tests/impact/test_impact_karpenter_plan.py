@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO_ROOT, run_cli
 from renderer.impact.pods import SimPod, pod_from_object
@@ -225,3 +227,70 @@ def test_karpenters_plan_end_to_end(repo: Path) -> None:
         "error: karpenter plans 1 node(s) of m5.large for the 3 Pending pod(s) of spot; on what the nodes will "
         "advertise they need 2; it cannot place karp/big: its view of m5.large is too small (plan)"
     ) in text
+
+
+def _plain_plan(
+    types: dict[str, dict[str, int]], pods: list[SimPod], overhead: dict[str, int]
+) -> tuple[int, tuple[str, ...]]:
+    """The scheduler loop as written upstream, with nothing left out of the scan: every in-flight NodeClaim sorted by
+    pod count (stable, creation order) before each pod; the module's bookkeeping must give the same plan."""
+    daemon = overhead.get("pods", 0)
+    rest = {k: v for k, v in overhead.items() if k != "pods"}
+    claims: list[list[Any]] = []  # [types, used, pods]
+    cannot = []
+    for pod in sorted(
+        pods, key=lambda p: (-p.requests.get("cpu", 0), -p.requests.get("memory", 0), p.created, p.namespace, p.name)
+    ):
+        for claim in sorted(claims, key=lambda c: c[2]):
+            used = {**claim[1]}
+            for k, v in pod.requests.items():
+                used[k] = used.get(k, 0) + v
+            still = [
+                t
+                for t in claim[0]
+                if claim[2] + 1 + daemon <= types[t]["pods"]
+                and all(v <= types[t].get(k, 0) for k, v in used.items() if v)
+            ]
+            if still:
+                claim[0], claim[1], claim[2] = still, used, claim[2] + 1
+                break
+        else:
+            used = {**rest}
+            for k, v in pod.requests.items():
+                used[k] = used.get(k, 0) + v
+            fitting = [
+                t
+                for t in sorted(types)
+                if 1 + daemon <= types[t]["pods"] and all(v <= types[t].get(k, 0) for k, v in used.items() if v)
+            ]
+            if fitting:
+                claims.append([fitting, used, 1])
+            else:
+                cannot.append(pod.key)
+    return len(claims), tuple(sorted(cannot))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.integers(0, 4000), st.integers(0, 16), st.integers(0, 3)), min_size=0, max_size=40),
+    st.sampled_from([{"cpu": 100, "memory": 64 * MI, "pods": 1}, {}]),
+)
+def test_the_bookkeeping_gives_upstreams_plan(shapes: list[tuple[int, int, int]], overhead: dict[str, int]) -> None:
+    types = {
+        "small": {"cpu": 2000, "memory": 8 * 2**30, "pods": 4},
+        "large": {"cpu": 4000, "memory": 16 * 2**30, "pods": 8},
+    }
+    pods = [
+        _pod(f"p{i}", f"{cpu}m", f"{gib}Gi", f"2025-01-0{1 + day}T00:00:00Z")
+        for i, (cpu, gib, day) in enumerate(shapes)
+    ]
+    got = plan("p", types, pods, overhead)
+    assert (got.nodes, got.cannot_place) == _plain_plan(types, pods, overhead)
+
+
+def test_pods_that_each_fill_a_node() -> None:
+    """3000 pods of 1500m on types of 2000m: a NodeClaim each (none can take a second), none left over — the spent
+    NodeClaims leave the scan, so this is linear in the pods."""
+    pods = [_pod(f"p{i:04d}", "1500m", "1Gi") for i in range(3000)]
+    got = plan("p", {"t": {"cpu": 2000, "memory": 8 * 2**30, "pods": 29}}, pods)
+    assert (got.nodes, got.cannot_place) == (3000, ())

@@ -20,11 +20,14 @@ every type is too small for. The plan follows kubernetes-sigs/karpenter's provis
 The instance types are those the pool's Karpenter nodes run (a NodePool may allow more: the plan is then what
 Karpenter launches *of these types*, and a pod it cannot place might fit a larger type the NodePool allows).
 
-Cost: O(pods × NodeClaims × types) in the worst case, after an O(p log p) sort.
+Cost: O(pods × open NodeClaims × types) after an O(p log p) sort, the open NodeClaims being those that could still
+take a pod left in the queue (a NodeClaim without room for the smallest cpu, memory or one more pod of the rest is
+dropped from the scan): with pods that each fill a node, linear.
 """
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,6 +89,34 @@ class KarpenterPlan:
         }
 
 
+def _place(
+    pod: SimPod,
+    by_count: dict[int, list[_Claim]],
+    types: Mapping[str, Mapping[str, int]],
+    least: tuple[int, int],
+    daemon_pods: int,
+) -> bool:
+    """The pod onto the first in-flight NodeClaim that takes it, fewest pods first (then the oldest)."""
+    for count in sorted(by_count):
+        bucket = by_count[count]
+        j = 0
+        while j < len(bucket):
+            claim = bucket[j]
+            if _spent(claim, types, least, daemon_pods):
+                del bucket[j]
+                continue
+            if _add(claim, pod, types, daemon_pods):
+                del bucket[j]
+                insort(by_count.setdefault(count + 1, []), claim, key=lambda c: c.order)
+                if not bucket:
+                    del by_count[count]
+                return True
+            j += 1
+        if not bucket:
+            del by_count[count]
+    return False
+
+
 def _queue_key(pod: SimPod) -> tuple[int, int, str, str, str]:
     return (-pod.requests.get(CPU, 0), -pod.requests.get(MEMORY, 0), pod.created, pod.namespace, pod.name)
 
@@ -107,6 +138,42 @@ class _Claim:
     order: int
 
 
+def _add(claim: _Claim, pod: SimPod, types: Mapping[str, Mapping[str, int]], daemon_pods: int) -> bool:
+    """NodeClaim.Add: the pod joins ``claim`` if a type of it still holds everything; the claim keeps those types."""
+    used = dict(claim.used)
+    for name, amount in pod.requests.items():
+        used[name] = used.get(name, 0) + amount
+    still = [t for t in claim.types if _holds(types[t], used, claim.pods + 1 + daemon_pods)]
+    if still:
+        claim.types, claim.used, claim.pods = still, used, claim.pods + 1
+    return bool(still)
+
+
+def _spent(claim: _Claim, types: Mapping[str, Mapping[str, int]], least: tuple[int, int], daemon_pods: int) -> bool:
+    """True when no type of ``claim`` has room for the smallest cpu, the smallest memory or one more pod of what is
+    left in the queue: no later pod can join it, so it leaves the scan (Karpenter would try it and fail)."""
+    for t in claim.types:
+        room = types[t]
+        if (
+            room.get(CPU, 0) - claim.used.get(CPU, 0) >= least[0]
+            and room.get(MEMORY, 0) - claim.used.get(MEMORY, 0) >= least[1]
+            and room.get(PODS, 0) - claim.pods - daemon_pods >= 1
+        ):
+            return False
+    return True
+
+
+def _suffix_least(queue: Sequence[SimPod]) -> list[tuple[int, int]]:
+    """Per queue position, the smallest cpu and the smallest memory any pod from there on asks."""
+    out = [(0, 0)] * len(queue)
+    cpu = memory = 2**63
+    for i in range(len(queue) - 1, -1, -1):
+        cpu = min(cpu, queue[i].requests.get(CPU, 0))
+        memory = min(memory, queue[i].requests.get(MEMORY, 0))
+        out[i] = (cpu, memory)
+    return out
+
+
 def plan(
     pool: str,
     types: Mapping[str, Mapping[str, int]],
@@ -115,33 +182,31 @@ def plan(
     nodes_needed: int | None = None,
 ) -> KarpenterPlan:
     """Karpenter's plan for ``pods`` (the pool's Pending pods) on instance ``types`` (name → Karpenter's predicted
-    allocatable), each NodeClaim carrying ``overhead`` (what the pool's DaemonSets take on a new node)."""
+    allocatable), each NodeClaim carrying ``overhead`` (what the pool's DaemonSets take on a new node).
+
+    The in-flight NodeClaims are kept by pod count (fewest first, then in creation order), so a pod scans them in
+    Karpenter's order without sorting them all again; one that no pod left in the queue could join is dropped from
+    the scan (``_spent``)."""
     daemon_pods = (overhead or {}).get(PODS, 0)
     overhead = {k: v for k, v in (overhead or {}).items() if k != PODS}
     names = sorted(types)
     claims: list[_Claim] = []
+    by_count: dict[int, list[_Claim]] = {}
     cannot: list[str] = []
-    for pod in sorted(pods, key=_queue_key):
-        placed = False
-        for claim in sorted(claims, key=lambda c: (c.pods, c.order)):
-            used = dict(claim.used)
+    queue = sorted(pods, key=_queue_key)
+    least = _suffix_least(queue)
+    for i, pod in enumerate(queue):
+        if not _place(pod, by_count, types, least[i], daemon_pods):
+            used = dict(overhead)
             for name, amount in pod.requests.items():
                 used[name] = used.get(name, 0) + amount
-            still = [t for t in claim.types if _holds(types[t], used, claim.pods + 1 + daemon_pods)]
-            if still:
-                claim.types, claim.used, claim.pods = still, used, claim.pods + 1
-                placed = True
-                break
-        if placed:
-            continue
-        used = dict(overhead)
-        for name, amount in pod.requests.items():
-            used[name] = used.get(name, 0) + amount
-        fitting = [t for t in names if _holds(types[t], used, 1 + daemon_pods)]
-        if fitting:
-            claims.append(_Claim(fitting, used, 1, len(claims)))
-        else:
-            cannot.append(pod.key)
+            fitting = [t for t in names if _holds(types[t], used, 1 + daemon_pods)]
+            if fitting:
+                claim = _Claim(fitting, used, 1, len(claims))
+                claims.append(claim)
+                by_count.setdefault(1, []).append(claim)
+            else:
+                cannot.append(pod.key)
     return KarpenterPlan(
         pool,
         tuple(names),
