@@ -12,7 +12,8 @@ is empty (the platforms' defaults). Printed:
   dump text, each in a fresh process, paired A B A B (``--runs`` pairs), median of the pair ratios;
 - ``rss``: ``allocatable serve --interval 10ms --nodes FILE`` run for ``--cycles`` cycles; its
   ``process_resident_memory_bytes`` after every tenth of them (from ``/metrics``), and their spread;
-- ``scrape``: 200 ``GET /metrics`` while it cycles: median and largest time.
+- ``scrape``: 200 ``GET /metrics`` while it cycles back to back (the worst case: the cycle and the scrape share the
+  interpreter), and 100 between cycles (``--interval 1h``): median and largest time.
 
 Figures only (docs/performance.md, "serve"): nothing passes or fails.
 """
@@ -149,15 +150,64 @@ def soak(nodes: Path, policies: Path, cycles: int) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=120)
-    after = list(rss.values())
+    warm = [k for k in rss if k > cycles // 5]  # the first fifth warms caches (interned quantities, validators)
+    after = [rss[k] for k in warm]
     spread = (max(after) - min(after)) / min(after) * 100
-    first = min(rss)
     print(
-        f"rss: {min(after) / 2**20:.0f}-{max(after) / 2**20:.0f} MiB over cycles {first}-{cycles} (spread {spread:.1f} %)"
+        f"rss: {min(after) / 2**20:.0f}-{max(after) / 2**20:.0f} MiB over cycles {min(warm)}-{cycles} "
+        f"(spread {spread:.1f} %); peak {max(rss.values()) / 2**20:.0f} MiB"
     )
     scrapes.sort()
     print(
-        f"scrape: median {statistics.median(scrapes) * 1000:.1f} ms, largest {scrapes[-1] * 1000:.1f} ms ({len(scrapes)} scrapes)"
+        f"scrape while cycling: median {statistics.median(scrapes) * 1000:.1f} ms, largest {scrapes[-1] * 1000:.1f} ms "
+        f"({len(scrapes)} scrapes)"
+    )
+
+
+def idle_scrapes(nodes: Path, policies: Path, count: int = 100) -> None:
+    """Scrapes between cycles (``--interval 1h``: after the first cycle, nothing runs but the scrapes)."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "renderer",
+            "serve",
+            str(policies),
+            "--nodes",
+            str(nodes),
+            "--interval",
+            "1h",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stderr is not None
+    base = re.search(r"listening on (http://\S+)", proc.stderr.readline().decode())
+    assert base
+    try:
+        while True:
+            try:
+                with urllib.request.urlopen(base.group(1) + "/readyz", timeout=30):
+                    break
+            except OSError:
+                time.sleep(0.5)
+        times = []
+        size = 0
+        for _ in range(count):
+            t = time.perf_counter()
+            size = len(_get(base.group(1) + "/metrics"))
+            times.append(time.perf_counter() - t)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    times.sort()
+    print(
+        f"scrape between cycles: median {statistics.median(times) * 1000:.1f} ms, largest {times[-1] * 1000:.1f} ms "
+        f"({count} scrapes of {size / 1e6:.1f} MB)"
     )
 
 
@@ -167,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None)
-    parser.add_argument("--skip", choices=["ratio", "soak"], action="append", default=[])
+    parser.add_argument("--skip", choices=["ratio", "soak", "idle"], action="append", default=[])
     args = parser.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="serve-bench-"))
     nodes = work / f"nodes-{args.nodes}.json"
@@ -182,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
         ratio(nodes, policies, args.runs)
     if "soak" not in args.skip:
         soak(nodes, policies, args.cycles)
+    if "idle" not in args.skip:
+        idle_scrapes(nodes, policies)
     return 0
 
 

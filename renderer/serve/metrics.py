@@ -245,7 +245,7 @@ class StatusCollector(Collector):
             "How long the last cycle took (reading, evaluating, serialising).",
             value=float(getattr(s, "last_duration", 0.0)),
         )
-        cycles = CounterMetricFamily("allocatable_cycles", "Cycles run, good or not.")
+        cycles = CounterMetricFamily("allocatable_cycles", "Cycles started, good or not.")
         cycles.add_metric([], float(getattr(s, "cycles", 0)))
         yield cycles
         errors = CounterMetricFamily(

@@ -62,30 +62,31 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         service = self.server.service
         if path == "/metrics":
-            self._send(HTTPStatus.OK, self.server.scrape(), CONTENT_TYPE_LATEST, body)
+            self._send(HTTPStatus.OK, *self.server.scrape(), content_type=CONTENT_TYPE_LATEST, body=body)
         elif path == "/healthz":
             ok = service.healthy()
-            self._send(
-                HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE, b"ok\n" if ok else b"stalled\n", None, body
-            )
+            status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
+            self._send(status, b"ok\n" if ok else b"stalled\n", body=body)
         elif path == "/readyz":
             ok = service.ready
-            text = b"ok\n" if ok else b"no good cycle yet\n"
-            self._send(HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE, text, None, body)
+            status = HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE
+            self._send(status, b"ok\n" if ok else b"no good cycle yet\n", body=body)
         else:
-            self._send(HTTPStatus.NOT_FOUND, b"not found: /metrics, /healthz, /readyz\n", None, body)
+            self._send(HTTPStatus.NOT_FOUND, b"not found: /metrics, /healthz, /readyz\n", body=body)
 
-    def _send(self, status: HTTPStatus, data: bytes, content_type: str | None, body: bool) -> None:
+    def _send(self, status: HTTPStatus, *parts: bytes, content_type: str | None = None, body: bool = True) -> None:
+        """The parts one after the other (the kept evaluation is written as it is: never copied per scrape)."""
         self.send_response(status)
         self.send_header("Content-Type", content_type or "text/plain; charset=utf-8")
-        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Content-Length", str(sum(len(p) for p in parts)))
         self.send_header("Cache-Control", "no-store")
         self.end_headers()
         if body:
-            self.wfile.write(data)
+            for p in parts:
+                self.wfile.write(p)
 
     def _refuse(self) -> None:
-        self._send(HTTPStatus.METHOD_NOT_ALLOWED, b"method not allowed\n", None, True)
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, b"method not allowed\n")
 
     do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _refuse
 
@@ -114,10 +115,11 @@ class MetricsServer(ThreadingHTTPServer):
         self.status.register(ProcessCollector(registry=None))
         self.thread: threading.Thread | None = None
 
-    def scrape(self) -> bytes:
+    def scrape(self) -> tuple[bytes, ...]:
+        """The status families, formatted now, then the last good cycle's bytes as they are."""
         evaluation = self.service.evaluation  # one reference: a cycle replacing it meanwhile does not tear it
         own = generate_latest(self.status)
-        return own + evaluation.text if evaluation is not None else own
+        return (own, evaluation.text) if evaluation is not None else (own,)
 
     @property
     def url(self) -> str:

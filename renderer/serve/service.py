@@ -87,10 +87,10 @@ class Service:
         stop = stop or threading.Event()
         started = time.monotonic()
         self.heartbeat = started
+        self.cycles += 1  # counted as it starts: a scrape never sees a result of a cycle not counted yet
         try:
             return self._cycle(stop)
         finally:
-            self.cycles += 1
             self.last_duration = time.monotonic() - started
             if self.after_cycle is not None:
                 self.after_cycle(self)

@@ -30,6 +30,14 @@ KINDS = {
     "KubeadmConfigTemplate": "bootstrap.cluster.x-k8s.io/v1beta2",
     "MachineDeployment": "cluster.x-k8s.io/v1beta2",
     "NodeConfig": "node.eks.aws/v1alpha1",
+    # the monitoring target (allocatable serve in the cluster)
+    "ServiceAccount": "v1",
+    "ClusterRole": "rbac.authorization.k8s.io/v1",
+    "ClusterRoleBinding": "rbac.authorization.k8s.io/v1",
+    "Deployment": "apps/v1",
+    "Service": "v1",
+    "ServiceMonitor": "monitoring.coreos.com/v1",
+    "PrometheusRule": "monitoring.coreos.com/v1",
 }
 # Files that are not Kubernetes objects: the OpenAPI hint the cluster-api Component gives kustomize.
 NOT_OBJECTS = ("cluster-api/kubeletextraargs-openapi.yaml",)
@@ -198,4 +206,4 @@ def test_every_file_has_the_generated_header(case: str, files: dict[str, bytes])
 
 def test_target_names_come_from_module_names() -> None:
     assert target_names() == sorted(all_targets())
-    assert {name for name, cls in all_targets().items() if not cls.default} == {"commitclasses"}
+    assert {name for name, cls in all_targets().items() if not cls.default} == {"commitclasses", "monitoring"}
