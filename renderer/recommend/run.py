@@ -9,9 +9,10 @@ Cost: O(nodes × days) plus the advice's.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from renderer.impact.report import PoolIndex
 from renderer.measured import Measured, NodeDay
 from renderer.recommend.advice import Options, PoolAdvice, advise
 from renderer.recommend.documents import documents
@@ -25,16 +26,6 @@ if TYPE_CHECKING:
     from renderer.models.inventory import Pool
 
 __all__ = ["recommend_pools"]
-
-
-def _nodepool_of(labels: Mapping[str, str], nodepools: Sequence[Pool]) -> str | None:
-    best: tuple[int, str] | None = None
-    for p in nodepools:
-        if p.labels and all(labels.get(k) == v for k, v in p.labels.items()):
-            key = (-len(p.labels), p.name)
-            if best is None or key < best:
-                best = key
-    return best[1] if best is not None else None
 
 
 def _current(pc: PoolCapacity) -> dict[tuple[str, str], float | None]:
@@ -57,12 +48,12 @@ def _current(pc: PoolCapacity) -> dict[tuple[str, str], float | None]:
 def _place(model: CapacityModel, nodes: list[str], dump: Sequence[Pool]) -> tuple[dict[str, list[str]], list[str]]:
     """Pool name → its nodes with usage; the nodes in no pool, each with why."""
     inventory = {pc.pool.name for pc in model.pools if pc.pool.origin == "Node"}
-    nodepools = [pc.pool for pc in model.pools if pc.pool.origin == "NodePool"]
+    nodepools = PoolIndex([(pc.pool.name, pc.pool.labels) for pc in model.pools if pc.pool.origin == "NodePool"])
     labels = {p.name: p.labels for p in dump}
     placed: dict[str, list[str]] = {}
     unplaced: list[str] = []
     for node in sorted(nodes):
-        pool = node if node in inventory else _nodepool_of(labels[node], nodepools) if node in labels else None
+        pool = node if node in inventory else nodepools.best(labels[node]) if node in labels else None
         if pool is None:
             why = (
                 "its labels match no NodePool's spec.labels"

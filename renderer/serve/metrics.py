@@ -89,9 +89,10 @@ def serialise(families: Iterable[Metric]) -> bytes:
 
 def evaluate(result: VerifyResult, nodes: list[Pool], policy: Policy, at: float) -> Evaluation:
     """The families of one verify result (``nodes``: the pools of one it read, for each node's pool)."""
-    from renderer.impact.report import pool_of
+    from renderer.impact.report import PoolIndex, pool_of
 
-    pool_of_node = {n.name: pool_of(n.labels, policy.nodepools) for n in nodes}
+    index = PoolIndex(policy.nodepools)
+    pool_of_node = {n.name: pool_of(n.labels, index) for n in nodes}
     predicted = GaugeMetricFamily(
         "allocatable_node_predicted_allocatable",
         "The allocatable the policy repo predicts for the node (compare kube_node_status_allocatable).",
