@@ -2,7 +2,7 @@
 
     python bench/recommend_read.py OUTDIR [--nodes 1000] [--days 14] [--step 300] [--runs 3] [--keep]
 
-Writes the five queries' exports as a Prometheus ``/api/v1/query_range`` response at ``--step`` seconds (the raw
+Writes the five statistics queries' exports as a Prometheus ``/api/v1/query_range`` response at ``--step`` seconds (the raw
 worst case: a team that exported at 5-minute steps instead of the daily aggregates `--print-queries` prints):
 ``reserved_memory`` and ``reserved_cpu`` with four cgroups per node (``/system.slice``, kubelet, containerd,
 ``/kubepods.slice``-like ids as the default queries return them), the three per-node queries with one series each.

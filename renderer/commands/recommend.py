@@ -107,13 +107,19 @@ def register(parser: argparse.ArgumentParser) -> None:
     live.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per request (default 60)")
     live.add_argument("--retries", type=int, choices=range(0, 6), default=2, metavar="N", help="default 2")
     window = parser.add_argument_group("window and coverage")
-    window.add_argument("--window", type=days, default=14, metavar="DAYS", help="days of usage to ask (default 14d)")
+    window.add_argument(
+        "--window",
+        type=days,
+        default=14,
+        metavar="DAYS",
+        help="days of usage to ask, with --prometheus and --print-queries (default 14d; --usage files hold their own)",
+    )
     window.add_argument(
         "--end",
         type=date,
         default=None,
         metavar="YYYY-MM-DD",
-        help="the day after the window (default today, timezone.utc)",
+        help="the day after the window (default today, UTC)",
     )
     window.add_argument("--min-days", type=_positive, default=7, metavar="N", help="days of data a pool needs (7)")
     window.add_argument(

@@ -142,6 +142,8 @@ class PoolAdvice:
     reservations: list[Reservation] = field(default_factory=list)
     slope: Slope | None = None
     commits: list[Commit] = field(default_factory=list)
+    #: (node, day) the node reported MemoryPressure: the kubelet was evicting pods (evidence beside the statistics)
+    pressure: list[tuple[str, int]] = field(default_factory=list)
     #: with a snapshot: (the pool's nodes in it, nodes freed, pods newly Pending, nodes to add) under the documents
     repack: tuple[int, int, int, int] | None = None
 
@@ -235,6 +237,7 @@ def advise(
     nodes = sorted(nodes, key=lambda nd: nd.name)
     cov = _coverage(nodes, pool_nodes, opts)
     out = PoolAdvice(pool, [nd.name for nd in nodes], max_pods, cov)
+    out.pressure = sorted((nd.name, d) for nd in nodes for d, v in nd.pressure.items() if v >= 1)
     if cov.enough_reservations:
         out.slope = _slope(nodes, max_pods)
         use_slope = out.slope.used

@@ -41,6 +41,8 @@ class NodeDays:
     pods: dict[int, float] = field(default_factory=dict)
     memory_ratio: dict[int, float] = field(default_factory=dict)
     cpu_ratio: dict[int, float] = field(default_factory=dict)
+    #: 1 on the days the node reported MemoryPressure
+    pressure: dict[int, float] = field(default_factory=dict)
     #: "nested" (services under /system.slice), "beside" (elsewhere), "" (unknown: a service's series missing)
     layout: str = ""
     #: the reserved cgroups with no series on this node: "/system.slice", "kubelet.service", "runtime service"
@@ -75,6 +77,7 @@ def node_days(usage: Usage) -> dict[str, NodeDays]:
         ("running_pods", "pods"),
         ("pods_memory_ratio", "memory_ratio"),
         ("pods_cpu_ratio", "cpu_ratio"),
+        ("memory_pressure", "pressure"),
     ):
         for (node, _), days in usage.days.get(query, {}).items():
             target: dict[int, float] = getattr(get(node), attr)

@@ -119,6 +119,14 @@ def queries(s: Selectors | None = None) -> tuple[Query, ...]:
             ("node",),
             ("container_cpu_usage_seconds_total", "kube_pod_container_resource_requests"),
         ),
+        Query(
+            "memory_pressure",
+            "days a node reported the MemoryPressure condition (evidence, not a statistic: the kubelet was evicting)",
+            f"max by (node) (max_over_time(kube_node_status_condition{{{s.kube_state_metrics}, "
+            f'condition="MemoryPressure", status="true"}}[1d]))',
+            ("node",),
+            ("kube_node_status_condition",),
+        ),
     )
 
 

@@ -300,3 +300,9 @@ def test_the_back_test_replays_at_most_the_last_30_days() -> None:
     a = advise("p", _nodes(rows), 1, 58, CURRENT, {}, Options())
     system = _by(a)[("system", "memory")]
     assert (system.backtest_exceeded, system.backtest_days) == (1, 30)
+
+
+def test_memory_pressure_is_evidence_beside_the_statistics() -> None:
+    # planted: gp-2 reported MemoryPressure on day 5 only (2025-11-06); the other days and nodes answered 0
+    general = next(p for p in _example().pools if p.pool == "general")  # type: ignore[attr-defined]
+    assert general.pressure == [("gp-2", D0 + 5)]

@@ -134,8 +134,8 @@ def test_a_server_error_is_retried(stub: tuple[Stub, str]) -> None:
     state.answers.append((503, b"<html>unavailable</html>", 0.0))
     done = run_cli("recommend", str(EXAMPLE / "policies"), "--prometheus", url, "--end", "2025-11-09", "--retries", "1")
     assert done.exit_code == 0, done.stderr
-    # five queries, the first asked twice
-    assert len(state.seen) == 6
+    # six queries, the first asked twice
+    assert len(state.seen) == 7
     assert all(path.startswith("/api/v1/query_range?query=") and "step=86400" in path for path, _ in state.seen)
 
 

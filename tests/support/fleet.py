@@ -21,6 +21,10 @@ Pool ``general`` (nodes gp-1, gp-2, gp-3; systemd layout: kubelet.service and co
   08:00–20:00 (gp-3: 1.8), 0.5 otherwise, and one 5-minute spike of 5 cores at 12:00–12:05, against 6 cores of
   requests.
 
+- MemoryPressure (kube-state-metrics' node condition): gp-2 on day 5, the day its daemons peaked at 400Mi.
+
+- MemoryPressure (kube-state-metrics' node condition): gp-2 on day 5, the day its daemons peaked at 400Mi.
+
 Pool ``batch``: node bt-1, only the last 3 days (2025-11-06 to 08): too little data. Node stray-1: running pods only,
 in no pool.
 """
@@ -126,6 +130,12 @@ def series() -> Iterator[tuple[str, dict[str, str], list[tuple[int, float]]]]:
             return plateau if 8 * 3600 <= s < 20 * 3600 else 0.5
 
         yield "container_cpu_usage_seconds_total", {**c, "id": "/kubepods.slice"}, _counter(pods_rate, every)
+        pressure = {d: 1 if (node, d) == ("gp-2", 5) else 0 for d in every}
+        yield (
+            "kube_node_status_condition",
+            {"job": "kube-state-metrics", "node": node, "condition": "MemoryPressure", "status": "true"},
+            _gauge(pressure, every),
+        )
         yield (
             "kube_pod_container_resource_requests",
             {**KSM, "node": node, "resource": "cpu", "unit": "core"},

@@ -74,6 +74,7 @@ def _pool(p: PoolAdvice) -> dict[str, Any]:
             "why": list(c.why),
         },
         "nodes": list(p.nodes),
+        "memoryPressure": [{"node": n, "day": date(d)} for n, d in p.pressure],
         "reservations": [_reservation(r) for r in p.reservations],
         "slope": None,
         "commit": [

@@ -80,6 +80,14 @@ def _pool(p: dict[str, Any]) -> list[str]:
                 )
             )
         lines.append("")
+    if p["memoryPressure"]:
+        shown = ", ".join(f"{md(e['node'])} {e['day']}" for e in p["memoryPressure"][:EXCEEDED_SHOWN])
+        more = len(p["memoryPressure"]) - EXCEEDED_SHOWN
+        lines.append(
+            f"MemoryPressure (the kubelet evicting) on {len(p['memoryPressure'])} node-day(s): {shown}"
+            + (f" and {more} more." if more > 0 else ".")
+        )
+        lines.append("")
     r = p["repack"]
     if r is not None:
         lines.append(

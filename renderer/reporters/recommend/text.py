@@ -74,6 +74,13 @@ def _pool(p: dict[str, Any]) -> list[str]:
             )
         lines.extend(_table(rows))
         lines.extend(f"    {k['resource']}: {k['reasoning']}" for k in p["commit"])
+    if p["memoryPressure"]:
+        shown = ", ".join(f"{e['node']} {e['day']}" for e in p["memoryPressure"][:EXCEEDED_SHOWN])
+        more = len(p["memoryPressure"]) - EXCEEDED_SHOWN
+        lines.append(
+            f"  MemoryPressure (the kubelet evicting) on {len(p['memoryPressure'])} node-day(s): {shown}"
+            + (f" and {more} more" if more > 0 else "")
+        )
     r = p["repack"]
     if r is not None:
         lines.append(
