@@ -10,7 +10,7 @@
    (B) the pricing block in both revisions: B prices every changed pool and every pool the autoscaler moves.
 
 Prints the median CPU seconds of each side, the median of the pair-by-pair ratios B / A and its range; then, for
-the priced diff, pricing's own share in one process (``--accounting``): the CPU time of ``renderer.pipeline._pricing``,
+the priced diff, pricing's own share in one process: the CPU time of ``renderer.pipeline._pricing``,
 ``renderer.impact.cost.fleet_changes`` and ``renderer.capacity.cost.change_cost``, the ``cost`` JSON, and the import
 time of the pricing modules (``python -X importtime``) — on a shared machine the pairs' spread is larger than what
 pricing adds. Figures only.
