@@ -9,7 +9,11 @@
    generated cluster (``--nodes`` nodes of the ``inventory`` fleet, ``--pods`` pods), the repo without (A) and with
    (B) the pricing block in both revisions: B prices every changed pool and every pool the autoscaler moves.
 
-Prints the median CPU seconds of each side, the median of the pair-by-pair ratios B / A and its range. Figures only.
+Prints the median CPU seconds of each side, the median of the pair-by-pair ratios B / A and its range; then, for
+the priced diff, pricing's own share in one process: the CPU time of ``renderer.pipeline._pricing``,
+``renderer.impact.cost.fleet_changes`` and ``renderer.capacity.cost.change_cost``, the ``cost`` JSON, and the import
+time of the pricing modules (``python -X importtime``) — on a shared machine the pairs' spread is larger than what
+pricing adds. Figures only.
 """
 
 from __future__ import annotations
@@ -50,6 +54,66 @@ def _summary(label: str, a: list[Run], b: list[Run]) -> str:
         f"x{statistics.median(ratios):.3f} | {min(ratios):.3f} - {max(ratios):.3f} | "
         f"{max(r.rss_mb for r in a):.0f} / {max(r.rss_mb for r in b):.0f} | "
         f"{sorted({r.exit_code for r in a + b})} |"
+    )
+
+
+_ACCOUNT = """
+import functools, sys, time
+from pathlib import Path
+import renderer.capacity.cost as cc
+import renderer.impact.cost as ic
+import renderer.pipeline as pl
+spent = {}
+def timed(mod, name):
+    fn = getattr(mod, name)
+    @functools.wraps(fn)
+    def wrap(*a, **k):
+        t = time.process_time()
+        try:
+            return fn(*a, **k)
+        finally:
+            spent[name] = spent.get(name, 0) + time.process_time() - t
+    setattr(mod, name, wrap)
+for mod, name in ((pl, "_pricing"), (ic, "fleet_changes"), (cc, "change_cost")):
+    timed(mod, name)
+t0 = time.process_time()
+done = pl.diff([Path(sys.argv[1])], base="main", snapshot=["nodes.json", "pods.json"])
+total = time.process_time() - t0
+t = time.process_time()
+doc = cc.change_json(done.result.cost)
+spent["change_json"] = time.process_time() - t
+print(f"{total:.2f}", " ".join(f"{k}={v * 1000:.1f}" for k, v in spent.items()), len(doc["fleet"]), len(doc["pools"]))
+"""
+_PRICING_MODULES = ("renderer.cost", "renderer.capacity.cost", "renderer.impact.cost", "renderer.reporters.costs")
+
+
+def accounting(cluster: Path) -> str:
+    out = subprocess.run(
+        [sys.executable, "-c", _ACCOUNT, "repo-priced"], cwd=cluster, capture_output=True, text=True, check=True
+    ).stdout.split()
+    total, parts, fleet, pools = float(out[0]), out[1:-2], out[-2], out[-1]
+    imports = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-c",
+            "import renderer.pipeline, renderer.impact.cost, renderer.reporters.costs",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    own_us = sum(
+        int(line.split("|")[0].split(":")[1])
+        for line in imports.splitlines()
+        if line.startswith("import time:") and line.split("|")[-1].strip().startswith(_PRICING_MODULES)
+    )
+    spent = sum(float(p.split("=")[1]) for p in parts) + own_us / 1000
+    return (
+        f"pricing's own CPU in the priced diff: {', '.join(p.replace('=', ' ') + ' ms' for p in parts)}, imports "
+        f"{own_us / 1000:.1f} ms: {spent:.1f} ms of {total:.2f} s ({spent / 10 / total:.2f} %); {fleet} fleet changes "
+        f"and {pools} pools priced"
     )
 
 
@@ -102,6 +166,7 @@ def main() -> int:
             [*cmd, diff[0], "repo", *diff[1:]], [*cmd, diff[0], "repo-priced", *diff[1:]], args.pairs, cwd=cluster
         )
         print(_summary(f"diff --base, {args.nodes:,} nodes and {args.pods:,} pods", a, b), flush=True)
+        print(accounting(cluster), flush=True)
     return 0
 
 

@@ -55,6 +55,9 @@ class Pricing:
     file: str | None = None  # the price file as the reports name it
     notes: list[str] = field(default_factory=list)
     today: str | None = None  # ISO date the staleness of builtin tables is measured at (None: not measured)
+    #: Builtin and default.json prices by what they depend on (type, region labels, capacity): pools of one shape
+    #: are priced once. Price sheets match on names and labels and are looked up every time.
+    _memo: dict[tuple[object, ...], NodePrice | Unknown] = field(default_factory=dict, repr=False)
 
     def note(self, text: str) -> None:
         if text not in self.notes:
@@ -150,7 +153,18 @@ def price_pool(pool: Pool, pricing: Pricing) -> NodePrice | Unknown:
     """The price of one node of ``pool`` (a ``renderer.models.inventory.Pool``: a NodePool, or a Node as a pool of
     one) under ``pricing``: a :class:`NodePrice` per hour with its unit prices and source, or :class:`Unknown`
     saying why not. Raises :class:`PricingError` for a ``spec.price`` in another currency than ``pricing``'s."""
-    configured = _configured(pool, pricing)
+    if pricing.sheet is None:
+        key = (
+            pool.instance_type,
+            *(pool.labels.get(label) for label in REGION_LABELS),
+            pool.capacity.get("cpu"),
+            pool.capacity.get("memory"),
+        )
+        configured = pricing._memo.get(key)
+        if configured is None:
+            configured = pricing._memo[key] = _configured(pool, pricing)
+    else:
+        configured = _configured(pool, pricing)
     own = pool.price
     if own is None:
         return configured

@@ -176,7 +176,16 @@ def sheet(text: str, where: str, provider: str, tables: Tables) -> None:
             body.append(line)
     if not meta.get("source") or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", meta.get("as-of", "")):
         raise PricingError(where, 'a sheet needs "# source: ..." and "# as-of: YYYY-MM-DD" lines')
-    for number, row in enumerate(csv.DictReader(io.StringIO("\n".join(body))), start=1):
+    reader = csv.DictReader(io.StringIO("\n".join(body)))
+    wanted = (
+        ("family", "region", "purchaseOption", "core", "ram")
+        if provider == "gce"
+        else ("instanceType", "region", "purchaseOption", "hourly")
+    )
+    missing = [c for c in wanted if c not in (reader.fieldnames or [])]
+    if missing:
+        raise PricingError(where, f"the header lacks {', '.join(missing)}: a {provider} sheet has {','.join(wanted)}")
+    for number, row in enumerate(reader, start=1):
         table_key = (provider, row["region"], row["purchaseOption"])
         t = _table(tables, table_key, meta["source"], meta["as-of"])
         if meta.get("provenance"):

@@ -308,3 +308,14 @@ def test_a_price_file_that_leads_out_of_the_repository_is_refused(tmp_path: Path
     (repo / "dir.json").mkdir()
     with pytest.raises(PricingError, match=r"^dir\.json: pricing\.file cannot be read"):
         load_pricing(PricingSettings(source="file", file="dir.json"), repo, ".allocatable.yaml")
+
+
+def test_a_file_in_another_currency_prices_in_it(tmp_path: Path) -> None:
+    text = DEFAULT_JSON.replace('"provider": "custom",', '"provider": "custom", "currencyCode": "EUR",')
+    p = file_pricing(tmp_path, "default.json", text, currency="EUR")
+    got = price_pool(pool("anything", "8", "32Gi"), p)
+    assert isinstance(got, NodePrice) and got.currency == "EUR"
+    # 0.388472 an hour × 730 = 283.58456
+    assert fmt(got.monthly(), "EUR") == "€283.58"
+    assert fmt(Decimal("1234.5"), "CHF") == "CHF 1,234.50"
+    assert fmt(Decimal("-0.001"), "USD") == "$0.00"  # never "-$0.00"

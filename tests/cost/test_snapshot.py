@@ -102,3 +102,11 @@ def test_a_sheet_without_its_source_and_date_is_refused(tmp_path: Path, capsys: 
     bad.write_text("\n".join(x for x in bad.read_text().splitlines() if not x.startswith("# as-of")))
     assert snapshot.main(["sheet", "aws", str(bad), "--out", str(tmp_path)]) == 2
     assert "as-of" in capsys.readouterr().err
+
+
+def test_a_sheet_without_the_providers_columns_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the AWS sheet given as Compute Engine's: family/core/ram columns missing
+    assert snapshot.main(["sheet", "gce", str(SOURCES / "aws-us-east-1.csv"), "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the header lacks family, core, ram" in err
+    assert not list(tmp_path.iterdir())
