@@ -185,3 +185,27 @@ def test_a_policy_with_a_platform_formula_is_written_out(tmp_path: Path) -> None
     assert spec["systemReserved"] == {"cpu": "230m", "memory": "460Mi"}
     (repo / "reservations.yaml").write_text(yaml.safe_dump(doc), "utf-8")
     assert " error" not in run_cli("lint", str(repo)).stdout
+
+
+def test_live_reads_the_nodes_with_kubectl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A stand-in kubectl (ALLOCATABLE_KUBECTL, as verify --live's tests do) that prints the example's nodes dump as
+    # `kubectl get nodes -o json` would and logs its arguments: --live places the nodes exactly as --nodes does.
+    import stat
+    import sys
+
+    log = tmp_path / "calls"
+    program = tmp_path / "kubectl"
+    program.write_text(
+        f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+        f"sys.stdout.write(open({str(EXAMPLE / 'nodes.json')!r}).read())\n",
+        encoding="utf-8",
+    )
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("ALLOCATABLE_KUBECTL", str(program))
+    live = run_cli("recommend", POLICIES, "--usage", *USAGE, "--live", "--context", "prod", "-o", "json")
+    dump = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "-o", "json")
+    assert live.exit_code == 0, live.stderr
+    assert json.loads(live.stdout) == json.loads(dump.stdout)
+    assert log.read_text().split() == ["get", "nodes", "-o", "json", "--request-timeout=60s", "--context=prod"]
+    both = run_cli("recommend", POLICIES, "--usage", *USAGE, "--live", *NODES)
+    assert both.exit_code == 2 and "--live reads the nodes from the cluster" in both.stderr
