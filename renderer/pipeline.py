@@ -741,6 +741,7 @@ def recommend(
     window: tuple[int, int] | None = None,
     nodes: str | None = None,
     snapshot: list[str] | None = None,
+    live: Kubectl | None = None,
     pools: list[str] | None = None,
     options: RecommendOptions | None = None,
     max_file_bytes: int | None = None,
@@ -748,7 +749,8 @@ def recommend(
 ) -> Recommended:
     """Reservations and commit percents per pool from measured usage: the ``usage`` exports (offline) or the
     ``server``'s answers over ``window`` (Unix seconds), nodes placed into pools by the inventory and ``nodes`` (a
-    ``kubectl get nodes`` dump) or the ``snapshot``'s nodes; with ``snapshot`` (``kubectl get nodes,pods -A -o json``),
+    ``kubectl get nodes`` dump), the ``live`` cluster's (``kubectl get nodes -o json``) or the ``snapshot``'s nodes;
+    with ``snapshot`` (``kubectl get nodes,pods -A -o json``),
     the snapshot's pods re-packed under the recommended documents (``_impact``): the nodes freed per pool. Raises
     ``UsageInputError`` for usage that cannot be read, ``SnapshotError`` for a dump that cannot be read, ``KeyError``
     for a pool in ``pools`` the repo does not have."""
@@ -774,6 +776,12 @@ def recommend(
         from renderer.verify.nodes import read_nodes
 
         dump = read_nodes(nodes, None, max_file_bytes)
+    elif live is not None:
+        from renderer.loading.bounds import DEFAULT_MAX_FILE_BYTES
+        from renderer.verify.kubectl import live_nodes
+        from renderer.verify.nodes import read_nodes
+
+        dump = read_nodes(live_nodes(live, max_file_bytes or DEFAULT_MAX_FILE_BYTES), None, max_file_bytes)
     elif cluster is not None:
         dump = cluster.pools
     model = build(result.policies)

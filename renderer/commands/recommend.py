@@ -141,6 +141,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--nodes", metavar="FILE", default=None, help="kubectl get nodes -o json|yaml: places nodes into NodePools"
     )
     parser.add_argument(
+        "--live",
+        action="store_true",
+        help="place the nodes by the labels of the current kubectl context's nodes (`kubectl get nodes -o json`), "
+        "instead of a --nodes dump",
+    )
+    parser.add_argument("--context", metavar="NAME", default=None, help="with --live: the kubeconfig context")
+    parser.add_argument(
         "--pods",
         metavar="FILE",
         default=None,
@@ -243,7 +250,16 @@ def run(args: argparse.Namespace) -> int:
         return error("--usage reads files named after their query; standard input has no name: write it to a file")
     if args.pods is not None and (args.nodes is None or args.snapshot is not None):
         return error("--pods goes with --nodes (the nodes they run on); or give both in one List with --snapshot")
+    if args.live and (args.nodes is not None or args.snapshot is not None):
+        return error("--live reads the nodes from the cluster: it cannot go with --nodes or --snapshot")
+    if args.context is not None and not args.live:
+        return error("--context names the cluster --live reads: give --live too")
     snapshot = [args.snapshot] if args.snapshot else [args.nodes, args.pods] if args.pods else None
+    kubectl = None
+    if args.live:
+        from renderer.verify.kubectl import Kubectl
+
+        kubectl = Kubectl(context=args.context)
     from renderer.pipeline import recommend
     from renderer.recommend.advice import Options
     from renderer.recommend.source import UsageInputError
@@ -263,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
             window=window_of(args),
             nodes=args.nodes,
             snapshot=snapshot,
+            live=kubectl,
             pools=args.pool,
             options=Options(min_days=args.min_days, min_nodes=args.min_nodes, cpu_target=args.cpu_target / 100),
             max_file_bytes=args.max_file_size,

@@ -242,6 +242,10 @@ def advise(
         out.slope = _slope(nodes, max_pods)
         use_slope = out.slope.used
         for resource in ("memory", "cpu"):
+            if not any(nd.total.get(resource) for nd in nodes):
+                query = "reserved_memory" if resource == "memory" else "reserved_cpu"
+                cov.why.append(f"no {query} series on any node: no {resource} reservation")
+                continue
             for slice_ in ("kube", "system", "total"):
                 r = _reservation(nodes, slice_, resource, current.get((slice_, resource)), max_pods, use_slope)
                 _backtest(nodes, r, opts, max_pods, use_slope)

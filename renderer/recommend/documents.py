@@ -156,9 +156,15 @@ def _reservation_doc(
             if "ephemeral-storage" not in values and storage and all(s is not None for s in storage):
                 values["ephemeral-storage"] = str(max(s.quantity for s in storage if s is not None))
         for resource in ("cpu", "memory"):
-            values[resource] = _text(resource, best[(slice_, resource)])
+            if (slice_, resource) in best:
+                values[resource] = _text(resource, best[(slice_, resource)])
+            elif (had_formula or record is None) and resource not in values:
+                # not measured: what the pools have today (the dropped formula's, or the platform default's)
+                kept = [(pc.system_reserved if slice_ == "system" else pc.kube_reserved).get(resource) for pc in pcs]
+                if kept and all(k is not None for k in kept):
+                    values[resource] = str(max(k.quantity for k in kept if k is not None))
         if use_slope and slice_ == "kube":
-            values.pop("memory")
+            values.pop("memory", None)
         spec[key] = {k: values[k] for k in sorted(values)}
     if use_slope:
         per_pod = max(s.per_pod_recommended for s in slopes if s is not None)

@@ -141,3 +141,71 @@ def test_the_snapshots_pods_repacked_under_the_recommendation(tmp_path: Path) ->
     assert {**one, "review": None} == {**two, "review": None}
     bad = run_cli("recommend", POLICIES, "--usage", *USAGE, "--pods", str(EXAMPLE / "snapshot.json"))
     assert bad.exit_code == 2 and "--pods goes with --nodes" in bad.stderr
+
+
+def test_a_resource_without_measurements_keeps_what_the_policy_says(tmp_path: Path) -> None:
+    # only the memory export: the general pool gets memory reservations, no cpu ones (said), and the document keeps
+    # the policy's cpu (kube 60m, system 50m) as it is
+    memory_only = [u for u in USAGE if "reserved_memory" in u or "running_pods" in u]
+    done = run_cli("recommend", POLICIES, "--usage", *memory_only, *NODES, "--pool", "general", "-o", "json")
+    general = json.loads(done.stdout)["pools"][0]
+    assert {r["resource"] for r in general["reservations"]} == {"memory"}
+    assert "no reserved_cpu series on any node: no cpu reservation" in general["coverage"]["why"]
+    docs = [
+        d
+        for d in yaml.safe_load_all(
+            run_cli("recommend", POLICIES, "--usage", *memory_only, *NODES, "--pool", "general", "-o", "yaml").stdout
+        )
+        if d
+    ]
+    spec = docs[0]["spec"]
+    assert (spec["kubeReserved"]["cpu"], spec["systemReserved"]["cpu"]) == ("60m", "50m")
+    assert spec["systemReserved"]["memory"] == "460Mi"
+
+
+def test_a_policy_with_a_platform_formula_is_written_out(tmp_path: Path) -> None:
+    # The general pool's policy uses EKS's formula (kube-reserved cpu, memory and 1Gi of ephemeral-storage, by
+    # bootstrap.sh's arithmetic). Rewritten, the formula gives way to the measured values and the fitted per-pod
+    # formula; the ephemeral-storage it gave is written out (1Gi), so nothing the pools have today is lost.
+    repo = tmp_path / "policies"
+    shutil.copytree(POLICIES, repo)
+    (repo / "reservations.yaml").write_text(
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: ReservationPolicy\nmetadata:\n  name: general\nspec:\n"
+        "  selector:\n  - matchExpressions:\n    - {key: example.com/tier, operator: In, values: [general]}\n"
+        "  autoSizing: {formula: eks}\n  evictionHard: {memory.available: 100Mi, nodefs.available: 10%}\n",
+        "utf-8",
+    )
+    done = run_cli("recommend", str(repo), "--usage", *USAGE, *NODES, "--pool", "general", "-o", "yaml")
+    doc = next(d for d in yaml.safe_load_all(done.stdout) if d and d["kind"] == "ReservationPolicy")
+    spec = doc["spec"]
+    assert spec["autoSizing"] == {
+        "custom": {"kubeReserved": {"memory": {"perPod": "4711Ki", "base": "207Mi", "round": "up"}}}
+    }
+    assert spec["kubeReserved"] == {"cpu": "200m", "ephemeral-storage": "1Gi"}
+    assert spec["systemReserved"] == {"cpu": "230m", "memory": "460Mi"}
+    (repo / "reservations.yaml").write_text(yaml.safe_dump(doc), "utf-8")
+    assert " error" not in run_cli("lint", str(repo)).stdout
+
+
+def test_live_reads_the_nodes_with_kubectl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A stand-in kubectl (ALLOCATABLE_KUBECTL, as verify --live's tests do) that prints the example's nodes dump as
+    # `kubectl get nodes -o json` would and logs its arguments: --live places the nodes exactly as --nodes does.
+    import stat
+    import sys
+
+    log = tmp_path / "calls"
+    program = tmp_path / "kubectl"
+    program.write_text(
+        f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+        f"sys.stdout.write(open({str(EXAMPLE / 'nodes.json')!r}).read())\n",
+        encoding="utf-8",
+    )
+    program.chmod(program.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("ALLOCATABLE_KUBECTL", str(program))
+    live = run_cli("recommend", POLICIES, "--usage", *USAGE, "--live", "--context", "prod", "-o", "json")
+    dump = run_cli("recommend", POLICIES, "--usage", *USAGE, *NODES, "-o", "json")
+    assert live.exit_code == 0, live.stderr
+    assert json.loads(live.stdout) == json.loads(dump.stdout)
+    assert log.read_text().split() == ["get", "nodes", "-o", "json", "--request-timeout=60s", "--context=prod"]
+    both = run_cli("recommend", POLICIES, "--usage", *USAGE, "--live", *NODES)
+    assert both.exit_code == 2 and "--live reads the nodes from the cluster" in both.stderr

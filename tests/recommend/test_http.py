@@ -160,13 +160,12 @@ def test_a_url_that_is_not_http_is_a_usage_error(url: str) -> None:
 @pytest.fixture
 def tls_stub(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The same stub behind TLS: a certificate for 127.0.0.1 made by openssl, signed by its own CA."""
-    import shutil
     import ssl
     import subprocess
 
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("openssl is not installed (it makes the test's certificates)")
+    import tools
+
+    openssl = tools.find("openssl", how="apt-get install openssl (it makes the test's certificates)")
 
     def run(*args: str) -> None:
         subprocess.run([openssl, *args], cwd=tmp_path, check=True, capture_output=True, timeout=60)
@@ -232,6 +231,7 @@ def tls_stub(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         thread.join(timeout=5)
 
 
+@pytest.mark.external
 def test_tls_with_the_servers_ca_or_without_verification(tls_stub: tuple[str, Path]) -> None:
     url, ca = tls_stub
     unknown = _run(url)
