@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any, TextIO
 
+    from renderer.findings import Finding
     from renderer.reporters import Report
     from renderer.validation.load import LoadResult
 
@@ -199,9 +200,15 @@ def paths_of(args: argparse.Namespace) -> list[Path]:
 
     paths = args.paths
     if isinstance(paths, Path):
-        return [paths]
+        paths = [paths]
     if paths:
-        return list(paths)
+        cached_given = getattr(args, "_enclosing_paths", None)
+        if cached_given is None:
+            from renderer.loading.repository import enclosing
+
+            cached_given, args._focus = enclosing(list(paths))
+            args._enclosing_paths = cached_given
+        return list(cached_given)
     cached = getattr(args, "_default_paths", None)
     if cached is None:
         from renderer.loading.files import UsageError
@@ -217,6 +224,33 @@ def paths_of(args: argparse.Namespace) -> list[Path]:
         cached = [found]
         args._default_paths = cached
     return list(cached)
+
+
+def focus_of(args: argparse.Namespace) -> list[Path] | None:
+    """The PATHs given inside a bigger policy repo (``paths_of`` reads that repo instead): only the findings under
+    them are shown. None when the PATHs are the repo."""
+    paths_of(args)
+    focus: list[Path] | None = getattr(args, "_focus", None)
+    return focus
+
+
+def focused(findings: list[Finding], focus: list[Path] | None) -> tuple[list[Finding], int]:
+    """The findings under ``focus`` (all of them without one), and how many others were left out."""
+    if not focus:
+        return findings, 0
+    from renderer.loading.repository import under
+
+    shown = [f for f in findings if under(f.path, focus)]
+    return shown, len(findings) - len(shown)
+
+
+def note_focus(command: str, focus: list[Path] | None, hidden: int, root: Path) -> None:
+    """Say that the findings shown are those under the PATHs, and how many the rest of the repo has."""
+    if not focus:
+        return
+    where = ", ".join(p.as_posix() for p in focus)
+    more = f"{hidden} more elsewhere in {root.as_posix()}" if hidden else f"none elsewhere in {root.as_posix()}"
+    note(f"{command}: read as part of the policy repo {root.as_posix()}; findings under {where} shown ({more})")
 
 
 def emit(report: Report, fmt: str, out: TextIO | None = None) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import add_paths, emit, output_choices, paths_of
+from renderer.commands.common import add_paths, emit, focus_of, focused, note_focus, output_choices, paths_of
 
 NAME = "lint"
 ORDER = 20
@@ -100,14 +100,19 @@ def run(args: argparse.Namespace) -> int:
             )
         except (UsageInputError, SnapshotError) as exc:
             return error(str(exc))
+    # A PATH inside a bigger policy repo: the repo is linted, the findings under the PATH are shown (and decide
+    # the exit code). Validation errors anywhere stop lint, so they are all shown.
+    focus = focus_of(args) if done.valid else None
+    findings, hidden = focused(done.findings, focus)
     report = Report(
-        "lint", done.findings, files=len(done.load.files), objects=done.load.policies.object_count(), base=done.base
+        "lint", findings, files=len(done.load.files), objects=done.load.policies.object_count(), base=done.base
     )
     emit(report, args.output)
+    note_focus("lint", focus, hidden, done.load.policies.root)
     if not done.valid:
         return 2
-    if any(f.severity == "error" for f in done.findings):
+    if any(f.severity == "error" for f in findings):
         return 1
-    if args.strict and any(f.severity == "warning" for f in done.findings):
+    if args.strict and any(f.severity == "warning" for f in findings):
         return 1
     return 0

@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         return error(problem)
     try:
         if args.check:
-            return _check(out_dir, rendered.files, args, rendered.delivered)
+            return _check(out_dir, rendered.files, args, rendered.delivered, _label(args, result))
         report = output.write(out_dir, rendered.files, rendered.delivered)
     except output.OutputError as exc:
         return error(str(exc))
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
     parts = [f"{len(report.written)} written", f"{len(report.unchanged)} unchanged"]
     if report.removed:
         parts.append(f"{len(report.removed)} stale removed")
-    note(f"render: {out_dir.as_posix()}: {_files(len(rendered.files))} ({', '.join(parts)})")
+    note(f"render: {_label(args, result)}: {_files(len(rendered.files))} ({', '.join(parts)})")
     return 0
 
 
@@ -184,6 +184,16 @@ def _destination(args: argparse.Namespace, result: LoadResult) -> tuple[Path, st
     out_dir = shown(top / result.policies.settings.render.outputDir)
     # From the settings, which travel with the policies: it may not lead out of the repository.
     return out_dir, output.overlap(out_dir, result.policies.root) or output.escapes(out_dir, top)
+
+
+def _label(args: argparse.Namespace, result: LoadResult) -> str:
+    """The output directory as messages show it: ``-o DIR`` as typed; else ``render.outputDir``, relative to the
+    repository root as the setting is, whatever the working directory (never an absolute path of this machine)."""
+    if args.output is not None:
+        return str(args.output.as_posix())
+    from pathlib import PurePosixPath
+
+    return str(PurePosixPath(result.policies.settings.render.outputDir))
 
 
 def _repository_root(first: Path, policy_root: Path) -> Path:
@@ -221,21 +231,26 @@ def _files(n: int) -> str:
     return f"{n} file{'s' if n != 1 else ''}"
 
 
-def _check(out_dir: Path, files: dict[str, bytes], args: argparse.Namespace, delivered: dict[str, Delivered]) -> int:
+def _check(
+    out_dir: Path, files: dict[str, bytes], args: argparse.Namespace, delivered: dict[str, Delivered], label: str
+) -> int:
     from renderer.render import output
 
     differences = output.check(out_dir, files, delivered)
     if not differences:
-        note(f"render --check: {out_dir.as_posix()} is up to date ({_files(len(files))})")
+        note(f"render --check: {label} is up to date ({_files(len(files))})")
         return 0
     from renderer.escaping import plain
 
     for d in differences:  # paths and diff lines come from the disk: data, escaped
-        sys.stdout.write(f"{plain((out_dir / d.path).as_posix())}: {d.status}\n")
+        sys.stdout.write(f"{plain(f'{label}/{d.path}')}: {d.status}\n")
         for line in d.diff:
             sys.stdout.write(f"    {plain(line)}\n")
-    where = " ".join(p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p)
-    cmd = f"allocatable render{(' ' + where) if where else ''} -o {out_dir.as_posix()}"
+    given = args.paths if isinstance(args.paths, list) else [args.paths]
+    where = " ".join(p.as_posix() for p in given if p)
+    cmd = f"allocatable render{(' ' + where) if where else ''}"
+    if args.output is not None:
+        cmd += f" -o {label}"
     n = len(differences)
-    note(f"render --check: {_files(n)} differ{'s' if n == 1 else ''} from {out_dir.as_posix()}; run `{cmd}`")
+    note(f"render --check: {_files(n)} differ{'s' if n == 1 else ''} from {label}; run `{cmd}`")
     return 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import add_paths, emit_load, paths_of
+from renderer.commands.common import add_paths, emit, focus_of, focused, note_focus, paths_of
 
 NAME = "validate"
 ORDER = 10
@@ -30,10 +30,14 @@ def register(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from renderer.pipeline import load
+    from renderer.reporters import Report
 
     result = load(paths_of(args), max_file_bytes=args.max_file_size)
-    findings = result.finish(result.findings)
-    emit_load(result, "validate", args.output)
+    focus = focus_of(args)  # a PATH inside a bigger policy repo: the repo is read, its findings under PATH shown
+    findings, hidden = focused(result.finish(result.findings), focus)
+    report = Report("validate", findings, files=len(result.files), objects=result.policies.object_count())
+    emit(report, args.output)
+    note_focus("validate", focus, hidden, result.policies.root)
     if any(f.severity == "error" for f in findings):
         return 2
     return 1 if findings else 0

@@ -153,10 +153,10 @@ def test_auto_sizing_with_system_reserved_is_refused(repo: Path) -> None:
 
 
 def test_negative_fallback_is_refused(repo: Path) -> None:
-    out = _render(repo, "worker", "  autoSizing: {formula: openshift, fallback: {memory: -1Gi}}")
-    (finding,) = [f for f in out["findings"] if f.code == "AL805"]
-    assert "negative" in finding.message
-    assert "openshift/worker/machineconfig.yaml" not in out
+    """Refused before any render (validation, since issue 34), in the kubelet's words: a SYSTEM_RESERVED_* value
+    becomes the kubelet's --system-reserved (cmd/kubelet/app/server.go parseResourceList refuses a negative one)."""
+    with pytest.raises(AssertionError, match='resource quantity for "memory" cannot be negative: -1Gi'):
+        _render(repo, "worker", "  autoSizing: {formula: openshift, fallback: {memory: -1Gi}}")
 
 
 def test_unknown_fallback_key_is_refused(repo: Path) -> None:
