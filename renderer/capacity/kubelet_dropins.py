@@ -1,0 +1,184 @@
+"""The effective KubeletConfiguration of a kubelet started with ``--config`` and ``--config-dir``, and which file
+sets each field.
+
+What the kubelet does (kubernetes/kubernetes ``cmd/kubelet/app/server.go``; the drop-in directory is beta since 1.30
+and GA in 1.35, KEP-3983):
+
+- ``loadConfigFile`` reads the base file (``--config``). When it sets no ``evictionHard``, the kubelet puts its
+  default thresholds in *before* any drop-in is read (``kc.EvictionHard = eviction.DefaultEvictionHard``, PR
+  110263), so a drop-in's ``evictionHard`` then adds to those defaults key by key instead of replacing them.
+- ``mergeKubeletConfigurations`` walks the directory with ``filepath.WalkDir`` (lexical order of the names,
+  a subdirectory's files where its name sorts) and takes every file whose extension is exactly ``.conf``
+  (``filepath.Ext(name) == ".conf"``: ``50-x.conf.bak`` and ``50-x.CONF`` are not read). Each is merged into the
+  configuration so far with ``jsonpatch.MergePatch`` (RFC 7386 JSON merge patch): objects are merged key by key, at
+  every depth; any other value, lists included, replaces the earlier one whole; ``null`` removes the field.
+- kubernetes/website ``content/en/docs/reference/node/kubelet-config-directory-merging.md`` shows the same with
+  examples: structure fields overridden field by field (``authorization``), a list replaced whole (``clusterDNS``),
+  map entries overridden one by one (``featureGates``), and in a ``map[string][]string`` the list of one key
+  replaced whole (``staticPodURLHeader``).
+- Command-line flags are re-applied over the merged result (``kubeletConfigFlagPrecedence``); this module models
+  files only, so a flag a platform passes is its module's business.
+
+Cost: O(fields of all files); nothing here reads a file (the callers know what each file holds).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
+
+#: The extension the kubelet reads in the drop-in directory (``dropinFileExtension`` in server.go).
+DROPIN_EXTENSION = ".conf"
+
+FieldPath = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """One KubeletConfiguration file on the node: ``path`` as the node has it, ``fields`` what it sets (no
+    apiVersion/kind), ``writer`` who writes it ("nodeadm", "k3s", "allocatable", ...)."""
+
+    path: str
+    fields: Mapping[str, Any]
+    writer: str = ""
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path)
+
+
+#: Stands for the thresholds the kubelet puts in itself when the base file sets no evictionHard.
+KUBELET_DEFAULTS = ConfigFile("the kubelet's default", KUBELET_DEFAULT_EVICTION_HARD, "kubelet")
+
+
+@dataclass(frozen=True)
+class EffectiveConfig:
+    """The merged configuration, and for each value the files that set it, in merge order (the last one wins)."""
+
+    fields: dict[str, Any]
+    setters: dict[FieldPath, tuple[ConfigFile, ...]]
+    #: the base file, then the drop-ins in the order they were merged
+    applied: tuple[ConfigFile, ...]
+    base: ConfigFile | None = None
+    #: files in the directory that the kubelet does not read (their extension is not ``.conf``)
+    ignored: tuple[ConfigFile, ...] = ()
+
+    def winner(self, *path: str) -> ConfigFile | None:
+        """The file whose value the kubelet uses at ``path`` (``KUBELET_DEFAULTS`` for a default the kubelet put in
+        itself; None: nothing sets it)."""
+        got = self.setters.get(path)
+        return got[-1] if got else None
+
+    def get(self, *path: str) -> Any:
+        value: Any = self.fields
+        for key in path:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return value
+
+
+def is_dropin(path: str) -> bool:
+    """Whether the kubelet reads ``path`` from its drop-in directory: ``filepath.Ext`` of the name is ``.conf``
+    (the text from the last dot of the last element, so ``.conf`` itself counts and ``a.conf.d`` does not)."""
+    name = posixpath.basename(path)
+    dot = name.rfind(".")
+    return dot >= 0 and name[dot:] == DROPIN_EXTENSION
+
+
+def walk_order(directory: str, path: str) -> tuple[str, ...]:
+    """Sort key of ``filepath.WalkDir``: the path's elements below ``directory``, compared element by element
+    (WalkDir reads each directory's names sorted, and enters a subdirectory where its name sorts). Python compares
+    str by code point, which is the order of their UTF-8 bytes, as Go's sort of names is."""
+    rel = posixpath.relpath(path, directory) if directory else path
+    return tuple(rel.split("/"))
+
+
+def _leaves(value: Any, prefix: FieldPath) -> Iterable[FieldPath]:
+    if isinstance(value, dict) and value:
+        for k, v in value.items():
+            yield from _leaves(v, (*prefix, k))
+    else:
+        yield prefix
+
+
+def _drop(setters: dict[FieldPath, tuple[ConfigFile, ...]], prefix: FieldPath) -> None:
+    for p in [p for p in setters if p[: len(prefix)] == prefix]:
+        del setters[p]
+
+
+def _patch(
+    target: dict[str, Any],
+    patch: Mapping[str, Any],
+    prefix: FieldPath,
+    source: ConfigFile,
+    setters: dict[FieldPath, tuple[ConfigFile, ...]],
+) -> None:
+    """RFC 7386 MergePatch of ``patch`` into ``target`` (in place), recording ``source`` as a setter of every leaf
+    it writes."""
+    for key, value in patch.items():
+        path = (*prefix, key)
+        if value is None:  # "null" removes the member (RFC 7386 section 2)
+            target.pop(key, None)
+            _drop(setters, path)
+            continue
+        if isinstance(value, Mapping):
+            current = target.get(key)
+            if not isinstance(current, dict):  # a non-object is replaced by the patch applied to {}
+                _drop(setters, path)
+                current = target[key] = {}
+            _patch(current, value, path, source, setters)
+            if not value:  # "{}" sets an empty object where there was none: a leaf of its own
+                setters[path] = (*setters.get(path, ()), source)
+            continue
+        # a scalar or a list replaces what was there, whole
+        if isinstance(target.get(key), dict):
+            _drop(setters, path)
+        target[key] = list(value) if isinstance(value, (list, tuple)) else value
+        setters[path] = (*setters.get(path, ()), source)
+
+
+def merge(base: ConfigFile | None, directory: str, dropins: Iterable[ConfigFile]) -> EffectiveConfig:
+    """What the kubelet runs with: ``base`` (``--config``; None when the kubelet gets no file) and the files of
+    ``directory`` (``--config-dir``) in the order the kubelet merges them. ``dropins`` may come in any order and
+    may include files the kubelet does not read (they are reported in ``ignored``)."""
+    fields: dict[str, Any] = {}
+    setters: dict[FieldPath, tuple[ConfigFile, ...]] = {}
+    applied: list[ConfigFile] = []
+    if base is not None:
+        if "evictionHard" not in base.fields:  # loadConfigFile: the defaults go in before the drop-ins
+            _patch(fields, {"evictionHard": KUBELET_DEFAULT_EVICTION_HARD}, (), KUBELET_DEFAULTS, setters)
+        _patch(fields, base.fields, (), base, setters)
+        applied.append(base)
+    files = list(dropins)
+    ignored = tuple(sorted((f for f in files if not is_dropin(f.path)), key=lambda f: walk_order(directory, f.path)))
+    for f in sorted((f for f in files if is_dropin(f.path)), key=lambda f: walk_order(directory, f.path)):
+        _patch(fields, f.fields, (), f, setters)
+        applied.append(f)
+    return EffectiveConfig(fields, setters, tuple(applied), base, ignored)
+
+
+def leaves(value: Mapping[str, Any]) -> list[FieldPath]:
+    """Every leaf path of a configuration (a map's keys one by one; a list is one leaf)."""
+    return list(_leaves(dict(value), ()))
+
+
+def describe(effective: EffectiveConfig, paths: Iterable[FieldPath]) -> list[str]:
+    """One phrase per path set in more than one file or by a file other than the last one read: "maxPods from
+    40-nodeadm.conf (drop-in) over config.json"; "evictionHard.nodefs.available from config.json". Paths in the
+    order given."""
+    out = []
+    for path in paths:
+        got = effective.setters.get(path)
+        if not got:
+            continue
+        win = got[-1]
+        kind = "" if win is effective.base or win is KUBELET_DEFAULTS else " (drop-in)"
+        losers = [f.name for f in got[:-1] if f is not win]
+        over = f" over {', '.join(dict.fromkeys(losers))}" if losers else ""
+        out.append(f"{'.'.join(path)} from {win.name}{kind}{over}")
+    return out
