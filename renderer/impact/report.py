@@ -185,6 +185,9 @@ class ImpactReport:
     vm_overhead_percent: float = KARPENTER_DEFAULT_OVERHEAD
     #: The cluster autoscaler's scale-from-zero templates against the nodes (pools with ``spec.clusterAutoscaler``).
     autoscaler_gaps: Sequence[ProvisionerGap] = ()
+    #: ``verify``: the fleet change priced (``renderer.capacity.cost.ChangeCost``) when the repo has ``pricing``;
+    #: ``diff`` prices the change in its own report instead.
+    cost: Any = None
 
     @property
     def failed(self) -> bool:

@@ -176,12 +176,13 @@ def change_headline(cost: ChangeCost) -> str:
     c = cost.currency
     bill = cost.bill_monthly
     why = [w for w in (*map(_count_words, cost.pools), *map(_fleet_words, cost.fleet)) if w]
+    who = cost.subject
     if bill > 0:
-        text = f"this change adds {fmt(bill, c)}/month"
+        text = f"{who} adds {fmt(bill, c)}/month"
     elif bill < 0:
-        text = f"this change saves {fmt(-bill, c)}/month"
+        text = f"{who} saves {fmt(-bill, c)}/month"
     else:
-        text = "this change adds no nodes"
+        text = f"{who} adds no nodes"
     if why:
         text += f" ({', '.join(why)})"
     capacity = cost.capacity_monthly
