@@ -381,6 +381,13 @@ def verify(
     report = None
     if cluster is not None:
         report = _impact(cluster, None, result.policies, "verify", "what the nodes report", "the policy repo")
+        pricing = _pricing(result)
+        if pricing is not None:
+            from renderer.capacity.cost import fleet_cost
+            from renderer.impact.cost import fleet_changes
+
+            fleet = fleet_changes(report, cluster.nodes, cluster.pools, result.policies.pools, pricing)
+            report.cost = fleet_cost(pricing, fleet, "rolling the policy repo out")
         verified.impact = report
     return Verified(result, verified, base=base_rev, impact=report)
 

@@ -169,6 +169,7 @@ class ChangeCost:
     fleet: list[FleetChange]
     notes: list[str]
     limit: Decimal | None = None  # impact.maxMonthlyCostIncrease
+    subject: str = "this change"  # verify: "rolling the policy repo out"
 
     @property
     def bill_monthly(self) -> Decimal:
@@ -237,6 +238,11 @@ def change_cost(
         pools.append(PoolChangeCost(diff.ref, diff.name, price, diff.count, capacity, nodes))
     limit_value = None if limit is None else Decimal(str(limit))
     return ChangeCost(pricing.currency, hours, pools, fleet, list(pricing.notes), limit_value)
+
+
+def fleet_cost(pricing: Pricing, fleet: list[FleetChange], subject: str) -> ChangeCost:
+    """The fleet change alone, priced (``verify --pods``: what rolling the repo out does to the node count)."""
+    return ChangeCost(pricing.currency, pricing.hours, [], fleet, list(pricing.notes), None, subject)
 
 
 # --- JSON -----------------------------------------------------------------------------------------------------------

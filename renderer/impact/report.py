@@ -276,6 +276,9 @@ class ImpactReport:
     autoscaler_gaps: Sequence[ProvisionerGap] = ()
     #: What Karpenter plans for the Pending pods of its pools, on its own view of their instance types.
     karpenter_plans: Sequence[KarpenterPlan] = ()
+    #: ``verify``: the fleet change priced (``renderer.capacity.cost.ChangeCost``) when the repo has ``pricing``;
+    #: ``diff`` prices the change in its own report instead.
+    cost: Any = None
 
     @property
     def failed(self) -> bool:

@@ -16,6 +16,7 @@ from renderer.escaping import markdown_code, plain
 
 __all__ = [
     "change_headline",
+    "change_html",
     "change_markdown",
     "change_text",
     "explain_html",
@@ -176,12 +177,13 @@ def change_headline(cost: ChangeCost) -> str:
     c = cost.currency
     bill = cost.bill_monthly
     why = [w for w in (*map(_count_words, cost.pools), *map(_fleet_words, cost.fleet)) if w]
+    who = cost.subject
     if bill > 0:
-        text = f"this change adds {fmt(bill, c)}/month"
+        text = f"{who} adds {fmt(bill, c)}/month"
     elif bill < 0:
-        text = f"this change saves {fmt(-bill, c)}/month"
+        text = f"{who} saves {fmt(-bill, c)}/month"
     else:
-        text = "this change adds no nodes"
+        text = f"{who} adds no nodes"
     if why:
         text += f" ({', '.join(why)})"
     capacity = cost.capacity_monthly
@@ -279,3 +281,23 @@ def change_markdown(cost: ChangeCost) -> list[str]:
     out += [f"- {md(line)}" for line in details]
     out += ["", "</details>", ""]
     return out
+
+
+def change_html(cost: ChangeCost) -> str:
+    """The priced change as an HTML section (for ``diff -o html``): the headline, the per-pool table and the details;
+    empty when nothing moved, as in the markdown comment."""
+    if not cost.moved:
+        return ""
+    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
+    body = "\n".join(
+        "<tr>" + f'<th scope="row">{escape(r[0])}</th>' + "".join(f"<td>{escape(c)}</td>" for c in r[1:]) + "</tr>"
+        for r in _rows(cost)
+    )
+    details = "".join(f"<li>{escape(line)}</li>" for line in (*_details(cost), *cost.notes))
+    return (
+        '<section id="cost" aria-labelledby="cost-h">\n'
+        f'<h2 id="cost-h">{escape(change_headline(cost))}</h2>\n'
+        f"<table><thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>\n"
+        f"<details><summary>How this is priced ({escape(cost.currency)}, {int(cost.hours)} hours a month)</summary>"
+        f"<ul>{details}</ul></details>\n</section>\n"
+    )

@@ -68,3 +68,13 @@ def test_an_unpriced_node_added_fails_the_gate_and_is_named() -> None:
 def test_nothing_moved_says_nothing() -> None:
     c = cost([], [PoolChangeCost("NodePool/a", "a", price("m5.xlarge", "0.192"), (2, 2), Decimal(0), Decimal(0))])
     assert not c.moved and change_markdown(c) == []
+
+
+def test_the_html_section_escapes_names_and_is_empty_when_nothing_moved() -> None:
+    from renderer.reporters.costs import change_html
+
+    c = cost([FleetChange("<b>pool</b>", "m5.xlarge", 1, 0, price("m5.xlarge", "0.192"))])
+    page = change_html(c)
+    assert "&lt;b&gt;pool&lt;/b&gt;" in page and "<b>pool" not in page
+    assert "adds $140.16/month" in page  # 0.192 × 730
+    assert change_html(cost([])) == ""

@@ -223,3 +223,26 @@ def test_the_gate_without_prices_is_a_usage_error(tmp_path: Path) -> None:
     root = _pr(tmp_path, settings, textwrap.dedent(POOL))
     res = run_cli("diff", str(root), "--base", "main")
     assert res.exit_code == 2 and "impact.maxMonthlyCostIncrease needs prices" in res.stderr
+
+
+def test_verify_prices_what_rolling_the_repo_out_does_to_the_fleet(tmp_path: Path) -> None:
+    """docs/examples/impact: the repo gives the batch nodes 1 core less than they run with; the autoscaler adds one
+    c6i.2xlarge for the two report pods (docs/impact.md works it out): 1 × 0.34 × 730 = 248.20 a month."""
+    import shutil
+
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples" / "impact"
+    root = tmp_path / "policies"
+    shutil.copytree(examples / "policies", root)
+    (root / ".allocatable.yaml").write_text(
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: us-east-1, staleAfterDays: 3650}\n"
+    )
+    snapshot = str(examples / "snapshot.json")
+    res = run_cli("verify", str(root), "--nodes", snapshot, "--pods", snapshot, "-o", "json")
+    cost = json.loads(res.stdout)["impact"]["cost"]
+    assert cost["monthlyChange"] == "248.20"
+    assert [(f["pool"], f["nodesAdded"], f["monthly"]) for f in cost["fleet"]] == [("eks-batch", 1, "248.20")]
+    text = run_cli("verify", str(root), "--nodes", snapshot, "--pods", snapshot).stdout
+    assert (
+        "cost (USD, 730 hours a month): rolling the policy repo out adds $248.20/month (1 × c6i.2xlarge on eks-batch)"
+        in text
+    )

@@ -14,7 +14,12 @@ __all__ = ["as_json", "write"]
 def as_json(report: ImpactReport) -> dict[str, object]:
     """``{"version": 1, "headline", "mode", "before", "after", "summary", ...}``: ``ImpactReport.as_dict`` with the
     headline the other formats print."""
-    return {"version": 1, "headline": headline(report), **report.as_dict()}
+    doc: dict[str, object] = {"version": 1, "headline": headline(report), **report.as_dict()}
+    if report.cost is not None:
+        from renderer.capacity.cost import change_json
+
+        doc["cost"] = change_json(report.cost)
+    return doc
 
 
 def write(result: ImpactReport, out: TextIO) -> None:

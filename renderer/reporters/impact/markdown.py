@@ -71,6 +71,10 @@ def section(report: ImpactReport, level: str = "###") -> list[str]:
     out += _details("Provisioners", karpenter_lines(report))
     out += _details("What was read", [inputs_line(report)])
     out += _details("What is simulated, and what is not", not_simulated_lines(report))
+    if report.cost is not None:
+        from renderer.reporters.costs import change_markdown
+
+        out += change_markdown(report.cost)
     return out
 
 

@@ -59,6 +59,10 @@ def section(report: ImpactReport) -> list[str]:
     out += karpenter_lines(report)
     out.append(inputs_line(report))
     out += not_simulated_lines(report)
+    if report.cost is not None:
+        from renderer.reporters.costs import change_text
+
+        out += change_text(report.cost)
     return [plain(line) for line in out]
 
 
