@@ -137,3 +137,39 @@ def test_a_port_in_use_is_a_usage_error(repo: Path, tmp_path: Path) -> None:
         res = run_cli("serve", str(repo), "--nodes", str(nodes), "--listen", f"127.0.0.1:{port}")
     assert res.exit_code == 2
     assert f"cannot listen on 127.0.0.1:{port}" in res.stderr
+
+
+def test_live_reads_kubectl_every_cycle_and_counts_its_failures(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stand-in kubectl (ALLOCATABLE_KUBECTL, as verify --live is tested) prints the published node's dump, then
+    fails as kubectl does when the server is gone; serve keeps the first cycle's figures and counts the failure."""
+    nodes = write_nodes(tmp_path / "nodes.json")
+    calls = tmp_path / "calls"
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> {calls}\n'
+        f'if [ "$(wc -l < {calls})" -gt 1 ]; then\n'
+        '  echo "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?" >&2\n'
+        "  exit 1\n"
+        "fi\n"
+        f"cat {nodes}\n",
+        encoding="utf-8",
+    )
+    kubectl.chmod(0o755)
+    monkeypatch.setenv("ALLOCATABLE_KUBECTL", str(kubectl))
+    import io
+
+    from renderer.serve.service import Service
+    from renderer.serve.sources import KubectlSource
+    from renderer.verify.kubectl import Kubectl
+
+    s = Service.of(repo, KubectlSource(Kubectl(context="prod"), None, None, None), 60.0)
+    s.log = io.StringIO()
+    assert s.cycle(), s.last_error
+    kept = s.evaluation
+    assert s.cycle() is False
+    assert s.evaluation is kept and s.errors["nodes"] == 1
+    assert "was refused" in (s.last_error or "") and "exit 1" in (s.last_error or "")
+    assert calls.read_text().splitlines()[0] == "get nodes -o json --request-timeout=60s --context=prod"
