@@ -20,6 +20,9 @@
 #                                                                                        nodes-drifted, pods-over
 #   run.sh comment       the sticky pull-request comment (opt-in), created or updated   → outputs: comment-url
 #   run.sh result        fail the job when lint (per fail-on) or render --check failed
+#   run.sh all           the whole action, locally: every step above in action.yml's order, each step's outputs
+#                        passed to the next as action.yml passes them; the job summary goes to
+#                        $GITHUB_STEP_SUMMARY (default: $TMPDIR/allocatable-summary.md), the exit is result's
 #
 # Every expansion is quoted, every path and ref reaches a command after `--` (or `--end-of-options`), and values
 # echoed into workflow commands are escaped, so no input can become an option, a second command or an annotation.
@@ -32,7 +35,7 @@
 set -uo pipefail
 set -f # no input is ever glob-expanded
 
-cmd="${1:?usage: run.sh base|lint|sarif|diff|report|render-check|verify|comment|result}"
+cmd="${1:?usage: run.sh base|lint|sarif|diff|report|render-check|verify|comment|result|all}"
 path="${INPUT_PATH:-policies}"
 # The policy directory as a command-line PATH: a directory named "-" is that directory, never standard input.
 arg="$path"
@@ -587,6 +590,51 @@ result)
     failed=1
   fi
   exit "$failed"
+  ;;
+
+all)
+  # What action.yml does, run where you are (docs/github-action.md, "Run it locally"): the inputs are the same
+  # INPUT_* variables; each step writes its outputs to a file of its own, read back and passed on as `env:` does.
+  self="${BASH_SOURCE[0]}"
+  export GITHUB_STEP_SUMMARY="${GITHUB_STEP_SUMMARY:-$tmp/allocatable-summary.md}"
+  : >"$GITHUB_STEP_SUMMARY"
+  outputs="$(mktemp "$tmp/allocatable-outputs.XXXXXX")"
+  trap 'rm -f -- "$outputs"' EXIT
+  step() {
+    : >"$outputs"
+    echo "== $1"
+    GITHUB_OUTPUT="$outputs" bash "$self" "$1"
+  }
+  # The last value a step wrote for NAME (names are the fixed words of this script, never input).
+  value() { sed -n "s/^$1=//p" "$outputs" | tail -n 1; }
+  step base
+  BASE="$(value base)"
+  export BASE
+  step lint
+  LINT_EXIT="$(value lint-exit)" LINT_ERRORS="$(value errors)" LINT_WARNINGS="$(value warnings)"
+  LINT_NOTICES="$(value notices)" LINT_ANNOTATIONS="$(value annotations)"
+  export LINT_EXIT LINT_ERRORS LINT_WARNINGS LINT_NOTICES LINT_ANNOTATIONS
+  step sarif
+  if [ -n "$BASE" ]; then
+    step diff
+    DIFF_FILE="$(value diff-file)" CAPACITY_CHANGED="$(value capacity-changed)" IMPACT_EXIT="$(value impact-exit)"
+    COST_EXIT="$(value cost-exit)"
+    export DIFF_FILE CAPACITY_CHANGED IMPACT_EXIT COST_EXIT
+  fi
+  step report
+  if [ "${INPUT_RENDER_CHECK:-false}" = true ]; then
+    step render-check
+    RENDER_EXIT="$(value render-exit)"
+    export RENDER_EXIT
+  fi
+  step verify
+  VERIFY_EXIT="$(value verify-exit)"
+  export VERIFY_EXIT
+  if [ "${INPUT_COMMENT:-false}" != false ]; then
+    step comment
+  fi
+  echo "== result (the job summary is in $GITHUB_STEP_SUMMARY)"
+  GITHUB_OUTPUT="$outputs" bash "$self" result
   ;;
 
 *)

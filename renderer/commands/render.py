@@ -148,6 +148,12 @@ def run(args: argparse.Namespace) -> int:
     if args.stdout:
         sys.stdout.write(engine.stream_bytes(rendered).decode("utf-8"))
         sys.stdout.flush()
+        if not rendered.cluster_documents():  # Argo CD would apply an empty stream: say why it is empty
+            note(
+                f"render --stdout: warning: no cluster objects to print: the targets rendered "
+                f"({', '.join(rendered.targets) or 'none'}) make none here (node and platform files go to -o DIR "
+                "only); an Argo CD application rendering this would hold no objects"
+            )
         return 0
 
     out_dir, problem = _destination(args, result)

@@ -3,10 +3,10 @@
 kubectl's dialect (https://kubernetes.io/docs/reference/kubectl/jsonpath/, implemented by client-go's
 ``util/jsonpath``) is a template, not one path: text, and actions in braces holding a path (``.a.b``, ``[0]``,
 ``[1:3]``, ``[*]``, ``.*``, ``..name``, ``['a','b']``, ``[?(@.x == "y")]``), quoted text (``{"\\t"}``), numbers and
-booleans, and ``{range PATH}`` … ``{end}`` blocks whose body is evaluated against each value. The data access of
-each step is jsonpath-ng's (``Fields``, ``Slice``); what is kubectl's own is written here, facts taken from
-client-go and checked against kubectl itself (tests/reporters/test_kubectl_jsonpath.py runs kubectl on the same
-JSON):
+booleans, and ``{range PATH}`` … ``{end}`` blocks whose body is evaluated against each value. Reading a step is a
+dict lookup or a list slice (a JSONPath library once did those two, and nothing of kubectl's dialect: its grammar,
+union, filter and printing rules are all written here); facts are taken from client-go and checked against kubectl
+itself (tests/reporters/test_kubectl_jsonpath.py runs kubectl on the same JSON):
 
 - a step runs over every current value, and a union evaluates each of its branches over all of them in turn
   (``['name','n']`` prints every name, then every n); missing keys give nothing (kubectl's
@@ -409,10 +409,6 @@ def _kind(value: Any) -> str:
     return "<nil>"
 
 
-#: Field names jsonpath-ng's ``Fields`` reads as something else (the wildcard; the empty name).
-_SPECIAL_NAMES = frozenset({"*", ""})
-
-
 def _children(value: Any) -> list[Any]:
     """Every member of a map (document order), list or string (its bytes, as Go indexes a string)."""
     if isinstance(value, dict):
@@ -425,21 +421,12 @@ def _children(value: Any) -> list[Any]:
 
 
 def _field(values: list[Any], name: str) -> list[Any]:
-    from jsonpath_ng import Fields
-
-    if name in _SPECIAL_NAMES:  # names jsonpath-ng gives a meaning of its own: looked up as they are
-        return [v[name] for v in values if isinstance(v, dict) and name in v]
-    lookup = Fields(name)
-    out: list[Any] = []
-    for value in values:
-        if isinstance(value, dict):
-            out.extend(m.value for m in lookup.find(value))
-    return out
+    """``.name`` over every current value: the maps that hold the key give its value (a missing key, or a value
+    that is no map, gives nothing: kubectl's ``--allow-missing-template-keys``)."""
+    return [v[name] for v in values if isinstance(v, dict) and name in v]
 
 
 def _array(values: list[Any], step: Array) -> list[Any]:
-    from jsonpath_ng import Slice
-
     out: list[Any] = []
     for value in values:
         if value is None:
@@ -463,7 +450,7 @@ def _array(values: list[Any], step: Array) -> list[Any]:
             raise TemplateError(f"starting index {start} is greater than ending index {end}")
         if step.step is not None and step.step <= 0:
             raise TemplateError("step must be > 0")
-        out.extend(m.value for m in Slice(start, end, step.step).find(value))
+        out.extend(value[start : end : step.step])  # bounds checked above, as kubectl checks them
     return out
 
 

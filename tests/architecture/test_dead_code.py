@@ -51,7 +51,6 @@ def test_every_runtime_dependency_is_imported_by_renderer() -> None:
         "pyyaml": "yaml",
         "jinja2": "jinja2",
         "shtab": "shtab",
-        "jsonpath-ng": "jsonpath_ng",
         "pathspec": "pathspec",
         "tomli-w": "tomli_w",
     }

@@ -819,3 +819,58 @@ def test_job_summary_sections_are_cut_at_githubs_1_mib_with_a_line_saying_so(tmp
     assert "GitHub keeps at most 1 MiB of job summary per step. The whole section is in this step's log, group " in text
     assert proc.stdout.startswith("::group::allocatable verify: the whole report\n::stop-commands::")
     assert rows[-1] in proc.stdout and proc.stdout.endswith("::endgroup::\n")
+
+
+def test_run_sh_all_runs_the_whole_action_locally(tmp_path: Path) -> None:
+    """Issue 34: the steps ran alone (``run.sh result`` said lint did not run unless every step's outputs were passed
+    by hand). ``run.sh all`` runs them in action.yml's order, passing each step's outputs on as action.yml's ``env:``
+    does: the same verdict, counts and job summary as the runner's simulation of action.yml above, on the same PR."""
+    pool = (REPO_ROOT / "renderer/scaffold/nodepool.yaml").read_text().replace("count: 3", "count: 5")
+    pool = pool.replace("@@REPO@@", "o/r").replace("@@VERSION@@", "0")
+    change = {"policies/pools/general.yaml": pool, "policies/commitclasses/greedy.yaml": GREEDY}
+    ws = upstream_and_pr(tmp_path / "a", change, rerender=False)
+    run = run_action(ws, tmp_path / "a", {"render-check": "true"}, {"base_ref": "main", "event_name": "pull_request"})
+    local = upstream_and_pr(tmp_path / "b", change, rerender=False)
+    runner = tmp_path / "b" / "runner"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "GIT_"))}
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        HOME=str(tmp_path),
+        TMPDIR=str(runner),
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
+        NO_COLOR="1",
+        INPUT_BASE_REF="main",
+        INPUT_RENDER_CHECK="true",
+    )
+    runner.mkdir()
+    # the documented command (docs/github-action.md), from the repository's top
+    proc = subprocess.run(
+        ["bash", str(REPO_ROOT / ".github/action/run.sh"), "all"],
+        cwd=local,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.failed and proc.returncode == 1, proc.stdout + proc.stderr
+    assert "allocatable: lint did not run" not in proc.stdout
+    assert "allocatable: lint failed (exit 1" in proc.stdout  # render --check: not checked while lint has errors
+    summary = (runner / "allocatable-summary.md").read_text(encoding="utf-8")
+    for text in (
+        "### allocatable lint: failed",
+        "<!-- allocatable-diff -->\n### Capacity diff: `origin/main (",
+        "| `general` | 3 → 5 |",
+    ):
+        assert text in summary and text in run.summary, text
+    assert [line for line in proc.stdout.splitlines() if line.startswith("== ")] == [
+        "== base",
+        "== lint",
+        "== sarif",
+        "== diff",
+        "== render-check",
+        "== verify",
+        f"== result (the job summary is in {runner}/allocatable-summary.md)",
+    ]
+    assert not any(p.name.startswith("allocatable-outputs.") for p in runner.iterdir()), "its scratch file is removed"

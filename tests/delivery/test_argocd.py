@@ -261,3 +261,16 @@ def test_sidecar_wiring_and_docs() -> None:
         flat = "\n".join(line.strip() for line in text.splitlines() if line.strip())
         shown = "\n".join(line.strip() for line in docs.splitlines() if line.strip())
         assert flat in shown, f"docs/argocd.md does not show argocd/{name} as it is"
+
+
+def test_a_target_that_renders_nothing_warns_on_stderr(checkout: Path) -> None:
+    """Issue 34: TARGETS=kubelet (node files, no cluster object) gave exit 0 and an empty stream, which Argo CD
+    applies as "nothing": the application silently loses its objects. Still exit 0 (the policies are fine), but
+    stderr says why the stream is empty; a target that does render objects says nothing more."""
+    proc = generate(checkout, ARGOCD_ENV_TARGETS="kubelet")
+    assert proc.returncode == 0, proc.stderr
+    assert objects(proc.stdout) == []  # the generated-file header only
+    warning = [line for line in proc.stderr.splitlines() if "warning" in line]
+    assert len(warning) == 1 and "no cluster objects" in warning[0] and "kubelet" in warning[0], proc.stderr
+    proc = generate(checkout, ARGOCD_ENV_TARGETS="runtimeclasses")
+    assert proc.returncode == 0 and "warning" not in proc.stderr and objects(proc.stdout)

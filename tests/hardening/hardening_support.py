@@ -8,6 +8,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -107,6 +108,19 @@ def good_repo(root: Path) -> Path:
             "reservations/static.yaml": RESERVATION,
         },
     )
+
+
+#: The signals a test sends a CLI child (tests/hardening/test_interrupts.py, test_base_trees.py).
+SENT_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+def signals_delivered() -> None:
+    """``preexec_fn`` of a child a test will signal: the signals at their defaults, whatever the test runner
+    inherited. The CLI keeps a signal its parent ignores ignored (``renderer.signals``, as ``nohup`` asks), so a
+    suite started under ``nohup`` (SIGHUP ignored) or as a background job of a non-interactive shell (SIGINT
+    ignored) sent the signal to a child that never saw it, and waited (issue 34)."""
+    for sig in SENT_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def env(**extra: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hardening_support import REPO_ROOT, SECRET, assert_no_crash, cli, env, shown
+from hardening_support import REPO_ROOT, SECRET, assert_no_crash, cli, env, shown, signals_delivered
 from round2_support import blob, commit_with_policies, commit_with_root, git, init_repo, outside_dir, tree, tree_listing
 
 NODE = (REPO_ROOT / "tests/real-nodes/eks/mng-al2-t3-medium-1-30.yaml").read_text()
@@ -170,6 +170,7 @@ def test_the_mirror_is_removed_when_a_signal_ends_the_run(tmp_path: Path, sig: s
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=signals_delivered,  # the signal sent below reaches it, under nohup too
     )
     try:
         deadline = time.monotonic() + 60

@@ -22,7 +22,19 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hardening_support import RESERVATION, SETTINGS, assert_no_crash, cli, env, good_repo, pool, shown, snapshot, write
+from hardening_support import (
+    RESERVATION,
+    SETTINGS,
+    assert_no_crash,
+    cli,
+    env,
+    good_repo,
+    pool,
+    shown,
+    signals_delivered,
+    snapshot,
+    write,
+)
 from test_writing import INSTRUMENTED, NEW, OLD, _prepare, failing_call
 
 from renderer import signals
@@ -35,6 +47,8 @@ SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
 @contextmanager
 def handlers() -> Iterator[None]:
     saved = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    for sig in SIGNALS:  # as a CLI started by a shell gets them (the runner may ignore some: nohup, a background job)
+        signal.signal(sig, signal.SIG_DFL)
     signals.install_signal_handlers()
     try:
         yield
@@ -145,6 +159,7 @@ def test_the_cli_rendering_gets_a_signal_while_it_stages(tmp_path: Path, sig: si
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=signals_delivered,  # the signal sent below reaches it, under nohup too
     )
     try:
         deadline = time.monotonic() + 120
@@ -288,3 +303,23 @@ def test_a_closed_or_full_standard_stream_is_exit_2_with_one_line(tmp_path: Path
                 ], text
             assert "Traceback" not in text and "Exception ignored" not in text, text
     assert code == 2, (code, text)
+
+
+def test_a_signalled_child_gets_the_signals_at_their_default_whatever_the_runner_ignores() -> None:
+    """Reproduces the hang of issue 34: under ``nohup`` the runner ignores SIGHUP, its children inherit that, and the
+    CLI keeps an ignored signal ignored — so the SIGHUP tests waited for a child that never saw the signal. A child
+    started with ``signals_delivered`` has every sent signal at its default, the CLI's handlers then apply."""
+    saved = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    probe = "import signal; print(*(signal.getsignal(s) == signal.SIG_IGN for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)))"
+    try:
+        for sig in SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)  # as nohup (SIGHUP) and a background job (SIGINT) leave them
+        plain = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+        assert plain.stdout.split() == ["True", "True", "True"]  # ignored: what the child inherited before
+        fixed = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, preexec_fn=signals_delivered
+        )
+        assert fixed.stdout.split() == ["False", "False", "False"]
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
