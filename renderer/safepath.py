@@ -1,4 +1,5 @@
-"""The one safe-path layer: every file allocatable reads or writes, and all its temporary state, goes through here.
+"""The one safe-path layer: every file allocatable reads or writes, and all its temporary state, goes through here
+(this module, and ``renderer.private_tree`` for the private directories and the trees written in them).
 
 Threat model: the tool runs on a pull request's tree — in CI, in Argo CD's repo-server, in a reviewer's pre-commit —
 and a pull request from a fork is hostile: its files, their names, its symlinks and its git objects are the
@@ -19,13 +20,13 @@ What each part guarantees (docs/security.md lists the tests):
   regular), so nothing blocks and nothing reads ``/dev/zero``; at most the size limit plus one byte is read.
 - **Walking** (``walk``): iterative (no recursion limit), entries sorted, symlinked directories never entered, at
   most ``MAX_TREE_DEPTH`` directories deep (a deeper tree is reported where it crosses the bound).
-- **Writing** (``open_dir``, ``Beneath``, and ``renderer.render.output`` built on them): every directory is opened
+- **Writing** (``open_dir``, ``put``, ``renderer.private_tree.Beneath`` and ``renderer.render.output`` built on them): every directory is opened
   one component at a time from its parent's descriptor with ``O_NOFOLLOW | O_DIRECTORY``, every file created with
   ``O_CREAT | O_EXCL | O_NOFOLLOW``: a symlink on the way is refused, never followed, even when it appears while
   the tool runs. ``destination_problem`` refuses ``.git/`` and ``.github/`` (git hooks and CI workflows run what
   is written there) as destinations, on the path as given and as resolved. ``name_problem`` checks every name
   against the file system's limits before the first byte is written.
-- **Interruption** (``renderer.signals``, ``private_directory``): SIGTERM, SIGHUP and SIGINT raise ``Interrupted``
+- **Interruption** (``renderer.signals``, ``renderer.private_tree.private_directory``): SIGTERM, SIGHUP and SIGINT raise ``Interrupted``
   in the main thread, so every ``finally`` and rollback runs and temporary state is removed on the way out; a
   private directory is removed on the way out too, and its removal is not cut short by a second signal.
 
@@ -49,17 +50,13 @@ __all__ = [
     "MAX_TREE_DEPTH",
     "NAME_MAX",
     "PROTECTED_DIRS",
-    "Beneath",
     "FileProblem",
-    "PrivateDirectory",
     "confined_to",
     "destination_problem",
     "inside",
-    "memory_backed",
     "name_problem",
     "not_regular",
     "open_dir",
-    "private_directory",
     "read_regular",
     "repo_top",
     "source_problem",
@@ -67,60 +64,6 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------------------------- temporary state
-
-
-class PrivateDirectory:
-    """A private (0700) temporary directory, removed by ``cleanup()``, when the object is collected, at exit, and
-    therefore after any handled signal (which unwinds to an orderly exit). ``shutil.rmtree`` never follows a
-    symlink inside it. ``size``: the bytes it will hold, when known (see ``memory_backed``)."""
-
-    def __init__(self, prefix: str, size: int | None = None) -> None:
-        import tempfile  # imported here: only commands that stage files pay for it (and for ``random``)
-        import weakref
-
-        where = memory_backed(size) if size is not None else None
-        self.path = Path(tempfile.mkdtemp(prefix=prefix, dir=where))
-        self._finalizer = weakref.finalize(self, _remove_tree, str(self.path))
-
-    def cleanup(self) -> None:
-        with deferred_signals():
-            self._finalizer()
-
-
-def _remove_tree(path: str) -> None:
-    import shutil
-
-    shutil.rmtree(path, ignore_errors=True)
-
-
-def private_directory(prefix: str, size: int | None = None) -> PrivateDirectory:
-    return PrivateDirectory(prefix, size)
-
-
-#: Linux's shared-memory file system: files there live in memory (a tmpfs), like the temporary directory's own.
-SHARED_MEMORY = "/dev/shm"
-
-
-def memory_backed(size: int, *, environ: dict[str, str] | None = None) -> str | None:
-    """Where to stage ``size`` bytes of many small files: ``/dev/shm`` when no ``TMPDIR`` is set (the user's choice
-    wins), it is a directory like ``/tmp`` (root's, world-writable, sticky: nobody can take over a name in it) and
-    it has room for four times ``size`` plus 64 MiB; else None (the temporary directory).
-
-    A ``--base`` mirror of a 10,000-file repository is 10,000 files created, read and removed: on a disk-backed
-    ``/tmp`` that cost 11 s of system time a run on a busy machine (2026-11-28, ext4 mounted with ``discard``), in
-    memory 1.3 s. Cost: two system calls."""
-    env = os.environ if environ is None else environ
-    if env.get("TMPDIR") or not sys.platform.startswith("linux"):
-        return None
-    try:
-        st = os.stat(SHARED_MEMORY, follow_symlinks=False)
-        vfs = os.statvfs(SHARED_MEMORY)
-    except OSError:
-        return None
-    shared = stat.S_ISDIR(st.st_mode) and st.st_uid == 0 and st.st_mode & 0o1777 == 0o1777
-    if not shared or vfs.f_bavail * vfs.f_frsize < 4 * size + (64 << 20):
-        return None
-    return SHARED_MEMORY
 
 
 def remove_at_exit(path: Path) -> None:
@@ -423,69 +366,6 @@ def open_dir(name: str, dir_fd: int | None = None) -> int:
     """A descriptor of the directory ``name`` (relative to ``dir_fd``), never through a symlink at its last
     component: OSError ELOOP/ENOTDIR for a symlink or a file."""
     return os.open(name, DIR_FLAGS, dir_fd=dir_fd)
-
-
-class Beneath:
-    """Creating a tree of files below a directory the caller owns (a private mirror), never following anything:
-    each directory opened from its parent's descriptor with ``O_NOFOLLOW``, files and symlinks created with
-    ``O_EXCL`` semantics (a name that exists is an error, never overwritten, never followed)."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._fds: dict[tuple[str, ...], int] = {(): open_dir(str(root))}
-
-    def close(self) -> None:
-        for fd in self._fds.values():
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._fds.clear()
-
-    def __enter__(self) -> Beneath:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def directory(self, parts: tuple[str, ...]) -> int:
-        """The descriptor of ``root/parts...``, created as needed; OSError if a component is not a directory."""
-        fd = self._fds.get(parts)
-        if fd is not None:
-            return fd
-        parent = self.directory(parts[:-1]) if len(parts) > 1 else self._fds[()]
-        name = parts[-1]
-        try:
-            fd = open_dir(name, parent)
-        except FileNotFoundError:
-            os.mkdir(name, 0o700, dir_fd=parent)
-            fd = open_dir(name, parent)
-        self._fds[parts] = fd
-        return fd
-
-    def write_file(self, parts: tuple[str, ...], write: Callable[[int], None], mode: int = 0o600) -> None:
-        """Create the file ``root/parts...`` (it must not exist) and let ``write`` fill its descriptor."""
-        parent = self.directory(parts[:-1]) if len(parts) > 1 else self._fds[()]
-        fd = os.open(parts[-1], CREATE_FLAGS, mode, dir_fd=parent)
-        try:
-            write(fd)
-        finally:
-            os.close(fd)
-
-    def symlink(self, parts: tuple[str, ...], target: str) -> None:
-        """Create the symlink ``root/parts...`` -> ``target`` (it must not exist). Nothing here ever follows it."""
-        parent = self.directory(parts[:-1]) if len(parts) > 1 else self._fds[()]
-        os.symlink(target, parts[-1], dir_fd=parent)
-
-    def exists(self, parts: tuple[str, ...]) -> bool:
-        """Whether ``root/parts...`` exists (a symlink counts, and is not followed)."""
-        try:
-            parent = self._fds[parts[:-1]] if len(parts) > 1 else self._fds[()]
-        except KeyError:
-            return False
-        try:
-            os.stat(parts[-1], dir_fd=parent, follow_symlinks=False)
-        except OSError:
-            return False
-        return True
 
 
 ELOOP_ERRNOS = (errno.ELOOP, errno.ENOTDIR, errno.EMLINK)

@@ -33,7 +33,7 @@ from __future__ import annotations
 from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 from math import lcm
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from renderer.capacity.cel_bounds import Overflow, bounds
 from renderer.capacity.formulas import GIB, MIB, PARTS, Formula, Term, Tier, fmt_number
@@ -244,19 +244,47 @@ def _places(x: Fraction, q: Decimal) -> Fraction:
     return Fraction((Decimal(x.numerator) / Decimal(x.denominator)).quantize(q))
 
 
+#: The model inputs Karpenter has no variable for, and how a message names them.
+_NO_VARIABLE: dict[str, str] = {
+    "memory": "the node's MemTotal",
+    "ephemeralStorage": "the ephemeral-storage capacity",
+    "bootDisk": "the boot disk size",
+    "localSsds": "the local SSD count",
+    "fallback": "a value handed to the node",
+}
+
+#: A term's value as items: (coefficient in Karpenter's unit per unit of the expression, expression; None: a
+#: constant).
+_Items: TypeAlias = list[tuple[Fraction, str | None]]
+
+
 def _compiled(term: Term, resource: str, *, split: bool = False) -> str:
-    """One term as a CEL expression whose integer value is the term's value in Karpenter's unit for ``resource``."""
+    """One term as a CEL expression whose integer value is the term's value in Karpenter's unit for ``resource``:
+    the input (:func:`_input`), the term's items (:func:`_items`), their sum rounded (:func:`_summed` or
+    :func:`_over_denominator`), then the fixed values (:func:`_with_steps`)."""
     out = _OUT.get(resource)
     if out is None:
         raise NotExpressible(f"Karpenter has no unit for {resource}")
-    if term.input in ("memory", "ephemeralStorage", "bootDisk", "localSsds", "fallback"):
-        what = {
-            "memory": "the node's MemTotal",
-            "ephemeralStorage": "the ephemeral-storage capacity",
-            "bootDisk": "the boot disk size",
-            "localSsds": "the local SSD count",
-            "fallback": "a value handed to the node",
-        }[term.input]
+    var, scale, x = _input(term, resource)
+    items = _items(term, resource, x, scale, out)
+    fraction_cap = term.maximum.fraction * scale / out if term.maximum and term.maximum.fraction is not None else None
+    clamps = [c.amount / out for c in (term.minimum, term.maximum) if c is not None and c.amount is not None]
+    mode = term.rounding.mode
+    step = term.rounding.step / out
+    fractional = [c for c, _ in items if c.denominator != 1]
+    simple = mode in ("down", "none") and step == 1 and not clamps and all(c >= 0 for c, _ in items)
+    if simple and len(fractional) <= 1 and (fraction_cap is None or not fractional):
+        expr = _summed(items, resource, mode, x, fraction_cap)
+    else:
+        expr = _over_denominator(term, resource, items, x, fraction_cap, clamps, out, split=split)
+    return _with_steps(term, resource, var, scale, x, out, expr)
+
+
+def _input(term: Term, resource: str) -> tuple[str, Fraction, str]:
+    """(Karpenter variable, size of its unit in the model's units, the input as CEL: truncated to whole steps and
+    raised to its minimum as the term says); the variable is empty for a term without an input."""
+    what = _NO_VARIABLE.get(term.input)
+    if what is not None:
         raise NotExpressible(f"{resource} is computed from {what}, which is not a Karpenter variable")
     var, scale = _VARS.get(term.input, ("", Fraction(1)))
     x = var
@@ -272,8 +300,13 @@ def _compiled(term: Term, resource: str, *, split: bool = False) -> str:
             a = _integral(term.at_least / scale, f"{resource}: the input minimum")
             if a > (1 if var == "vcpus" else 0):  # an instance has at least one vCPU
                 x = f"max({x}, {_num(a)})"
-    # The value as items (coefficient in Karpenter's unit per unit of the expression, expression; None: a constant).
-    items: list[tuple[Fraction, str | None]] = []
+    return var, scale, x
+
+
+def _items(term: Term, resource: str, x: str, scale: Fraction, out: Fraction) -> _Items:
+    """The term's value as items: each tier's portion of the input (rounded per tier when the term says so) and
+    its addend, the per-pod amount, the base."""
+    items: _Items = []
     lower = Fraction(0)
     for tier in term.tiers:
         upper = None if tier.up_to is None else _integral(tier.up_to / scale, f"{resource}: a tier bound")
@@ -295,69 +328,92 @@ def _compiled(term: Term, resource: str, *, split: bool = False) -> str:
         items.append((term.per_pod / out, "max_pods" if term.pods == "maxPods" else _ENI_PODS))
     if term.base:
         items.append((term.base / out, None))
-    fraction_cap = term.maximum.fraction * scale / out if term.maximum and term.maximum.fraction is not None else None
-    clamps = [c.amount / out for c in (term.minimum, term.maximum) if c is not None and c.amount is not None]
+    return items
+
+
+def _summed(items: _Items, resource: str, mode: str, x: str, fraction_cap: Fraction | None) -> str:
+    """Items rounded down (or not at all) without clamps, at most one of them fractional: each item on its own."""
+    # floor(integer parts + c*e) = integer parts + floor(c*e): each fractional item divides on its own
+    parts = [_scaled(e, lossless(c, e, "down")) if e is not None else _num(_integral(c, resource)) for c, e in items]
+    if mode == "none" and any(c.denominator != 1 for c, _ in items):
+        raise NotExpressible(f"{resource}: the value is not rounded to a whole {RESULT_UNIT[resource]}")
+    expr = " + ".join(parts) if parts else "0"
+    if fraction_cap is not None:
+        expr = f"min({expr}, {_scaled(x, fraction_cap)})"
+    return expr
+
+
+def _over_denominator(
+    term: Term,
+    resource: str,
+    items: _Items,
+    x: str,
+    fraction_cap: Fraction | None,
+    clamps: list[Fraction],
+    out: Fraction,
+    *,
+    split: bool,
+) -> str:
+    """Items over one common denominator, clamped, then divided back with the term's rounding; with ``split``, whole
+    items stay outside the denominator."""
     mode = term.rounding.mode
     step = term.rounding.step / out
-    fractional = [c for c, _ in items if c.denominator != 1]
-    simple = mode in ("down", "none") and step == 1 and not clamps and all(c >= 0 for c, _ in items)
-    if simple and len(fractional) <= 1 and (fraction_cap is None or not fractional):
-        # floor(integer parts + c*e) = integer parts + floor(c*e): each fractional item divides on its own
-        parts = [
-            _scaled(e, lossless(c, e, "down")) if e is not None else _num(_integral(c, resource)) for c, e in items
-        ]
-        if mode == "none" and fractional:
+    outside: list[str] = []
+    if (
+        split
+        and not clamps
+        and fraction_cap is None
+        and step == 1
+        and mode != "none"
+        and all(c >= 0 for c, _ in items)
+        and any(c.denominator != 1 for c, _ in items)
+    ):
+        # (d*I + F) / d = I + F / d for a whole I >= 0 and F >= 0 (truncating division), and likewise rounded up
+        # or half up: whole items stay outside the common denominator, which keeps the products small
+        outside = [_scaled(e, c) if e is not None else _num(c) for c, e in items if c.denominator == 1]
+        items = [(c, e) for c, e in items if c.denominator != 1]
+    dens = [c.denominator for c, _ in items] + [c.denominator for c in clamps]
+    if fraction_cap is not None:
+        dens.append(fraction_cap.denominator)
+    d = Fraction(lcm(*dens) if dens else 1)
+    parts = [_scaled(e, d * c) if e is not None else _num(d * c) for c, e in items]
+    total = " + ".join(parts) if parts else "0"
+    if term.minimum is not None and term.minimum.amount is not None:
+        total = f"max({total}, {_num(d * term.minimum.amount / out)})"
+    if term.maximum is not None:
+        if fraction_cap is not None:
+            total = f"min({total}, {_scaled(x, d * fraction_cap)})"
+        elif term.maximum.amount is not None:
+            total = f"min({total}, {_num(d * term.maximum.amount / out)})"
+    expr = _divided(total, d, resource, mode, step)
+    if outside:
+        expr = " + ".join([*outside, expr])
+    return expr
+
+
+def _divided(total: str, d: Fraction, resource: str, mode: str, step: Fraction) -> str:
+    """``total / d`` rounded as ``mode`` says to a multiple of ``step`` (Karpenter's unit), in integer CEL."""
+    if mode == "none":
+        if d != 1:
             raise NotExpressible(f"{resource}: the value is not rounded to a whole {RESULT_UNIT[resource]}")
-        expr = " + ".join(parts) if parts else "0"
-        if fraction_cap is not None:
-            expr = f"min({expr}, {_scaled(x, fraction_cap)})"
+        return total
+    s = _integral(step, f"{resource}: the rounding step")
+    ds = d * s
+    if ds == 1:
+        expr = total
+    elif mode == "down":
+        expr = f"({total}) / {_num(ds)}"
+    elif mode == "up":
+        expr = f"({total} + {_num(ds - 1)}) / {_num(ds)}"
     else:
-        outside: list[str] = []
-        if (
-            split
-            and not clamps
-            and fraction_cap is None
-            and step == 1
-            and mode != "none"
-            and all(c >= 0 for c, _ in items)
-            and any(c.denominator != 1 for c, _ in items)
-        ):
-            # (d*I + F) / d = I + F / d for a whole I >= 0 and F >= 0 (truncating division), and likewise rounded up
-            # or half up: whole items stay outside the common denominator, which keeps the products small
-            outside = [_scaled(e, c) if e is not None else _num(c) for c, e in items if c.denominator == 1]
-            items = [(c, e) for c, e in items if c.denominator != 1]
-        dens = [c.denominator for c, _ in items] + [c.denominator for c in clamps]
-        if fraction_cap is not None:
-            dens.append(fraction_cap.denominator)
-        d = Fraction(lcm(*dens) if dens else 1)
-        parts = [_scaled(e, d * c) if e is not None else _num(d * c) for c, e in items]
-        total = " + ".join(parts) if parts else "0"
-        if term.minimum is not None and term.minimum.amount is not None:
-            total = f"max({total}, {_num(d * term.minimum.amount / out)})"
-        if term.maximum is not None:
-            if fraction_cap is not None:
-                total = f"min({total}, {_scaled(x, d * fraction_cap)})"
-            elif term.maximum.amount is not None:
-                total = f"min({total}, {_num(d * term.maximum.amount / out)})"
-        if mode == "none":
-            if d != 1:
-                raise NotExpressible(f"{resource}: the value is not rounded to a whole {RESULT_UNIT[resource]}")
-            expr = total
-        else:
-            s = _integral(step, f"{resource}: the rounding step")
-            ds = d * s
-            if ds == 1:
-                expr = total
-            elif mode == "down":
-                expr = f"({total}) / {_num(ds)}"
-            elif mode == "up":
-                expr = f"({total} + {_num(ds - 1)}) / {_num(ds)}"
-            else:
-                expr = f"(2 * ({total}) + {_num(ds)}) / {_num(2 * ds)}"
-            if s != 1:
-                expr = f"{expr} * {_num(s)}"
-        if outside:
-            expr = " + ".join([*outside, expr])
+        expr = f"(2 * ({total}) + {_num(ds)}) / {_num(2 * ds)}"
+    if s != 1:
+        expr = f"{expr} * {_num(s)}"
+    return expr
+
+
+def _with_steps(term: Term, resource: str, var: str, scale: Fraction, x: str, out: Fraction, expr: str) -> str:
+    """``expr`` behind the term's fixed values (``x <= bound ? value : ...``), the first step outermost."""
     for st in reversed(term.steps):
         if not var:  # pragma: no cover - a step needs an input
             raise NotExpressible(f"{resource}: fixed values need an input")

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from renderer.capacity.selectors import LabelIndex, Operator, Requirement, Term
+from renderer.capacity.label_index import LabelIndex
+from renderer.capacity.selectors import Operator, Requirement, Term
 from renderer.models.commitclass import CommitClass
 from renderer.models.common import NodeSelectorTerm
 from renderer.models.inventory import Pool

@@ -9,7 +9,7 @@ Usage per node (``bind``/``unbind``): the pods' requests summed (what NodeResour
 
 Static eligibility (:class:`Eligibility`): the filters that do not depend on usage — NodeUnschedulable,
 TaintToleration, NodeAffinity — decided once per distinct (node affinity, tolerations) and kept as a sorted list of
-node positions. Labels are matched through ``selectors.LabelIndex`` (candidates from the most selective requirement,
+node positions. Labels are matched through ``label_index.LabelIndex`` (candidates from the most selective requirement,
 so a pod pinned to one node or one pool costs the size of that pool, not of the cluster); taints and cordon are
 decided once per distinct (taints, unschedulable) of the nodes.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from renderer.capacity.selectors import LabelIndex
+from renderer.capacity.label_index import LabelIndex
 from renderer.impact.affinity import NodeAffinity, only_node
 from renderer.impact.nodes import SimNode
 from renderer.impact.pods import SimPod

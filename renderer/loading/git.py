@@ -23,12 +23,12 @@ it after ``--end-of-options`` (merge-base and rev-list get resolved commit ids o
 ``-`` or holds a control character is refused before git sees it.
 
 The tree at ``ref`` is the pull request's, so it is materialised without following anything
-(``renderer.safepath.Beneath``): every directory is opened from its parent's descriptor with ``O_NOFOLLOW``, every
+(``renderer.private_tree.Beneath``): every directory is opened from its parent's descriptor with ``O_NOFOLLOW``, every
 file and symlink created exclusively, symlinks recreated as symlinks and never written through, so a tree entry can
 never reach outside the mirror. Before anything is written, the entries are checked: an entry that appears twice, a
 file that is also a directory (the "symlinked directory plus a second entry of the same path" attack), a name that
 git itself would refuse to check out (``.``, ``..``, ``.git``, empty) or a mode git never writes is a ``UsageError``
-naming ``REF:path``. The mirror is a ``safepath.PrivateDirectory``: removed when the result is dropped, at exit,
+naming ``REF:path``. The mirror is a ``private_tree.PrivateDirectory``: removed when the result is dropped, at exit,
 and on SIGTERM, SIGHUP and SIGINT (which unwind to an orderly exit); ``git cat-file`` is killed on the way.
 
 Cost: one ``git ls-tree`` and one ``git cat-file --batch`` per path; O(entries) checks; blobs streamed in 1 MiB
@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from renderer import safepath
+from renderer import private_tree, safepath
 from renderer.loading.files import POLICY_SUFFIXES, SETTINGS_FILE, UsageError, policy_root
 
 __all__ = [
@@ -417,7 +417,7 @@ def _check_layout(rev: Revision, entries: list[_Entry], placed: dict[tuple[str, 
     return new
 
 
-def _write_blobs(rev: Revision, entries: list[_Entry], tree: safepath.Beneath) -> None:
+def _write_blobs(rev: Revision, entries: list[_Entry], tree: private_tree.Beneath) -> None:
     if not entries:
         return
     with tempfile.TemporaryFile() as requests:
@@ -489,7 +489,7 @@ class MirroredRevision:
     of the repository's top (the repository that ``safepath`` confines reads to while loading)."""
 
     revision: Revision
-    checkout: safepath.PrivateDirectory
+    checkout: private_tree.PrivateDirectory
     load_paths: list[Path]
     cwd: Path
     top: Path | None = None
@@ -505,7 +505,7 @@ class MirroredRevision:
             os.chdir(old)
 
 
-def _make_dir(tree: safepath.Beneath, rev: Revision, parts: tuple[str, ...], shown: str) -> None:
+def _make_dir(tree: private_tree.Beneath, rev: Revision, parts: tuple[str, ...], shown: str) -> None:
     try:
         tree.directory(parts)
     except OSError:
@@ -543,9 +543,9 @@ def mirror_revision(paths: list[Path], ref: str | BaseSpec | Revision) -> Mirror
         wanted.append((arg, _mirror_parts(arg)))
         blobs += _check_layout(rev, _tree_entries(rev, "" if rel == "." else rel, wanted[-1][1]), placed)
     wanted.pop()  # the settings file is read by load() from the root
-    checkout = safepath.private_directory("allocatable-rev-", size=sum(e.size for e in blobs))
+    checkout = private_tree.private_directory("allocatable-rev-", size=sum(e.size for e in blobs))
     try:
-        with safepath.Beneath(checkout.path) as tree:
+        with private_tree.Beneath(checkout.path) as tree:
             _write_blobs(rev, blobs, tree)
             root_parts = _mirror_parts(root)
             if not tree.exists(root_parts):

@@ -23,22 +23,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from renderer.findings import FieldPath, SourceRef
-from renderer.loading.documents import (
-    MAX_DEPTH,
-    Bounds,
-    Problem,
-    Read,
-    Reread,
-    Source,
-    StreamedItem,
-    StreamProblem,
-    read,
-    stream,
-)
+from renderer.loading.documents import MAX_DEPTH, Bounds, Problem, Read, Source, read
 from renderer.loading.events import Span
 from renderer.loading.files import is_stdin
 from renderer.loading.positions import compose_item, walk
 from renderer.loading.prune import KeepSpec, Prune, prune_item, prune_value
+from renderer.loading.streaming import Reread, StreamedItem, StreamProblem, stream
 
 __all__ = [
     "MAX_DEPTH",

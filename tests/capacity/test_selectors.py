@@ -1,4 +1,4 @@
-"""Tests for renderer.capacity.selectors: truth tables, satisfiability, overlap and the label index."""
+"""Tests for renderer.capacity.selectors (truth tables, satisfiability, overlap) and renderer.capacity.label_index."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import examples
-from renderer.capacity import selectors
+from renderer.capacity import label_index
+from renderer.capacity.label_index import LabelIndex
 from renderer.capacity.selectors import (
     DEFAULT_WITNESS_NAME,
     INT64_MAX,
     INT64_MIN,
     NAME_WITNESS_KEY,
-    LabelIndex,
     Operator,
     Requirement,
     Term,
@@ -535,14 +535,14 @@ def test_label_index_evaluates_only_candidates(monkeypatch: pytest.MonkeyPatch) 
     pools += [(3000 + i, {"env": "rare", "zone": "z0"}, f"r{i}") for i in range(3)]
     index = LabelIndex(pools)
     calls = 0
-    original = selectors._run_checks
+    original = label_index._run_checks
 
     def counting(*args: object) -> bool:
         nonlocal calls
         calls += 1
         return original(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(selectors, "_run_checks", counting)
+    monkeypatch.setattr(label_index, "_run_checks", counting)
     assert index.match([term(R("zone", "Exists"), R("env", "In", ("rare", "gone")))]) == [3000, 3001, 3002]
     assert calls == 3
     calls = 0

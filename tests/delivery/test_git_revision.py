@@ -224,7 +224,7 @@ def test_resolve_revision_from_a_deleted_directory(tmp_path: Path) -> None:
     assert rev.short == rev.commit[:12]
 
 
-# The mirror's place (renderer.safepath.memory_backed): many small files are cheaper in memory than on a disk, but
+# The mirror's place (renderer.private_tree.memory_backed): many small files are cheaper in memory than on a disk, but
 # only where that is the system's own shared directory, there is room, and the user has not chosen a TMPDIR.
 
 
@@ -252,7 +252,7 @@ def test_the_mirror_is_staged_in_shared_memory_when_it_fits(tmp_path: Path, monk
 
 
 def test_shared_memory_only_with_room_and_without_a_chosen_tmpdir() -> None:
-    from renderer.safepath import memory_backed
+    from renderer.private_tree import memory_backed
 
     if not _shared_memory_usable() or not sys.platform.startswith("linux"):
         assert memory_backed(1, environ={}) is None

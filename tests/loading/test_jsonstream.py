@@ -1,4 +1,4 @@
-"""JSON dumps read in chunks (``renderer.loading.jsonstream`` through ``documents.stream``): the same objects, lines and
+"""JSON dumps read in chunks (``renderer.loading.jsonstream`` through ``streaming.stream``): the same objects, lines and
 columns as the whole-text reader; a stop on something the whole-text readers decide is read whole again (same values,
 same messages) when the dump is small enough, and one located problem when it is not."""
 
@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from renderer.loading.documents import Bounds, Reread, Source, StreamProblem, stream
+from renderer.loading.documents import Bounds, Source
 from renderer.loading.jsonstream import CHUNK
+from renderer.loading.streaming import Reread, StreamProblem, stream
 from renderer.verify.pods import POD_KEEP
 from renderer.verify.snapshot import read_dump, read_items
 
