@@ -27,9 +27,13 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from renderer import platforms
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
+
+if TYPE_CHECKING:
+    from renderer.platforms import KubeletFiles, PoolView, SettingsView
 
 #: The extension the kubelet reads in the drop-in directory (``dropinFileExtension`` in server.go).
 DROPIN_EXTENSION = ".conf"
@@ -98,14 +102,6 @@ def walk_order(directory: str, path: str) -> tuple[str, ...]:
     return tuple(rel.split("/"))
 
 
-def _leaves(value: Any, prefix: FieldPath) -> Iterable[FieldPath]:
-    if isinstance(value, dict) and value:
-        for k, v in value.items():
-            yield from _leaves(v, (*prefix, k))
-    else:
-        yield prefix
-
-
 def _drop(setters: dict[FieldPath, tuple[ConfigFile, ...]], prefix: FieldPath) -> None:
     for p in [p for p in setters if p[: len(prefix)] == prefix]:
         del setters[p]
@@ -162,23 +158,81 @@ def merge(base: ConfigFile | None, directory: str, dropins: Iterable[ConfigFile]
     return EffectiveConfig(fields, setters, tuple(applied), base, ignored)
 
 
-def leaves(value: Mapping[str, Any]) -> list[FieldPath]:
-    """Every leaf path of a configuration (a map's keys one by one; a list is one leaf)."""
-    return list(_leaves(dict(value), ()))
+def _origin(effective: EffectiveConfig, path: FieldPath) -> str:
+    """ "from 40-nodeadm.conf (drop-in) over config.json": the file that wins ``path`` and those it overrides."""
+    got = effective.setters[path]
+    win = got[-1]
+    kind = "" if win is effective.base or win is KUBELET_DEFAULTS else " (drop-in)"
+    losers = list(dict.fromkeys(f.name for f in got[:-1] if f is not win))
+    return f"from {win.name}{kind}" + (f" over {', '.join(losers)}" if losers else "")
 
 
 def describe(effective: EffectiveConfig, paths: Iterable[FieldPath]) -> list[str]:
-    """One phrase per path set in more than one file or by a file other than the last one read: "maxPods from
-    40-nodeadm.conf (drop-in) over config.json"; "evictionHard.nodefs.available from config.json". Paths in the
-    order given."""
-    out = []
+    """One phrase per path a file sets, in the order given: "maxPods from 40-nodeadm.conf (drop-in) over
+    config.json", "evictionHard.nodefs.available from config.json"; a map's keys sharing their origin are one
+    phrase ("kubeReserved cpu, memory from ..."). Paths no file sets are left out."""
+    groups: dict[tuple[str, str], list[str]] = {}
     for path in paths:
-        got = effective.setters.get(path)
-        if not got:
-            continue
-        win = got[-1]
-        kind = "" if win is effective.base or win is KUBELET_DEFAULTS else " (drop-in)"
-        losers = [f.name for f in got[:-1] if f is not win]
-        over = f" over {', '.join(dict.fromkeys(losers))}" if losers else ""
-        out.append(f"{'.'.join(path)} from {win.name}{kind}{over}")
-    return out
+        if path in effective.setters:
+            groups.setdefault((path[0], _origin(effective, path)), []).append(".".join(path[1:]))
+    return [
+        f"{name} {', '.join(keys)} {origin}" if any(keys) else f"{name} {origin}"
+        for (name, origin), keys in groups.items()
+    ]
+
+
+# -- a pool's files -------------------------------------------------------------------------------------------------
+
+#: The writer of the file this repository renders.
+OURS = "allocatable"
+#: The fields of a KubeletConfiguration the capacity model reads (explain names the file that sets each).
+COUNTED = ("systemReserved", "kubeReserved", "evictionHard", "maxPods")
+
+
+def pool_files(pool: PoolView, settings: SettingsView) -> KubeletFiles | None:
+    """The files of the pool's platform when the pool's kubelet settings reach its nodes as a drop-in beside the
+    platform's own (``Platform.kubelet_files`` and the pool's delivery), else None."""
+    files = platforms.effective(pool, settings).kubelet_files
+    if files is None:
+        return None
+    delivery = getattr(pool, "delivery", None)
+    ways = delivery.ways() if delivery is not None else []
+    return files if ways == ([files.delivery] if files.delivery else []) else None
+
+
+def layered(files: KubeletFiles, theirs: Mapping[str, Any], ours: Mapping[str, Any]) -> EffectiveConfig:
+    """The merge of the platform's file (``theirs``: what it sets of ``COUNTED``) and the file this repository
+    renders (``ours``), where ``files`` puts them."""
+    platform = ConfigFile(files.platform_file, theirs, files.writer)
+    own = ConfigFile(files.ours, ours, OURS)
+    if files.base == files.platform_file:
+        return merge(platform, files.directory, [own])
+    base = ConfigFile(files.base, {}, files.writer) if files.base is not None else None
+    return merge(base, files.directory, [platform, own])
+
+
+def kept(effective: EffectiveConfig | None, *path: str) -> bool:
+    """Whether the kubelet takes ``path`` from a file other than the one this repository renders."""
+    if effective is None:
+        return False
+    win = effective.winner(*path)
+    return win is not None and win.writer != OURS
+
+
+def label(f: ConfigFile) -> str:
+    """How explain names a file: ``config.json (nodeadm)``."""
+    return f"{f.name} ({f.writer})" if f.writer and f.writer != OURS else f.name
+
+
+def notes(effective: EffectiveConfig) -> list[str]:
+    """Explain's note on a merged configuration: the files in merge order, then each counted field another file
+    sets (kept or overridden), with the file that wins it."""
+    paths = [p for p in effective.setters if p[0] in COUNTED and any(f.writer != OURS for f in effective.setters[p])]
+    if not paths:
+        return []
+    paths.sort(key=lambda p: (COUNTED.index(p[0]), p))
+    files = " + ".join(label(f) for f in effective.applied)
+    return [
+        f"kubelet configuration: {files}, merged in this order by the kubelet (maps key by key): "
+        + "; ".join(describe(effective, paths))
+    ]

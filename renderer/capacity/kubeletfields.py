@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from renderer.capacity.kubelet_dropins import kept
 from renderer.findings import FieldPath
 from renderer.models.kubelet_fields import SPEC_FIELDS
 
@@ -73,7 +74,8 @@ def plain(value: Any, where: FieldPath, problem: Problem) -> Any:
 def eviction_hard(pc: PoolCapacity, *, platform_formula_ok: bool) -> dict[str, str] | None:
     """evictionHard to render: the policy's own, or a formula's when ``platform_formula_ok``; None to leave it."""
     if pc.eviction_source == "explicit" or (platform_formula_ok and pc.eviction_source.startswith("formula:")):
-        return dict(sorted(pc.eviction_hard.items()))
+        eff = pc.effective_kubelet  # thresholds the kubelet keeps from the platform's file are not the policy's
+        return {k: v for k, v in sorted(pc.eviction_hard.items()) if not kept(eff, "evictionHard", k)}
     return None
 
 
@@ -87,11 +89,13 @@ def kubelet_fields(
 ) -> dict[str, Any]:
     """The KubeletConfiguration fields of the pool (no apiVersion/kind), keys in alphabetical order."""
     fields: dict[str, Any] = {}
+    # values the kubelet keeps from the platform's own file (a drop-in merge, kubelet_dropins) are not the policy's
+    eff = pc.effective_kubelet
     if system_reserved:
-        sr = reserved_map(pc.system_reserved)
+        sr = reserved_map({k: r for k, r in pc.system_reserved.items() if not kept(eff, "systemReserved", k)})
         if sr:
             fields["systemReserved"] = sr
-    kr = reserved_map(pc.kube_reserved)
+    kr = reserved_map({k: r for k, r in pc.kube_reserved.items() if not kept(eff, "kubeReserved", k)})
     if kr:
         fields["kubeReserved"] = kr
     eh = eviction_hard(pc, platform_formula_ok=formula_eviction)

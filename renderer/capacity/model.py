@@ -26,6 +26,7 @@ from functools import lru_cache, wraps
 from itertools import chain
 from typing import Any, Concatenate, NamedTuple, ParamSpec, TypeVar
 
+from renderer.capacity import kubelet_dropins
 from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
 from renderer.capacity.formulas import Formula, FormulaError, FormulaResult, MachineShape, compute
@@ -40,6 +41,7 @@ from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
 from renderer.models.reservationpolicy import ReservationPolicy, ReservationPolicySpec
 from renderer.models.runtimeclass import RuntimeClass
 from renderer.models.settings import Settings
+from renderer.platforms import KubeletFiles
 from renderer.quantity import Quantity, QuantityError, Sum
 from renderer.reprs import fields_repr
 from renderer.resourcenames import is_extended
@@ -129,6 +131,8 @@ class PoolCapacity:
     formula: FormulaResult | None = None
     platform_default: PlatformDefault | None = None
     cpu_override: Quantity | None = None  # reservedSystemCPUs: the kubelet's cpu reservation replaces both maps'
+    #: the merged configuration where the pool's file is a drop-in beside the platform's (kubelet_dropins)
+    effective_kubelet: kubelet_dropins.EffectiveConfig | None = None
     notes: list[str] = field(default_factory=list)
     _reserved: dict[str, Quantity] = field(default_factory=dict, repr=False)
     _overhead: list[OverheadFigures] | None = field(default=None, repr=False)
@@ -613,6 +617,21 @@ def pool_capacity(
     else:
         eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"
 
+    # The pool's file is a drop-in beside the platform's own: the kubelet merges them, map keys one by one, so
+    # keys the policy leaves out keep the platform's values, and those count (kubelet_dropins).
+    files = kubelet_dropins.pool_files(pool, settings) if len(policies) == 1 else None
+    effective = None
+    if files is not None and spec is not None:
+        effective = _effective_kubelet(files, pool, settings, system, kube, eviction_source, eviction, spec)
+    if effective is not None:
+        for part, target in (("systemReserved", system), ("kubeReserved", kube)):
+            for k, v in (effective.get(part) or {}).items():
+                winner = effective.winner(part, k)
+                if winner is not None and kubelet_dropins.kept(effective, part, k):
+                    target[k] = Reserved(Quantity.parse(v), kubelet_dropins.label(winner))
+        eviction = dict(effective.get("evictionHard") or eviction)  # the source stays the policy's: its keys win
+        notes.extend(kubelet_dropins.notes(effective))
+
     capacity = pool.capacity  # read only, as every map here
     eviction_reserved: dict[str, Quantity] = {}
     for signal, resource in EVICTION_RESOURCE.items():
@@ -671,6 +690,7 @@ def pool_capacity(
         formula=formula,
         platform_default=default,
         cpu_override=cpu_override,
+        effective_kubelet=effective,
         notes=notes,
         _reserved=reserved_totals,
     )
@@ -782,13 +802,21 @@ def platform_reservation(
 ) -> tuple[dict[str, Quantity], dict[str, Quantity], dict[str, str]]:
     """What the pool's platform reserves by itself (systemReserved, kubeReserved, evictionHard), computed for the
     pool's size: what its nodes keep where a delivery cannot carry the policy's value. Cost: one formula evaluation."""
-    default = pc.platform_default or platform_default(pc.pool, settings)
+    return platform_reservation_for(
+        pc.pool, pc.platform_default or platform_default(pc.pool, settings), settings, pc.max_pods
+    )
+
+
+def platform_reservation_for(
+    pool: Pool, default: PlatformDefault | None, settings: Settings, max_pods: int
+) -> tuple[dict[str, Quantity], dict[str, Quantity], dict[str, str]]:
+    """:func:`platform_reservation` of ``pool`` under ``default`` for ``max_pods`` pods."""
     if default is None:
         return {}, {}, dict(KUBELET_DEFAULT_EVICTION_HARD)
     system: dict[str, Quantity] = {}
     kube: dict[str, Quantity] = {}
     if default.formula is not None:
-        shape, _ = formula_inputs(pc.pool, default.formula, settings, pc.max_pods)
+        shape, _ = formula_inputs(pool, default.formula, settings, max_pods)
         if shape is not None:
             try:
                 result = _formula(default.formula, shape)
@@ -797,3 +825,36 @@ def platform_reservation(
             if result is not None:
                 system, kube = _parse_map(result.system_reserved), _parse_map(result.kube_reserved)
     return system, kube, default.eviction
+
+
+def _effective_kubelet(
+    files: KubeletFiles,
+    pool: Pool,
+    settings: Settings,
+    system: dict[str, Reserved],
+    kube: dict[str, Reserved],
+    eviction_source: str,
+    eviction: dict[str, str],
+    spec: ReservationPolicySpec,
+) -> kubelet_dropins.EffectiveConfig:
+    """The platform's file (what its default reserves for the pool, its evictionHard, its maxPods) merged with the
+    fields the kubelet targets render for the policy (``capacity.kubeletfields``)."""
+    default = platform_default(pool, settings)
+    platform_max_pods = effective_max_pods(pool, None)
+    psys, pkube, _ = platform_reservation_for(pool, default, settings, platform_max_pods)
+    theirs: dict[str, Any] = {}
+    ours: dict[str, Any] = {}
+    for part, mine, platform_map in (("systemReserved", system, psys), ("kubeReserved", kube, pkube)):
+        if platform_map:
+            theirs[part] = {k: str(q) for k, q in platform_map.items()}
+        if mine:
+            ours[part] = {k: str(r.quantity) for k, r in mine.items()}
+    if default is not None and default.eviction_hard is not None:
+        theirs["evictionHard"] = dict(default.eviction_hard)
+    if eviction_source == "explicit" or eviction_source.startswith("formula:"):
+        ours["evictionHard"] = dict(eviction)
+    if files.sets_max_pods:
+        theirs["maxPods"] = platform_max_pods
+    if spec.maxPods is not None:
+        ours["maxPods"] = spec.maxPods
+    return kubelet_dropins.layered(files, theirs, ours)

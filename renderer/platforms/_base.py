@@ -198,6 +198,29 @@ class Default:
         return dict(KUBELET_DEFAULTS if self.eviction_hard is None else self.eviction_hard)
 
 
+@dataclass(frozen=True, repr=False)
+class KubeletFiles:
+    """Where a platform's kubelet reads its KubeletConfiguration when the pool's settings reach it as a drop-in
+    (``--config`` plus ``--config-dir``, merged as ``renderer.capacity.kubelet_dropins`` describes).
+
+    ``base``: the ``--config`` file (None: the kubelet gets none); ``directory``: ``--config-dir``; ``platform_file``:
+    the file holding what the platform reserves by itself (its ``Default``: reserved maps, evictionHard, and
+    maxPods when ``sets_max_pods``), the base or a drop-in; ``ours``: where the fields this repository renders land;
+    ``delivery``: only pools with that ``NodePool.spec.delivery`` (None: every pool of the platform); ``source``:
+    where the paths are published."""
+
+    __repr__ = fields_repr
+
+    base: str | None
+    directory: str
+    platform_file: str
+    ours: str
+    writer: str
+    sets_max_pods: bool = False
+    delivery: str | None = None
+    source: str = ""
+
+
 class Release(NamedTuple):
     """One dated entry of a platform's history: from which release a default applies, and the upstream source."""
 
@@ -251,6 +274,8 @@ class Platform:
     #: False: the platform's nodes read no KubeletConfiguration file a user could supply (kubelet/<pool>.yaml would
     #: be a file nothing reads); render says so for a pool without a delivery (``no_kubelet_file`` says what to do)
     kubelet_file: ClassVar[bool] = True
+    #: the pool's kubelet settings land as a drop-in beside the platform's own files (None: one file, or unknown)
+    kubelet_files: ClassVar[KubeletFiles | None] = None
     no_kubelet_file: ClassVar[str] = ""
     #: the pools run in AWS Auto Scaling groups (NodePool.spec.clusterAutoscaler: node-template tags)
     asg_tags: ClassVar[bool] = False

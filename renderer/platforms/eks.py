@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 from renderer.platforms._base import (
     Default,
+    KubeletFiles,
     Platform,
     PoolView,
     Probe,
@@ -252,6 +253,21 @@ class Eks(Platform):
     formulas = (EKS,)
     recommended = "eks"
     deliveries = frozenset({"bottlerocket", "clusterAPI", "karpenter", "nodeadm"})
+    # nodeadm writes its own config.json (kubeReserved for the machine, evictionHard, the ENI maxPods) and the
+    # NodeConfig's spec.kubelet.config as the drop-in 40-nodeadm.conf, with --config-dir on the kubelet
+    # (awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go "Writing user kubelet config to drop-in file";
+    # e2e nodeadm/test/e2e/cases/custom-max-pods-expression, kubelet 1.29 and later; up to 1.28 nodeadm merged the
+    # user's fields into config.json itself).
+    kubelet_files = KubeletFiles(
+        base="/etc/kubernetes/kubelet/config.json",
+        directory="/etc/kubernetes/kubelet/config.json.d",
+        platform_file="/etc/kubernetes/kubelet/config.json",
+        ours="/etc/kubernetes/kubelet/config.json.d/40-nodeadm.conf",
+        writer="nodeadm",
+        sets_max_pods=True,
+        delivery="nodeadm",
+        source="awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go",
+    )
     asg_tags = True
     memory_source = (
         "not an input of the AMIs' formulas; eksctl 0.17-0.24 read the EC2 type's nominal memory (machineTypes)"

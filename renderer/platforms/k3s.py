@@ -12,7 +12,7 @@ map replaces the kubelet's defaults, so there is no memory.available threshold: 
 
 from __future__ import annotations
 
-from renderer.platforms._base import Default, Platform, Release, Signal, register
+from renderer.platforms._base import Default, KubeletFiles, Platform, Release, Signal, register
 
 EVICTION = {"imagefs.available": "5%", "nodefs.available": "5%"}
 _SOURCE = "rancher/k3s@9bb7c27c62c9a0a04ffa99cf9bc78a0985cea1a8:pkg/daemons/agent/agent.go"
@@ -42,6 +42,17 @@ class K3s(Platform):
             "k3s",
             "k3s-io/k3s pkg/daemons/agent/agent.go defaultKubeletConfig; k3s-io/k3s#2116",
         ),
+    )
+    # v1.32.1+: the kubelet runs with --config-dir only; k3s writes 00-k3s-defaults.conf there on every start and
+    # copies a --kubelet-arg=config=<file> to 10-cli-config.conf (k3s-io/k3s pkg/daemons/agent/agent.go
+    # extractConfigArgs; docs.k3s.io "Kubelet configuration files"): kubelet/<pool>.yaml merges over k3s's map.
+    kubelet_files = KubeletFiles(
+        base=None,
+        directory="/var/lib/rancher/k3s/agent/etc/kubelet.conf.d",
+        platform_file="/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/00-k3s-defaults.conf",
+        ours="/var/lib/rancher/k3s/agent/etc/kubelet.conf.d/10-cli-config.conf",
+        writer="k3s",
+        source="k3s-io/k3s pkg/daemons/agent/agent.go",
     )
     render_notes = (
         "k3s: pass kubelet/<pool>.yaml with --kubelet-arg=config=<file>, or as a drop-in in the kubelet's "

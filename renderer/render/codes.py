@@ -421,8 +421,10 @@ class PlatformDefaultKept(RenderCode):
 
     ## Why is this bad?
     nodeadm writes its own `kubeReserved` and `evictionHard`, and the kubelet merges drop-in maps key by key: a key
-    the policy leaves out keeps nodeadm's value. `explain` counts only what the policy says, so its allocatable is
-    not what the nodes advertise.
+    the policy leaves out keeps nodeadm's value. For a pool delivered by nodeadm `explain` counts that value (the
+    kubelet's merge of `config.json` and `40-nodeadm.conf`, named in a note), but the policy no longer says what
+    the nodes reserve; for a Karpenter pool `explain` counts only what the policy says, so its allocatable is not
+    what the nodes advertise.
 
     ## Example
     ```yaml

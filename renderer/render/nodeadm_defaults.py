@@ -7,7 +7,8 @@ drop-in (``config.json.d/40-nodeadm.conf``) (awslabs/amazon-eks-ami@81fec2e89585
 nodeadm/internal/kubelet/config.go). The kubelet merges drop-in maps key by key (kubernetes.io, "Kubelet
 Configuration Directory Merging": individual map fields are overridden), so a key the policy leaves out keeps
 nodeadm's value on the node — and Karpenter's scheduling model assumes the same defaults for an EC2NodeClass that
-leaves them out. The capacity model counts only what the policy says, so such a key is reported (AL810).
+leaves them out. Such a key is reported (AL810): for a nodeadm pool the capacity model counts nodeadm's value (the
+merge of config.json and the drop-in, ``renderer.capacity.kubelet_dropins``), for a Karpenter pool it does not.
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ def report_kept_defaults(
     if policy is None:
         return
     spec = policy.model.spec
+    # a nodeadm pool's model is the merge of config.json and the drop-in (capacity.kubelet_dropins): it counts them
+    counted = (
+        "which explain counts (config.json)" if pc.effective_kubelet is not None else "which explain does not count"
+    )
     if not kube_reserved_default:
         kube = kubelet.get("kubeReserved") or {}
         missing = [k for k in NODEADM_KUBE_RESERVED_KEYS if k not in kube]
@@ -42,7 +47,7 @@ def report_kept_defaults(
             keys = ", ".join(f"kubeReserved.{k}" for k in missing)
             ctx.report(
                 PlatformDefaultKept,
-                f"{keys} not set in {subject}: nodes keep nodeadm's value, which explain does not count",
+                f"{keys} not set in {subject}: nodes keep nodeadm's value, {counted}",
                 policy.source,
                 policy.ref,
                 ("spec", "kubeReserved")
@@ -59,8 +64,7 @@ def report_kept_defaults(
             signals = ", ".join(f"{s}<{NODEADM_EVICTION_HARD[s]}" for s in kept)
             ctx.report(
                 PlatformDefaultKept,
-                f"evictionHard in {subject} leaves out {', '.join(kept)}: nodes keep nodeadm's {signals}, which "
-                "explain does not count",
+                f"evictionHard in {subject} leaves out {', '.join(kept)}: nodes keep nodeadm's {signals}, {counted}",
                 policy.source,
                 policy.ref,
                 ("spec", "evictionHard") if spec.evictionHard is not None else ("spec", "autoSizing"),

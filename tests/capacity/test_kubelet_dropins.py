@@ -166,8 +166,8 @@ def test_base_without_eviction_hard_gets_the_kubelet_defaults_before_the_dropins
     }
     assert eff.winner("evictionHard", "nodefs.available") is KUBELET_DEFAULTS
     assert describe(eff, [("evictionHard", "memory.available"), ("evictionHard", "nodefs.available")]) == [
-        "evictionHard.memory.available from 50-allocatable.conf (drop-in) over the kubelet's default",
-        "evictionHard.nodefs.available from the kubelet's default",
+        "evictionHard memory.available from 50-allocatable.conf (drop-in) over the kubelet's default",
+        "evictionHard nodefs.available from the kubelet's default",
     ]
 
 
@@ -191,7 +191,7 @@ def test_nodeadm_e2e_kubelet_config_max_pods() -> None:
     assert eff.fields["kubeReserved"] == {"cpu": "70m", "ephemeral-storage": "1Gi", "memory": "915Mi"}
     assert describe(eff, [("maxPods",), ("kubeReserved", "memory")]) == [
         "maxPods from 40-nodeadm.conf (drop-in) over config.json",
-        "kubeReserved.memory from config.json",
+        "kubeReserved memory from config.json",
     ]
 
 
