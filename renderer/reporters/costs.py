@@ -16,9 +16,9 @@ from renderer.escaping import markdown_code, plain
 
 __all__ = [
     "change_headline",
-    "change_html",
     "change_markdown",
     "change_text",
+    "change_view",
     "explain_html",
     "explain_markdown",
     "explain_text",
@@ -283,21 +283,17 @@ def change_markdown(cost: ChangeCost) -> list[str]:
     return out
 
 
-def change_html(cost: ChangeCost) -> str:
-    """The priced change as an HTML section (for ``diff -o html``): the headline, the per-pool table and the details;
-    empty when nothing moved, as in the markdown comment."""
-    if not cost.moved:
-        return ""
-    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
-    body = "\n".join(
-        "<tr>" + f'<th scope="row">{escape(r[0])}</th>' + "".join(f"<td>{escape(c)}</td>" for c in r[1:]) + "</tr>"
-        for r in _rows(cost)
-    )
-    details = "".join(f"<li>{escape(line)}</li>" for line in (*_details(cost), *cost.notes))
-    return (
-        '<section id="cost" aria-labelledby="cost-h">\n'
-        f'<h2 id="cost-h">{escape(change_headline(cost))}</h2>\n'
-        f"<table><thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody></table>\n"
-        f"<details><summary>How this is priced ({escape(cost.currency)}, {int(cost.hours)} hours a month)</summary>"
-        f"<ul>{details}</ul></details>\n</section>\n"
-    )
+def change_view(cost: ChangeCost | None) -> dict[str, object] | None:
+    """The priced change as plain values for a page template (``diff -o html``): headline, headers, rows and the
+    details; None when nothing moved, as in the markdown comment."""
+    if cost is None or not cost.moved:
+        return None
+    return {
+        "headline": change_headline(cost),
+        "headers": HEADERS,
+        "rows": _rows(cost),
+        "details": [*_details(cost), *cost.notes],
+        "currency": cost.currency,
+        "hours": int(cost.hours),
+    }
+

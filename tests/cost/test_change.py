@@ -70,11 +70,7 @@ def test_nothing_moved_says_nothing() -> None:
     assert not c.moved and change_markdown(c) == []
 
 
-def test_the_html_section_escapes_names_and_is_empty_when_nothing_moved() -> None:
-    from renderer.reporters.costs import change_html
+def test_nothing_moved_gives_the_page_no_cost_section() -> None:
+    from renderer.reporters.costs import change_view
 
-    c = cost([FleetChange("<b>pool</b>", "m5.xlarge", 1, 0, price("m5.xlarge", "0.192"))])
-    page = change_html(c)
-    assert "&lt;b&gt;pool&lt;/b&gt;" in page and "<b>pool" not in page
-    assert "adds $140.16/month" in page  # 0.192 × 730
-    assert change_html(cost([])) == ""
+    assert change_view(cost([])) is None and change_view(None) is None

@@ -131,6 +131,21 @@ def test_without_a_snapshot_the_page_has_no_impact_section(tmp_path: Path) -> No
     assert "NodePool/eks-batch (changed)" in done.stdout
 
 
+def test_a_priced_change_leads_the_page_with_its_money(tmp_path: Path) -> None:
+    """With ``pricing`` (docs/examples/cost-pr's settings: builtin us-east-1 on-demand), the page says what the change
+    adds to the bill, as the PR comment does. The autoscaler adds 1 × c6i.2xlarge (docs/impact.md); the builtin
+    snapshot prices it at $0.34 an hour (Karpenter's generated AWS table of 2026-01-19, docs/cost.md), × 730 hours
+    = $248.20 a month."""
+    repo = _pr(tmp_path)
+    settings = (REPO_ROOT / "docs" / "examples" / "cost-pr" / "base" / ".allocatable.yaml").read_text(encoding="utf-8")
+    (repo / "policies" / ".allocatable.yaml").write_text(settings, encoding="utf-8")
+    html = _diff(repo, "--snapshot", "snapshot.json", "-o", "html").stdout
+    text = _text(html)
+    assert 'id="cost"' in html
+    assert "this change adds $248.20/month (1 × c6i.2xlarge on eks-batch)" in text
+    assert html.index('id="cost"') < html.index("<figure>")  # the money right under the headlines, before the bars
+
+
 def test_byte_stable(tmp_path: Path) -> None:
     repo = _pr(tmp_path)
     assert _page(repo) == _page(repo)

@@ -28,6 +28,7 @@ from typing import Any, TextIO
 from renderer import __version__
 from renderer.capacity.diff import Change, DiffResult, PoolDiff
 from renderer.quantity import Quantity
+from renderer.reporters.costs import change_view
 from renderer.reporters.diff._common import (
     HEADERS,
     MAX_LISTED,
@@ -211,6 +212,7 @@ def html(d: DiffResult) -> str:
         head=d.head_label,
         compared=d.base_revision.describe() if d.base_revision is not None else None,
         headline=headline(d),
+        cost=change_view(d.cost),
         caveat=caveat(d),
         pools=[_pool_view(i, pd, res) for i, pd in enumerate(changed[:MAX_LISTED], 1)],
         more_pools=max(len(changed) - MAX_LISTED, 0),
