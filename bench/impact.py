@@ -1,14 +1,19 @@
 """``allocatable diff --base`` with the re-packing simulation on a generated cluster snapshot, against a bare parse.
 
-    python bench/impact.py OUTDIR --nodes 2000 --pods 20000 [--allocatable PATH] [--keep]
+    python bench/impact.py OUTDIR --nodes 2000 --pods 20000 [--allocatable PATH] [--clusters 30] [--daemonsets 24]
+        [--request-shapes 1000] [--distinct-daemonsets]
 
-1. writes OUTDIR/repo, OUTDIR/nodes.json and OUTDIR/pods.json with ``bench/verify_dumps.py`` (unless they exist);
+1. writes OUTDIR/repo, OUTDIR/nodes.json and OUTDIR/pods.json with ``bench/verify_dumps.py`` (unless they exist),
+   shaped as a real fleet by default: a multi-cluster policy repo (``--clusters``, about 100 documents each, the
+   snapshot's cluster one of them), node agents limited to one NodePool each besides the three EKS add-ons
+   (``--daemonsets``), 1,000 Deployments sized apart (``--request-shapes``: 1,000 distinct pod shapes);
+   ``--distinct-daemonsets`` names a DaemonSet of its own in every daemon pod (the hostile case of issue 30);
 2. makes OUTDIR/repo a git repository: the generated policies committed as ``main``, then every ReservationPolicy's
    kube-reserved memory raised by 2Gi in the work tree (a change that displaces pods on the fullest nodes);
 3. times, each in a fresh process started from a small probe (so its peak RSS is its own): ``allocatable diff repo
-   --base main --nodes nodes.json --pods pods.json -o json`` and ``json.loads`` of both files (the floor: reading
-   them and nothing else), in one process and each file in its own (for a snapshot whose bare parse does not fit in
-   memory at once); prints wall and CPU seconds, the ratios and each peak RSS.
+   --base main --nodes nodes.json --pods pods.json -o json`` and the floor: ``json.loads`` of both files plus
+   ``bare_parse.py`` over the repo twice (both revisions), in one process, and each file in its own (for a snapshot
+   whose bare parse does not fit in memory at once); prints wall and CPU seconds, the ratios and each peak RSS.
 
 Figures only, nothing passes or fails. Deterministic inputs for the counts.
 """
@@ -24,6 +29,8 @@ import sys
 import time
 from pathlib import Path
 
+import verify_dumps
+
 HERE = Path(__file__).resolve().parent
 _PROBE = (
     "import resource, subprocess, sys, time\n"
@@ -33,7 +40,17 @@ _PROBE = (
     "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
     "print(wall, u.ru_utime + u.ru_stime, u.ru_maxrss, done.returncode)\n"
 )
-_BARE = "import json, sys\nfor p in sys.argv[1:]:\n    with open(p, 'rb') as f:\n        json.loads(f.read())\n"
+_BARE = (
+    "import json, sys\n"
+    f"sys.path.insert(0, {str(HERE)!r})\n"
+    "from bare_parse import main\n"
+    "for p in sys.argv[1:]:\n"
+    "    if p.endswith('.json'):\n"
+    "        with open(p, 'rb') as f:\n"
+    "            json.loads(f.read())\n"
+    "    else:\n"
+    "        main(p)\n"
+)
 
 
 def measure(cwd: Path, *argv: str) -> tuple[float, float, float, int]:
@@ -54,7 +71,7 @@ def git(repo: Path, *args: str) -> None:
     )
 
 
-def prepare(out: Path, nodes: int, pods: int) -> None:
+def prepare(out: Path, nodes: int, pods: int, fleet: list[str]) -> None:
     if not (out / "pods.json").is_file():
         subprocess.run(
             [
@@ -66,6 +83,7 @@ def prepare(out: Path, nodes: int, pods: int) -> None:
                 "--pods",
                 str(pods),
                 "--no-yaml",
+                *fleet,
             ],
             check=True,
         )
@@ -91,13 +109,19 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--pods", type=int, default=20000)
     parser.add_argument("--allocatable", default=str(Path(sys.executable).parent / "allocatable"))
+    verify_dumps.add_fleet_arguments(parser, realistic=True)
     args = parser.parse_args()
     out: Path = args.out.resolve()
-    prepare(out, args.nodes, args.pods)
+    fleet = ["--clusters", str(args.clusters), "--daemonsets", str(args.daemonsets)]
+    fleet += ["--request-shapes", str(args.request_shapes)]
+    fleet += ["--distinct-daemonsets"] if args.distinct_daemonsets else []
+    prepare(out, args.nodes, args.pods, fleet)
     size = sum((out / f).stat().st_size for f in ("nodes.json", "pods.json")) / 1e6
-    bare = measure(out, sys.executable, "-c", _BARE, "nodes.json", "pods.json")
+    bare = measure(out, sys.executable, "-c", _BARE, "nodes.json", "pods.json", "repo", "repo")
     # each file in a process of its own too: the floor when both do not fit in memory at once
-    per_file = [measure(out, sys.executable, "-c", _BARE, name) for name in ("nodes.json", "pods.json")]
+    per_file = [
+        measure(out, sys.executable, "-c", _BARE, *names) for names in (("nodes.json", "repo", "repo"), ("pods.json",))
+    ]
     t0 = time.strftime("%Y-%m-%d")
     diff = measure(
         out,
@@ -114,7 +138,9 @@ def main() -> int:
         "json",
     )
     print(f"{args.nodes} nodes, {args.pods} pods, {size:.0f} MB of JSON ({t0}, {os.cpu_count()} cores)")
-    print(f"bare json.loads: wall {bare[0]:.1f} s, cpu {bare[1]:.1f} s, RSS {bare[2]:.0f} MB")
+    print(
+        f"bare json.loads and the repo's two revisions: wall {bare[0]:.1f} s, cpu {bare[1]:.1f} s, RSS {bare[2]:.0f} MB"
+    )
     print(f"diff --base + simulation: wall {diff[0]:.1f} s, cpu {diff[1]:.1f} s, RSS {diff[2]:.0f} MB, exit {diff[3]}")
     split = sum(r[1] for r in per_file)
     print(

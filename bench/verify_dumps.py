@@ -36,6 +36,8 @@ import argparse
 import json
 import random
 import shutil
+import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -154,6 +156,99 @@ _WORKLOADS: tuple[tuple[str, str, str, tuple[tuple[str, str, str, str], ...], tu
 _DAEMONSETS = tuple(w for w in _WORKLOADS if w[2] == "DaemonSet")
 _APPS = tuple(w for w in _WORKLOADS if w[2] != "DaemonSet")
 _PHASES = ("Running",) * 17 + ("Succeeded", "Pending", "Failed")
+
+
+@dataclass(frozen=True)
+class FleetShape:
+    """What makes a snapshot look like a real fleet rather than like this generator's first version:
+
+    - ``daemonsets``: the first three are the EKS add-ons on every node (aws-node, kube-proxy, ebs-csi-node); each
+      further one is an agent limited by ``nodeSelector`` to one Karpenter NodePool (``fleet.NODEPOOLS`` in turn),
+      as teams ship their node agents;
+    - ``distinct_daemonsets``: every daemon pod names a DaemonSet of its own (owner names no real controller writes,
+      but a dump may carry: the simulation must stay linear whatever the owners look like);
+    - ``request_shapes``: 0 keeps the fixed requests of ``_WORKLOADS``; N > 0 spreads the application pods over N
+      Deployments, each sizing its main container on its own (cpu half the workload's plus 1m per Deployment,
+      memory half plus 1Mi): N distinct pod shapes, as every team sizes its pods."""
+
+    daemonsets: int = len(_DAEMONSETS)
+    distinct_daemonsets: bool = False
+    request_shapes: int = 0
+
+    def daemonsets_on(self, labels: dict[str, str]) -> list[int]:
+        """The DaemonSets (by number) that run on a node with ``labels``."""
+        pool = labels.get("karpenter.sh/nodepool")
+        extra = range(len(_DAEMONSETS), self.daemonsets)
+        return [*range(min(self.daemonsets, len(_DAEMONSETS))), *(k for k in extra if _agent_pool(k) == pool)]
+
+    def daemonset(self, k: int, node: str) -> tuple[tuple[Any, ...], dict[str, str]]:
+        """DaemonSet ``k``'s workload and nodeSelector, for its pod on ``node``."""
+        selector: dict[str, str] = {}
+        if k < len(_DAEMONSETS):
+            workload: tuple[Any, ...] = _DAEMONSETS[k]
+        else:
+            cpu, memory = f"{10 + 5 * (k % 7)}m", f"{32 + 16 * (k % 5)}Mi"
+            image = f"ghcr.io/example/node-agent-{k:03d}:v1.{k % 9}.0"
+            workload = ("observability", f"agent-{k:03d}", "DaemonSet", (("agent", image, cpu, memory),), (), 0)
+            selector = {"karpenter.sh/nodepool": _agent_pool(k)}
+        if self.distinct_daemonsets:
+            workload = (workload[0], f"{workload[1]}-{node.split('.')[0]}", *workload[2:])
+        return workload, selector
+
+    def app(self, rng: random.Random) -> tuple[Any, ...]:
+        """An application pod's workload: one of ``_APPS``, resized for its Deployment when ``request_shapes``."""
+        workload = rng.choices(_APPS, [w[5] for w in _APPS])[0]
+        if not self.request_shapes:
+            return workload
+        d = rng.randrange(self.request_shapes)
+        (name, image, cpu, memory), *rest = workload[3]
+        millis = int(float(cpu[:-1]) if cpu.endswith("m") else float(cpu) * 1000)
+        mib = int(memory[:-2]) * (1024 if memory.endswith("Gi") else 1)
+        main = (name, image, f"{millis // 2 + d}m", f"{mib // 2 + d}Mi")
+        return (workload[0], f"{workload[1]}-{d:04d}", workload[2], (main, *rest), *workload[4:])
+
+    def deployment_hash(self, app: str) -> int:
+        """The pod-template hash of a resized Deployment (its pods share it); 0 for the others."""
+        return zlib.crc32(app.encode()) + 1 if self.request_shapes else 0
+
+
+def _agent_pool(k: int) -> str:
+    return fleet.NODEPOOLS[k % len(fleet.NODEPOOLS)]
+
+
+def write_clusters(repo: Path, clusters: int, rng: random.Random) -> None:
+    """A multi-cluster policy repo: ``clusters`` clusters, each with a NodePool per (Karpenter NodePool, instance
+    type) labelled with its cluster, NodePool and instance type, and a CommitClass and a ReservationPolicy per
+    (cluster, NodePool). The snapshot's own cluster is ``c000``: its NodePools carry the labels its Nodes do (no
+    cluster label: the Nodes have none), the others an ``example.com/cluster`` label, as one repo keeps many
+    clusters. About 100 documents a cluster."""
+    pools = fleet.NODEPOOLS
+    types = fleet.INSTANCE_TYPES
+    per_cluster = len(pools) * len(types)
+    counts = generate.Counts(clusters * per_cluster, clusters * len(pools), clusters * len(pools), 0, 0)
+    for c in range(clusters):
+        own: dict[str, str] = {} if c == 0 else {"example.com/cluster": f"c{c:03d}"}
+        docs = []
+        for p, pool in enumerate(pools):
+            for t, (itype, cpu, mem, _) in enumerate(types):
+                labels = {**own, "karpenter.sh/nodepool": pool, "node.kubernetes.io/instance-type": itype}
+                i = c * per_cluster + p * len(types) + t
+                docs.append(generate.node_pool(i, counts, rng, labels=labels, shape=(cpu, mem)))
+        if c:
+            term = "".join(f"        - {{key: {k}, operator: In, values: [{v}]}}\n" for k, v in own.items())
+            for p, pool in enumerate(pools):
+                sel = (
+                    "  selector:\n    - matchExpressions:\n"
+                    f"{term}        - {{key: karpenter.sh/nodepool, operator: In, values: [{pool}]}}\n"
+                )
+                i = len(pools) + c * len(pools) + p  # after the snapshot cluster's by-nodepool classes
+                docs.append(generate.commit_class(i, counts, rng, False, selector=sel))
+                docs.append(generate.reservation_policy(i, counts, rng, False, selector=sel))
+        path = repo / "clusters" / f"c{c:03d}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("---\n".join(docs), encoding="utf-8")
+
+
 #: Containers that carry the application's configuration (env, probes, security context); the others are agents and
 #: sidecars with their resources, mounts and a port only, as their charts ship them.
 _MAIN = frozenset({"aws-node", "kube-proxy", "ebs-plugin", "api", "indexer", "server", "export", "controller"})
@@ -280,16 +375,20 @@ def pod_object(
     managed_fields: bool = False,
     daemon_on: str | None = None,
     room: _Room | None = None,
+    fleet_shape: FleetShape | None = None,
+    daemonset: int = 0,
 ) -> dict[str, Any]:
     """One Pod as ``kubectl get pods -A -o json`` prints it (the fields, key order and nesting of a real one, see the
     module docstring), on a random node of ``nodes`` (half the Pending ones on none); with ``managed_fields``, its
     managedFields as the API server keeps them (one entry for the controller that created it, one for the kubelet's
     status), which kubectl prints only with ``--show-managed-fields``."""
+    shape = fleet_shape or FleetShape()
+    selector: dict[str, str] = {}
     if daemon_on is not None:
-        workload = _DAEMONSETS[i % len(_DAEMONSETS)]
+        workload, selector = shape.daemonset(daemonset, daemon_on)
         phase, node = "Running", daemon_on
     else:
-        workload = rng.choices(_APPS, [w[5] for w in _APPS])[0]
+        workload = shape.app(rng)
         phase = rng.choice(_PHASES)
         node = None if phase == "Pending" and rng.random() < 0.5 else nodes[rng.randrange(len(nodes))]
         if room is not None and node is not None and phase in ("Running", "Pending"):
@@ -299,7 +398,7 @@ def pod_object(
     if room is not None and daemon_on is not None:
         room.take(daemon_on, _requests(workload))
     namespace, app, owner, containers, inits, _ = workload
-    template_hash = f"{rng.getrandbits(40):010x}"[:10]
+    template_hash = f"{(daemon_on is None and shape.deployment_hash(app)) or rng.getrandbits(40):010x}"[:10]
     suffix = fleet._hex(rng, 5)
     name = f"{app}-{template_hash}-{suffix}" if owner == "ReplicaSet" else f"{app}-{suffix}"
     created = f"2025-{1 + i % 12:02d}-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{(i * 13) % 60:02d}Z"
@@ -413,6 +512,7 @@ def pod_object(
                     "tolerationSeconds": 300,
                 },
             ],
+            **({"nodeSelector": selector} if selector else {}),
             "volumes": [
                 {
                     "name": "kube-api-access",
@@ -464,7 +564,15 @@ def pod_object(
 
 
 def write(
-    outdir: Path, nodes: int, pods: int, seed: int = 0, *, yaml_nodes: bool = True, managed_fields: bool = False
+    outdir: Path,
+    nodes: int,
+    pods: int,
+    seed: int = 0,
+    *,
+    yaml_nodes: bool = True,
+    managed_fields: bool = False,
+    fleet_shape: FleetShape | None = None,
+    clusters: int = 1,
 ) -> None:
     if outdir.exists():
         shutil.rmtree(outdir)
@@ -478,7 +586,14 @@ def write(
         generate.generate(shape, 2 * nodes, outdir / "repo", seed)
         (outdir / "repo" / "inventory" / name).rename(outdir / name)
         (outdir / "repo" / "inventory").rmdir()
-    names = [fleet.node_labels(i, random.Random(0))[1] for i in range(nodes)]
+    if clusters > 1:
+        write_clusters(outdir / "repo", clusters, random.Random(f"{seed}:clusters:{clusters}"))
+    labelled = [fleet.node_labels(i, random.Random(0)) for i in range(nodes)]
+    names = [name for _, name in labelled]
+    shape = fleet_shape or FleetShape()
+    daemons = [shape.daemonsets_on(labels) for labels, _ in labelled]
+    first_app = sum(len(d) for d in daemons)
+    daemon_at = [(node, k) for node, ds in zip(names, daemons, strict=True) for k in ds]
     rng = random.Random(f"{seed}:pods:{pods}")
     room = _Room(names)
     # The List as json.dumps(indent=4, sort_keys=True) prints it whole, written one item at a time: a 200,000-pod
@@ -487,14 +602,33 @@ def write(
         out.write('{\n    "apiVersion": "v1",\n    "items": [')
         for i in range(pods):
             # One pod of every DaemonSet on every node first (as the DaemonSet controller keeps them), then the apps.
-            daemon_on = names[i // len(_DAEMONSETS)] if i < len(names) * len(_DAEMONSETS) else None
-            pod = pod_object(i, rng, names, managed_fields, daemon_on, room)
+            daemon_on, k = daemon_at[i] if i < first_app else (None, 0)
+            pod = pod_object(i, rng, names, managed_fields, daemon_on, room, shape, k)
             item = json.dumps(pod, indent=4, sort_keys=True)
             out.write(("\n" if i == 0 else ",\n") + _ITEM_PAD + item.replace("\n", "\n" + _ITEM_PAD))
         out.write('\n    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
 
 
 _ITEM_PAD = " " * 8
+
+
+def add_fleet_arguments(parser: argparse.ArgumentParser, realistic: bool = False) -> None:
+    """The options of :class:`FleetShape` and the repo's cluster count; ``realistic``: defaults of a real fleet
+    (30 clusters in the repo, 24 DaemonSets, 1,000 Deployments sized apart) instead of this generator's first."""
+    parser.add_argument(
+        "--clusters",
+        type=int,
+        default=30 if realistic else 1,
+        help="clusters in the policy repo (about 100 documents each)",
+    )
+    parser.add_argument("--daemonsets", type=int, default=24 if realistic else 3, help="DaemonSets (at least 3)")
+    parser.add_argument("--distinct-daemonsets", action="store_true", help="every daemon pod names its own DaemonSet")
+    parser.add_argument(
+        "--request-shapes",
+        type=int,
+        default=1000 if realistic else 0,
+        help="Deployments sized apart (distinct pod shapes); 0: the fixed requests",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -507,11 +641,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--managed-fields", action="store_true", help="pods with managedFields (kubectl --show-managed-fields)"
     )
+    add_fleet_arguments(parser)
     args = parser.parse_args(argv)
     if args.nodes < 10 or args.pods < 1:
         parser.error("--nodes must be at least 10 and --pods at least 1")
     write(
-        args.outdir, args.nodes, args.pods, args.seed, yaml_nodes=not args.no_yaml, managed_fields=args.managed_fields
+        args.outdir,
+        args.nodes,
+        args.pods,
+        args.seed,
+        yaml_nodes=not args.no_yaml,
+        managed_fields=args.managed_fields,
+        fleet_shape=FleetShape(args.daemonsets, args.distinct_daemonsets, args.request_shapes),
+        clusters=args.clusters,
     )
     for name in ("nodes.json", "pods.json") if args.no_yaml else ("nodes.yaml", "nodes.json", "pods.json"):
         print(f"{name}: {(args.outdir / name).stat().st_size / 1e6:.1f} MB")
