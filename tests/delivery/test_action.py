@@ -355,7 +355,7 @@ def test_stale_rendering_is_reported_with_renders_own_words(tmp_path: Path) -> N
     assert run.step_outputs["render"]["render-exit"] == "1", run.logs["render"]
     (error,) = [ln for ln in run.logs["render"].splitlines() if ln.startswith("::error")]
     assert error.startswith("::error title=allocatable render --check::render --check: ")
-    assert "differs from rendered; run `allocatable render policies -o rendered`" in error
+    assert "differs from rendered; run `allocatable render policies`" in error
     assert "### allocatable render --check: failed" in run.summary
     assert run.status["Result"] == "failure" and "render --check failed (exit 1)" in run.logs["Result"]
 
