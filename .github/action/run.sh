@@ -621,7 +621,6 @@ all)
     COST_EXIT="$(value cost-exit)"
     export DIFF_FILE CAPACITY_CHANGED IMPACT_EXIT COST_EXIT
   fi
-  step report
   if [ "${INPUT_RENDER_CHECK:-false}" = true ]; then
     step render-check
     RENDER_EXIT="$(value render-exit)"
@@ -633,6 +632,7 @@ all)
   if [ "${INPUT_COMMENT:-false}" != false ]; then
     step comment
   fi
+  step report
   echo "== result (the job summary is in $GITHUB_STEP_SUMMARY)"
   GITHUB_OUTPUT="$outputs" bash "$self" result
   ;;

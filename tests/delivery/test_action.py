@@ -871,6 +871,7 @@ def test_run_sh_all_runs_the_whole_action_locally(tmp_path: Path) -> None:
         "== diff",
         "== render-check",
         "== verify",
+        "== report",
         f"== result (the job summary is in {runner}/allocatable-summary.md)",
     ]
     assert not any(p.name.startswith("allocatable-outputs.") for p in runner.iterdir()), "its scratch file is removed"
