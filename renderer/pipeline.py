@@ -547,7 +547,14 @@ def _impact(
 
     from renderer.impact.capacity_view import advertised
     from renderer.impact.repack import simulate
-    from renderer.impact.report import ImpactReport, PoolIndex, autoscaler_view, karpenter_plans, karpenter_view, pool_of
+    from renderer.impact.report import (
+        ImpactReport,
+        PoolIndex,
+        autoscaler_view,
+        karpenter_plans,
+        karpenter_view,
+        pool_of,
+    )
     from renderer.verify.compare import node_model
 
     nodepools = PoolIndex([(p.name, p.labels) for p in after.pools if p.origin == "NodePool"])
