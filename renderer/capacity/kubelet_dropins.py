@@ -27,6 +27,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from renderer import platforms
@@ -76,6 +77,11 @@ class EffectiveConfig:
         itself; None: nothing sets it)."""
         got = self.setters.get(path)
         return got[-1] if got else None
+
+    @cached_property
+    def notes(self) -> list[str]:
+        """Explain's note on this merge (:func:`notes`), made once."""
+        return notes(self)
 
     def get(self, *path: str) -> Any:
         value: Any = self.fields
@@ -200,9 +206,32 @@ def pool_files(pool: PoolView, settings: SettingsView) -> KubeletFiles | None:
     return files if ways == ([files.delivery] if files.delivery else []) else None
 
 
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return ("{", tuple((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return ("[", tuple(_freeze(v) for v in value))
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple) and value[:1] == ("{",):
+        return {k: _thaw(v) for k, v in value[1]}
+    if isinstance(value, tuple) and value[:1] == ("[",):
+        return [_thaw(v) for v in value[1]]
+    return value
+
+
 def layered(files: KubeletFiles, theirs: Mapping[str, Any], ours: Mapping[str, Any]) -> EffectiveConfig:
     """The merge of the platform's file (``theirs``: what it sets of ``COUNTED``) and the file this repository
-    renders (``ours``), where ``files`` puts them."""
+    renders (``ours``), where ``files`` puts them. Pools of one shape get one merge (and one note): the result is
+    read only, like the model's other shared values."""
+    return _layered(files, _freeze(theirs), _freeze(ours))
+
+
+@lru_cache(maxsize=4096)
+def _layered(files: KubeletFiles, frozen_theirs: Any, frozen_ours: Any) -> EffectiveConfig:
+    theirs, ours = _thaw(frozen_theirs), _thaw(frozen_ours)
     platform = ConfigFile(files.platform_file, theirs, files.writer)
     own = ConfigFile(files.ours, ours, OURS)
     if files.base == files.platform_file:

@@ -630,7 +630,7 @@ def pool_capacity(
                 if winner is not None and kubelet_dropins.kept(effective, part, k):
                     target[k] = Reserved(Quantity.parse(v), kubelet_dropins.label(winner))
         eviction = dict(effective.get("evictionHard") or eviction)  # the source stays the policy's: its keys win
-        notes.extend(kubelet_dropins.notes(effective))
+        notes.extend(effective.notes)
 
     capacity = pool.capacity  # read only, as every map here
     eviction_reserved: dict[str, Quantity] = {}
