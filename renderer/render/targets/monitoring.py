@@ -2,7 +2,7 @@
 
 - ``serviceaccount.yaml``, ``rbac.yaml``: a ServiceAccount and a read-only ClusterRole (nodes get/list/watch: all
   serve reads) with its ClusterRoleBinding.
-- ``deployment.yaml``: one replica of ``allocatable serve`` (the image of serve/Dockerfile) and a git-sync sidecar
+- ``deployment.yaml``: one replica of ``allocatable serve`` (the image of argocd/serve.Dockerfile) and a git-sync sidecar
   keeping a checkout of the policy repository (``allocatable-serve-source``: ``repo`` and ``ref``, to set); serve
   evaluates ``/git/current/<the policy directory>`` and reloads it on every new commit. Non-root, read-only root
   file system, no capability, probes on ``/healthz`` and ``/readyz``.
