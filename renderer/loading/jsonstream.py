@@ -17,17 +17,15 @@ Cost: one pass over the input; memory O(chunk + the largest item + what the call
 
 from __future__ import annotations
 
-import codecs
 import json
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, NamedTuple
 
 from renderer.loading.jsonscan import NeedsYamlPath, depth_ok, json_decoder, json_item, plain_json
+from renderer.loading.textwindow import CHUNK, TextWindow
 
 __all__ = ["CHUNK", "Stop", "StreamedItem", "stream_json"]
 
-CHUNK = 1 << 20
-_WS = " \t\r\n"
 
 
 class StreamedItem(NamedTuple):
@@ -57,90 +55,29 @@ class Stop(Exception):
         self.cause = cause
 
 
-class _Window:
-    """The decoded text from ``base`` on, with a cursor counting lines forward (O(text) over the whole stream)."""
+class _Window(TextWindow):
+    """The dump's decoded text (``renderer.loading.textwindow``), its problems as :class:`Stop` with the items handed
+    on so far."""
 
     def __init__(self, read: Callable[[int], bytes], max_bytes: int) -> None:
-        self._read = read
-        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        self._max_bytes = max_bytes
-        self._bytes = 0
-        self._first = True
-        self.text = ""
-        self.eof = False
-        # line counting: offset ``pos`` of the window is on line ``line``, whose first character is at ``line_start``
-        # (window offsets; negative when that line began before the window).
-        self.pos = 0
-        self.line = 1
-        self.line_start = 0
+        super().__init__(read, max_bytes)
         self.items = 0
 
     def stop(self, message: str, i: int, cause: str = "json-syntax") -> Stop:
         line, column = self.at(min(i, len(self.text)))
         return Stop(message, self.items, line, column, cause)
 
-    def more(self) -> bool:
-        """Read the next chunk into the window; False at the end of the input."""
-        if self.eof:
-            return False
-        raw = self._read(CHUNK)
-        self._bytes += len(raw)
-        if self._bytes > self._max_bytes:
-            raise Stop(f"the dump is larger than the {self._max_bytes} byte limit", self.items, cause="file")
-        if self._first and raw:
-            self._first = False
-            if raw.startswith(codecs.BOM_UTF8):
-                raw = raw[3:]
-        try:
-            chunk = self._decoder.decode(raw, final=not raw)
-        except UnicodeDecodeError as exc:
-            line, _ = self.at(len(self.text))
-            line += raw[: exc.start].count(b"\n")
-            raise Stop(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", self.items, line, 1, "encoding") from None
-        if not raw:
-            self.eof = True
+    def too_large(self) -> Exception:
+        return Stop(f"the dump is larger than the {self.max_bytes} byte limit", self.items, cause="file")
+
+    def not_utf8(self, raw: bytes, exc: UnicodeDecodeError) -> Exception:
+        line, _ = self.at(len(self.text))
+        line += raw[: exc.start].count(b"\n")
+        return Stop(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", self.items, line, 1, "encoding")
+
+    def check(self, chunk: str) -> None:
         if "\x00" in chunk:
             raise self.stop("the dump contains a NUL character", len(self.text) + chunk.index("\x00"), "encoding")
-        self.text += chunk
-        return not self.eof or bool(chunk)
-
-    def at(self, offset: int) -> tuple[int, int]:
-        """Line and column of window offset ``offset`` (at or after the last one asked for)."""
-        text = self.text
-        if offset > self.pos:
-            newlines = text.count("\n", self.pos, offset)
-            if newlines:
-                self.line += newlines
-                self.line_start = text.rindex("\n", self.pos, offset) + 1
-            self.pos = offset
-        return self.line, offset - self.line_start + 1
-
-    def drop(self, i: int) -> int:
-        """Forget the text before ``i`` when it is large (amortised O(1) per character); the new offset of ``i``."""
-        if i < CHUNK:
-            return i
-        self.at(i)
-        self.text = self.text[i:]
-        self.pos -= i
-        self.line_start -= i
-        return 0
-
-    def skip_ws(self, i: int) -> int:
-        """The first offset at or after ``i`` that is not white space, reading on as needed (len(text) at the end)."""
-        while True:
-            text = self.text
-            n = len(text)
-            while i < n and text[i] in _WS:
-                i += 1
-            if i < n or not self.more():
-                return i
-
-    def char(self, i: int) -> str:
-        """The character at ``i`` ('' at the end of the input)."""
-        while i >= len(self.text):
-            if not self.more():
-                return ""
-        return self.text[i]
 
 
 def _decode(window: _Window, decoder: json.JSONDecoder, i: int, max_chars: int, what: str) -> tuple[Any, int]:

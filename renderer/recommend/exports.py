@@ -16,15 +16,14 @@ Cost: one pass over the input; memory O(chunk + the largest series + what the ca
 
 from __future__ import annotations
 
-import codecs
 import json
 from collections.abc import Callable
 from typing import Any
 
+from renderer.loading.textwindow import CHUNK, TextWindow
+
 __all__ = ["CHUNK", "Export", "ExportError", "read_export"]
 
-CHUNK = 1 << 20
-_WS = " \t\r\n"
 #: The largest series (or other member) read at once: 64 MiB of text (a year of 15-second samples is 60 MB).
 MAX_MEMBER_CHARS = 64 << 20
 
@@ -52,80 +51,18 @@ class Export:
 Sink = Callable[[dict[str, str], list[Any], int, int], None]
 
 
-class _Window:
-    def __init__(self, read: Callable[[int], bytes], max_bytes: int) -> None:
-        self._read = read
-        self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        self._max_bytes = max_bytes
-        self._bytes = 0
-        self._first = True
-        self.text = ""
-        self.eof = False
-        self.pos = 0
-        self.line = 1
-        self.line_start = 0
-
-    @property
-    def bytes_read(self) -> int:
-        return self._bytes
+class _Window(TextWindow):
+    """The export's decoded text (``renderer.loading.textwindow``), its problems as :class:`ExportError`."""
 
     def error(self, message: str, i: int) -> ExportError:
         line, column = self.at(min(i, len(self.text)))
         return ExportError(message, line, column)
 
-    def more(self) -> bool:
-        if self.eof:
-            return False
-        raw = self._read(CHUNK)
-        self._bytes += len(raw)
-        if self._bytes > self._max_bytes:
-            raise ExportError(f"larger than the {self._max_bytes} byte limit (--max-file-size)")
-        if self._first and raw:
-            self._first = False
-            if raw.startswith(codecs.BOM_UTF8):
-                raw = raw[3:]
-        try:
-            chunk = self._decoder.decode(raw, final=not raw)
-        except UnicodeDecodeError as exc:
-            raise self.error(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", len(self.text)) from None
-        if not raw:
-            self.eof = True
-        self.text += chunk
-        return not self.eof or bool(chunk)
+    def too_large(self) -> Exception:
+        return ExportError(f"larger than the {self.max_bytes} byte limit (--max-file-size)")
 
-    def at(self, offset: int) -> tuple[int, int]:
-        text = self.text
-        if offset > self.pos:
-            newlines = text.count("\n", self.pos, offset)
-            if newlines:
-                self.line += newlines
-                self.line_start = text.rindex("\n", self.pos, offset) + 1
-            self.pos = offset
-        return self.line, offset - self.line_start + 1
-
-    def drop(self, i: int) -> int:
-        if i < CHUNK:
-            return i
-        self.at(i)
-        self.text = self.text[i:]
-        self.pos -= i
-        self.line_start -= i
-        return 0
-
-    def skip_ws(self, i: int) -> int:
-        while True:
-            text = self.text
-            n = len(text)
-            while i < n and text[i] in _WS:
-                i += 1
-            if i < n or not self.more():
-                return i
-
-    def char(self, i: int) -> str:
-        while i >= len(self.text):
-            if not self.more():
-                return ""
-        return self.text[i]
+    def not_utf8(self, raw: bytes, exc: UnicodeDecodeError) -> Exception:
+        return self.error(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", len(self.text))
 
     def value(self, decoder: json.JSONDecoder, i: int, what: str) -> tuple[Any, int]:
         while True:
