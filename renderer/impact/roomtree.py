@@ -31,11 +31,14 @@ first feasible leaf after the start (one descent).
 Leaves go stale when their node's usage changes; ``ClusterState.changes`` logs the positions that changed and
 :meth:`RoomTree.refresh` re-reads those in this class.
 
-Cost: building O(nodes of the class); a node whose usage changed O(log nodes) at the class's next cycle; a cycle
-O(log nodes) descents, plus a descent into each subtree of the window that holds both nodes the pod fits and nodes
-it does not (so O(log nodes × (1 + nodes of the window the pod does not fit))) and into each whose score bound is not
-below the best: in practice a few dozen of the window's nodes, where the walk scores all of them. Memory O(nodes of
-the class) per class, not per pod shape.
+Cost: building O(nodes of the class × corners); a node whose usage changed O(log nodes × corners²) at the class's
+next cycle (corners: ``SKYLINE_CORNERS``, a constant); a cycle O(log nodes) descents, plus a descent into each
+subtree of the window that holds both nodes the pod fits and nodes it does not (so O(log nodes × (1 + nodes of the
+window the pod does not fit))) and into each whose score bound is not below the best: in practice a few dozen of the
+window's nodes, where the walk scores all of them. A first fit descends only where a skyline corner covers the
+request: exact while a subtree's front has at most ``SKYLINE_CORNERS`` corners, so a subtree is read to its leaves
+only when its front is longer and the merged corners over-cover the request. Memory O(nodes of the class ×
+corners) per class, not per pod shape.
 """
 
 from __future__ import annotations
@@ -161,6 +164,7 @@ class RoomTree:
             self._leaf(k)
         for x in range(size - 1, 0, -1):
             self._pull(x)
+            self._pull_skyline(x)
             a, b = 2 * x, 2 * x + 1
             self.lo_ic[x] = min(self.lo_ic[a], self.lo_ic[b])
             self.hi_ic[x] = max(self.hi_ic[a], self.hi_ic[b])
@@ -219,7 +223,15 @@ class RoomTree:
         for mxf in self._maxes_f:
             f, g = mxf[a], mxf[b]
             mxf[x] = f if f >= g else g
-        self.sky_c[x], self.sky_m[x] = skyline(self.sky_c[a], self.sky_m[a], self.sky_c[b], self.sky_m[b])
+
+    def _pull_skyline(self, x: int) -> bool:
+        """Merge the children's skylines into ``x``'s; whether it changed (if not, no ancestor's does)."""
+        a, b = 2 * x, 2 * x + 1
+        cs, ms = skyline(self.sky_c[a], self.sky_m[a], self.sky_c[b], self.sky_m[b])
+        if cs == self.sky_c[x] and ms == self.sky_m[x]:
+            return False
+        self.sky_c[x], self.sky_m[x] = cs, ms
+        return True
 
     def refresh(self, changes: Sequence[int]) -> None:
         """Re-read the nodes logged in ``changes`` since :attr:`log_at`."""
@@ -237,8 +249,11 @@ class RoomTree:
             self.computed += 1
             self._leaf(k)
             x = (self._size + k) // 2
+            skyline_moved = True
             while x:
                 self._pull(x)
+                if skyline_moved:
+                    skyline_moved = self._pull_skyline(x)
                 x //= 2
         self.log_at = len(changes)
 

@@ -150,10 +150,11 @@ def _front(points: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def _check_skylines(tree: RoomTree, state: ClusterState) -> None:
     """Every subtree's skyline against its leaves, from the definition: each leaf with a pod slot lies under a corner
     (so "no corner covers the request" proves that no leaf fits), corners run cpu strictly down and memory strictly
-    up, at most ``SKYLINE_CORNERS`` of them, and they are exactly the leaves' Pareto front whenever that front is no
-    longer than the cap."""
+    up, at most ``SKYLINE_CORNERS`` of them, and they are exactly the leaves' Pareto front whenever that front, and
+    the front of every subtree below, is no longer than the cap (a merged corner below may stay in the front above)."""
     size = len(tree.mn_p) // 2
-    for x in range(1, 2 * size):
+    exact = [True] * (2 * size)
+    for x in range(2 * size - 1, 0, -1):
         lo, hi = x, x + 1
         while lo < size:
             lo, hi = 2 * lo, 2 * hi
@@ -166,8 +167,12 @@ def _check_skylines(tree: RoomTree, state: ClusterState) -> None:
         assert len(corners) <= SKYLINE_CORNERS
         assert all(a[0] > b[0] and a[1] < b[1] for a, b in pairwise(corners))
         assert all(any(c >= pc and m >= pm for c, m in corners) for pc, pm in points)
+        if x < size:  # up to date: what its children's corners merge to, however the changes came
+            a, b = 2 * x, 2 * x + 1
+            assert (tree.sky_c[x], tree.sky_m[x]) == skyline(tree.sky_c[a], tree.sky_m[a], tree.sky_c[b], tree.sky_m[b])
         front = _front(points)
-        if len(front) <= SKYLINE_CORNERS:
+        exact[x] = len(front) <= SKYLINE_CORNERS and (x >= size or (exact[2 * x] and exact[2 * x + 1]))
+        if exact[x]:
             assert corners == front
 
 
