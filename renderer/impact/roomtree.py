@@ -8,9 +8,14 @@ nodes are feasible and what they score differ from pod to pod. The tree keeps, p
 requests are compared with and the figures its scores are bounded with, none of them depending on the pod:
 
 - feasibility (NodeResourcesFit on cpu, memory and ephemeral-storage, the pod count; a removed node has no room for
-  a pod): the smallest and the largest free cpu, memory and ephemeral-storage and pod slots. A subtree whose
-  smallest free amounts all cover the pod's requests is feasible throughout (its leaves are counted at once); one
-  where a largest does not is infeasible throughout (skipped); only the others are descended;
+  a pod): the smallest and the largest free cpu, memory and ephemeral-storage and pod slots, and a skyline of free
+  (cpu, memory): at most ``SKYLINE_CORNERS`` corners such that every node with a pod slot has no more of either than
+  some corner — the nodes' own Pareto front while it is that short, neighbouring corners merged past it. A subtree
+  whose smallest free amounts all cover the pod's requests is feasible throughout (its leaves are counted at once);
+  one where no corner covers both the cpu and the memory (or the largest ephemeral-storage is short) is infeasible
+  throughout (skipped); only the others are descended. The skyline is what makes the first fit cheap on nodes full
+  in one resource and not the other: per-resource maxima pass a subtree with room for the cpu on one node and for
+  the memory on another, and the search would read it to the leaves;
 - scores: LeastAllocated on cpu and memory is at most ``50 × (max free fraction - request × min 1/allocatable)``
   summed over both; BalancedAllocation is at most ``(1 - gap / 2) × 100`` where ``gap`` is the distance between the
   ranges the cpu and the memory fractions can take in the subtree (their smallest and largest used fractions and
@@ -26,11 +31,14 @@ first feasible leaf after the start (one descent).
 Leaves go stale when their node's usage changes; ``ClusterState.changes`` logs the positions that changed and
 :meth:`RoomTree.refresh` re-reads those in this class.
 
-Cost: building O(nodes of the class); a node whose usage changed O(log nodes) at the class's next cycle; a cycle
-O(log nodes) descents, plus a descent into each subtree of the window that holds both nodes the pod fits and nodes
-it does not (so O(log nodes × (1 + nodes of the window the pod does not fit))) and into each whose score bound is not
-below the best: in practice a few dozen of the window's nodes, where the walk scores all of them. Memory O(nodes of
-the class) per class, not per pod shape.
+Cost: building O(nodes of the class × corners); a node whose usage changed O(log nodes × corners²) at the class's
+next cycle (corners: ``SKYLINE_CORNERS``, a constant); a cycle O(log nodes) descents, plus a descent into each
+subtree of the window that holds both nodes the pod fits and nodes it does not (so O(log nodes × (1 + nodes of the
+window the pod does not fit))) and into each whose score bound is not below the best: in practice a few dozen of the
+window's nodes, where the walk scores all of them. A first fit descends only where a skyline corner covers the
+request: exact while a subtree's front has at most ``SKYLINE_CORNERS`` corners, so a subtree is read to its leaves
+only when its front is longer and the merged corners over-cover the request. Memory O(nodes of the class ×
+corners) per class, not per pod shape.
 """
 
 from __future__ import annotations
@@ -49,9 +57,14 @@ if TYPE_CHECKING:
     #: The exact NodeResourcesFit + BalancedAllocation of a node position for a pod.
     ScoreFn = Callable[[int, "Want"], int]
 
-__all__ = ["RoomTree", "Want"]
+__all__ = ["SKYLINE_CORNERS", "RoomTree", "Want", "skyline"]
 
 _NONE = -(1 << 62)  # a padding leaf's room: never feasible, never the largest
+_ANY = -(1 << 63)  # the request a skyline compares with for a resource the pod does not request: every room passes
+#: The most corners a subtree's skyline of free (cpu, memory) keeps: past it, neighbouring corners are merged into
+#: one that covers both (sound, less sharp).
+SKYLINE_CORNERS = 6
+_NO_CORNERS: tuple[int, ...] = ()
 _FAR = 1e18
 _EPS = 1e-7
 # Sentinels for a resource a node does not advertise (allocatable 0): its LeastAllocated part counts as the best
@@ -67,6 +80,49 @@ class Want:
     def __init__(self, cpu: int, mem: int, eph: int, score_cpu: int, score_mem: int) -> None:
         self.cpu, self.mem, self.eph = cpu, mem, eph
         self.score_cpu, self.score_mem = score_cpu, score_mem
+
+
+def skyline(
+    a_c: tuple[int, ...],
+    a_m: tuple[int, ...],
+    b_c: tuple[int, ...],
+    b_m: tuple[int, ...],
+    corners: int = SKYLINE_CORNERS,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The corners covering two skylines (each: free cpu strictly descending, free memory strictly ascending): their
+    Pareto front, cut to ``corners`` by merging, each time, the two neighbouring corners whose merge covers the
+    least extra area — ``(cpu of the first, memory of the second)`` covers both. Every point under either input is
+    under a corner of the result, so "no corner covers the request" still proves no leaf takes it."""
+    if not a_c:
+        return b_c, b_m
+    if not b_c:
+        return a_c, a_m
+    cs: list[int] = []
+    ms: list[int] = []
+    i = j = 0
+    la, lb = len(a_c), len(b_c)
+    top = _ANY
+    while i < la or j < lb:
+        if j == lb or (i < la and (a_c[i] > b_c[j] or (a_c[i] == b_c[j] and a_m[i] >= b_m[j]))):
+            c, m = a_c[i], a_m[i]
+            i += 1
+        else:
+            c, m = b_c[j], b_m[j]
+            j += 1
+        if m > top:  # not under a corner with at least as much cpu
+            cs.append(c)
+            ms.append(m)
+            top = m
+    while len(cs) > corners:
+        k = 0
+        least = (cs[0] - cs[1]) * (ms[1] - ms[0])
+        for t in range(1, len(cs) - 1):
+            area = (cs[t] - cs[t + 1]) * (ms[t + 1] - ms[t])
+            if area < least:
+                k, least = t, area
+        del cs[k + 1]
+        del ms[k]
+    return tuple(cs), tuple(ms)
 
 
 class RoomTree:
@@ -93,6 +149,9 @@ class RoomTree:
         # static: 1/allocatable ranges
         self.lo_ic, self.hi_ic = [_FAR] * m, [-_FAR] * m
         self.lo_im, self.hi_im = [_FAR] * m, [-_FAR] * m
+        # the skyline: corners (free cpu descending, free memory ascending) covering every leaf with a pod slot
+        self.sky_c: list[tuple[int, ...]] = [_NO_CORNERS] * m
+        self.sky_m: list[tuple[int, ...]] = [_NO_CORNERS] * m
         self._mins = (self.mn_c, self.mn_m, self.mn_e, self.mn_p)
         self._mins_f = (self.lo_uc, self.lo_um, self.lo_d)
         self._maxes = (self.mx_c, self.mx_m, self.mx_e, self.mx_p)
@@ -105,6 +164,7 @@ class RoomTree:
             self._leaf(k)
         for x in range(size - 1, 0, -1):
             self._pull(x)
+            self._pull_skyline(x)
             a, b = 2 * x, 2 * x + 1
             self.lo_ic[x] = min(self.lo_ic[a], self.lo_ic[b])
             self.hi_ic[x] = max(self.hi_ic[a], self.hi_ic[b])
@@ -130,6 +190,10 @@ class RoomTree:
         self.mn_m[x] = self.mx_m[x] = a_m - st.used_mem[p]
         self.mn_e[x] = self.mx_e[x] = alloc.get(EPHEMERAL_STORAGE, 0) - used.get(EPHEMERAL_STORAGE, 0)
         self.mn_p[x] = self.mx_p[x] = 0 if st.removed[p] else alloc.get(PODS, 0) - st.count[p]
+        if self.mn_p[x] >= 1:
+            self.sky_c[x], self.sky_m[x] = (self.mn_c[x],), (self.mn_m[x],)
+        else:
+            self.sky_c[x] = self.sky_m[x] = _NO_CORNERS
         if a_c:
             self.fc[x] = (a_c - st.score_cpu[p]) / a_c
             self.lo_uc[x] = self.hi_uc[x] = st.used_cpu[p] / a_c
@@ -160,6 +224,15 @@ class RoomTree:
             f, g = mxf[a], mxf[b]
             mxf[x] = f if f >= g else g
 
+    def _pull_skyline(self, x: int) -> bool:
+        """Merge the children's skylines into ``x``'s; whether it changed (if not, no ancestor's does)."""
+        a, b = 2 * x, 2 * x + 1
+        cs, ms = skyline(self.sky_c[a], self.sky_m[a], self.sky_c[b], self.sky_m[b])
+        if cs == self.sky_c[x] and ms == self.sky_m[x]:
+            return False
+        self.sky_c[x], self.sky_m[x] = cs, ms
+        return True
+
     def refresh(self, changes: Sequence[int]) -> None:
         """Re-read the nodes logged in ``changes`` since :attr:`log_at`."""
         positions = self.positions
@@ -176,8 +249,11 @@ class RoomTree:
             self.computed += 1
             self._leaf(k)
             x = (self._size + k) // 2
+            skyline_moved = True
             while x:
                 self._pull(x)
+                if skyline_moved:
+                    skyline_moved = self._pull_skyline(x)
                 x //= 2
         self.log_at = len(changes)
 
@@ -193,13 +269,20 @@ class RoomTree:
         )
 
     def _none(self, x: int, w: Want) -> bool:
-        """No leaf under ``x`` takes the pod."""
-        return (
-            self.mx_p[x] < 1
-            or (w.cpu > 0 and self.mx_c[x] < w.cpu)
-            or (w.mem > 0 and self.mx_m[x] < w.mem)
-            or (w.eph > 0 and self.mx_e[x] < w.eph)
-        )
+        """No leaf under ``x`` takes the pod: no corner of its skyline covers both the cpu and the memory (which
+        also says no leaf has a pod slot when the skyline is empty), or its largest ephemeral-storage is short."""
+        if w.eph > 0 and self.mx_e[x] < w.eph:
+            return True
+        cs, ms = self.sky_c[x], self.sky_m[x]
+        cpu = w.cpu if w.cpu > 0 else _ANY
+        mem = w.mem if w.mem > 0 else _ANY
+        # corners from the most memory down: the first with enough cpu decides; once memory is short, all are
+        for i in range(len(cs) - 1, -1, -1):
+            if ms[i] < mem:
+                return True
+            if cs[i] >= cpu:
+                return False
+        return True
 
     def _ranges(self, lo: int, hi: int) -> list[tuple[int, int]]:
         """The canonical subtrees covering leaves ``[lo, hi)``, in leaf order, with their leaf counts."""
