@@ -197,10 +197,13 @@ COUNTED = ("systemReserved", "kubeReserved", "evictionHard", "maxPods")
 
 def pool_files(pool: PoolView, settings: SettingsView) -> KubeletFiles | None:
     """The files of the pool's platform when the pool's kubelet settings reach its nodes as a drop-in beside the
-    platform's own (``Platform.kubelet_files`` and the pool's delivery), else None."""
+    platform's own (``Platform.kubelet_files`` and the pool's delivery; for a Node, its OS image where the platform
+    names one), else None."""
     files = platforms.effective(pool, settings).kubelet_files
     if files is None:
         return None
+    if getattr(pool, "origin", "") == "Node" and files.os_image is not None:  # verify: what the node shows
+        return files if getattr(pool, "node_info", {}).get("osImage", "").startswith(files.os_image) else None
     delivery = getattr(pool, "delivery", None)
     ways = delivery.ways() if delivery is not None else []
     return files if ways == ([files.delivery] if files.delivery else []) else None

@@ -206,8 +206,9 @@ class KubeletFiles:
     ``base``: the ``--config`` file (None: the kubelet gets none); ``directory``: ``--config-dir``; ``platform_file``:
     the file holding what the platform reserves by itself (its ``Default``: reserved maps, evictionHard, and
     maxPods when ``sets_max_pods``), the base or a drop-in; ``ours``: where the fields this repository renders land;
-    ``delivery``: only pools with that ``NodePool.spec.delivery`` (None: every pool of the platform); ``source``:
-    where the paths are published."""
+    ``delivery``: only pools with that ``NodePool.spec.delivery`` (None: every pool of the platform);
+    ``os_image``: a Node (``verify``) whose ``status.nodeInfo.osImage`` starts with it reads the files whatever
+    brought its settings (None: Nodes follow ``delivery``); ``source``: where the paths are published."""
 
     __repr__ = fields_repr
 
@@ -218,6 +219,7 @@ class KubeletFiles:
     writer: str
     sets_max_pods: bool = False
     delivery: str | None = None
+    os_image: str | None = None
     source: str = ""
 
 

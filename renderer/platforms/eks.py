@@ -266,6 +266,8 @@ class Eks(Platform):
         writer="nodeadm",
         sets_max_pods=True,
         delivery="nodeadm",
+        # every AL2023 EKS AMI boots with nodeadm, whatever passes it the NodeConfig (a launch template, Karpenter)
+        os_image="Amazon Linux 2023",
         source="awslabs/amazon-eks-ami nodeadm/internal/kubelet/config.go",
     )
     asg_tags = True
