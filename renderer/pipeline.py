@@ -797,6 +797,11 @@ def recommend(
 
         after = apply(result.policies, advice.documents)
         nodes_freed(advice, _impact(cluster, result.policies, after, "recommend", "the repo", "the recommendation"))
+    pricing = _pricing(result)
+    if pricing is not None:
+        from renderer.recommend.pricing import price_recommendation
+
+        advice.cost = price_recommendation(advice, model, pricing)
     return Recommended(result, advice)
 
 
