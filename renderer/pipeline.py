@@ -36,10 +36,10 @@ if TYPE_CHECKING:
     from renderer.measured import Measured
     from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
+    from renderer.promql import Selectors as RecommendSelectors
     from renderer.recommend.advice import Options as RecommendOptions
     from renderer.recommend.prometheus import Server
     from renderer.recommend.queries import Query as RecommendQuery
-    from renderer.recommend.queries import Selectors as RecommendSelectors
     from renderer.recommend.result import Recommendation
     from renderer.recommend.usage import Usage
     from renderer.render.engine import RenderResult
@@ -540,7 +540,14 @@ def _impact(
 
     from renderer.impact.capacity_view import advertised
     from renderer.impact.repack import simulate
-    from renderer.impact.report import ImpactReport, PoolIndex, autoscaler_view, karpenter_plans, karpenter_view, pool_of
+    from renderer.impact.report import (
+        ImpactReport,
+        PoolIndex,
+        autoscaler_view,
+        karpenter_plans,
+        karpenter_view,
+        pool_of,
+    )
     from renderer.verify.compare import node_model
 
     nodepools = PoolIndex([(p.name, p.labels) for p in after.pools if p.origin == "NodePool"])
@@ -819,15 +826,4 @@ def recommend_queries(paths: list[Path], *, max_file_bytes: int | None = None) -
 
 
 def _selectors(policies: PolicySet) -> RecommendSelectors:
-    from renderer.recommend.queries import Selectors
-
-    chosen = policies.settings.recommend.selectors
-    return Selectors(
-        cadvisor=chosen.cadvisor,
-        kubelet=chosen.kubelet,
-        kube_state_metrics=chosen.kubeStateMetrics,
-        reserved_ids=chosen.reservedCgroups,
-        pods_ids=chosen.podsCgroups,
-        cpu_quantile=f"{chosen.cpuQuantile:g}",
-        memory_metric=chosen.memoryMetric,
-    )
+    return policies.settings.recommend.selectors.promql()
