@@ -808,7 +808,7 @@ def recommend(
     if pricing is not None:
         from renderer.recommend.pricing import price_recommendation
 
-        advice.cost = price_recommendation(advice, model, pricing)
+        advice.cost = price_recommendation(advice.pools, model, pricing)
     return Recommended(result, advice)
 
 

@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from renderer.capacity.model import CapacityModel
     from renderer.models.inventory import Pool
     from renderer.recommend.advice import PoolAdvice, Reservation
-    from renderer.recommend.result import Recommendation
 
 __all__ = ["AdviceCost", "RecommendCost", "cost_json", "price_recommendation"]
 
@@ -95,10 +94,10 @@ def _pool(p: PoolAdvice, pool: Pool, pricing: Pricing) -> AdviceCost:
     return out
 
 
-def price_recommendation(advice: Recommendation, model: CapacityModel, pricing: Pricing) -> RecommendCost:
+def price_recommendation(advice: list[PoolAdvice], model: CapacityModel, pricing: Pricing) -> RecommendCost:
     """The advised pools of ``advice`` (those with a reservation or a commit percent), priced under ``pricing``."""
     by_name = {pc.pool.name: pc.pool for pc in model.pools}
-    pools = {p.pool: _pool(p, by_name[p.pool], pricing) for p in advice.pools if p.reservations or p.commits}
+    pools = {p.pool: _pool(p, by_name[p.pool], pricing) for p in advice if p.reservations or p.commits}
     return RecommendCost(pricing.currency, pricing.hours, pools, list(pricing.notes))
 
 
