@@ -25,7 +25,7 @@ Cost: nothing at import (``typing`` only).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 __all__ = [
     "CADVISOR",
@@ -34,6 +34,7 @@ __all__ = [
     "RESERVATION_EXHAUSTED_FOR",
     "RESERVATION_EXHAUSTED_RATIO",
     "SYSTEM_SLICE",
+    "WORKING_SET",
     "Selectors",
     "daemon_memory_bytes",
     "pods_series",
@@ -41,6 +42,9 @@ __all__ = [
     "reserved_series",
 ]
 
+#: cAdvisor's memory series read by default: the working set (what the kubelet's eviction reads; a setup may choose
+#: the RSS, container_memory_rss, what OpenShift's SystemMemoryExceedsReservation alert reads).
+WORKING_SET: Final = "container_memory_working_set_bytes"
 #: The cAdvisor series as kube-prometheus-stack scrapes them.
 CADVISOR = 'job="kubelet", metrics_path="/metrics/cadvisor"'
 #: The cgroup of the system services (systemd); with the systemd driver the kubelet's and the runtime's are in it.
@@ -62,7 +66,7 @@ class Selectors(NamedTuple):
     cpu_quantile: str = "0.99"
     #: the memory series: the working set (what the kubelet's eviction reads) or the RSS (what OpenShift's
     #: SystemMemoryExceedsReservation alert reads)
-    memory_metric: str = "container_memory_working_set_bytes"
+    memory_metric: str = WORKING_SET
 
 
 def reserved_series(s: Selectors, metric: str, *more: str) -> str:

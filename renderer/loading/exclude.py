@@ -59,7 +59,7 @@ def _git_top(start: str) -> str | None:
 
 
 def _parents(path: str) -> list[str]:
-    out = []
+    out: list[str] = []
     while True:
         parent = os.path.dirname(path)
         if parent == path:

@@ -20,7 +20,7 @@ from renderer.models.settings import (
     check_rule_code,
 )
 from renderer.platforms import check_platform_defaults as _check_platform_defaults
-from renderer.promql import Selectors
+from renderer.promql import WORKING_SET, Selectors
 
 
 class CommitSettings(Strict, records.CommitSettings):
@@ -287,7 +287,7 @@ class RecommendSelectors(Strict, records.RecommendSelectors):
         "follows",
     )
     memoryMetric: Literal["container_memory_working_set_bytes", "container_memory_rss"] = Field(
-        default=_QUERIES.memory_metric,
+        default=WORKING_SET,
         description="the cAdvisor memory series: the working set (what the kubelet's eviction reads) or the RSS (what "
         "OpenShift's SystemMemoryExceedsReservation alert reads)",
     )
