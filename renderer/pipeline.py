@@ -36,10 +36,10 @@ if TYPE_CHECKING:
     from renderer.measured import Measured
     from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
+    from renderer.promql import Selectors as RecommendSelectors
     from renderer.recommend.advice import Options as RecommendOptions
     from renderer.recommend.prometheus import Server
     from renderer.recommend.queries import Query as RecommendQuery
-    from renderer.recommend.queries import Selectors as RecommendSelectors
     from renderer.recommend.result import Recommendation
     from renderer.recommend.usage import Usage
     from renderer.render.engine import RenderResult
@@ -811,6 +811,11 @@ def recommend(
 
         after = apply(result.policies, advice.documents)
         nodes_freed(advice, _impact(cluster, result.policies, after, "recommend", "the repo", "the recommendation"))
+    pricing = _pricing(result)
+    if pricing is not None:
+        from renderer.recommend.pricing import price_recommendation
+
+        advice.cost = price_recommendation(advice.pools, model, pricing)
     return Recommended(result, advice)
 
 
@@ -828,15 +833,4 @@ def recommend_queries(paths: list[Path], *, max_file_bytes: int | None = None) -
 
 
 def _selectors(policies: PolicySet) -> RecommendSelectors:
-    from renderer.recommend.queries import Selectors
-
-    chosen = policies.settings.recommend.selectors
-    return Selectors(
-        cadvisor=chosen.cadvisor,
-        kubelet=chosen.kubelet,
-        kube_state_metrics=chosen.kubeStateMetrics,
-        reserved_ids=chosen.reservedCgroups,
-        pods_ids=chosen.podsCgroups,
-        cpu_quantile=f"{chosen.cpuQuantile:g}",
-        memory_metric=chosen.memoryMetric,
-    )
+    return policies.settings.recommend.selectors.promql()

@@ -113,7 +113,7 @@ def pool_cost(pc: PoolCapacity, pricing: Pricing) -> PoolCost:
     out.pool_monthly = out.node_monthly * pool.count
     unit = price.units
     for name, (cores, gib) in _slice_quantities(pc).items():
-        monthly = (cores * unit.cpu + gib * unit.memory) * hours
+        monthly = unit.hourly_of(cores, gib) * hours
         out.slices[name] = SliceCost(cores, gib, monthly, monthly * pool.count)
     out.reserved_node_monthly = sum((s.node_monthly for s in out.slices.values()), Decimal(0))
     out.reserved_pool_monthly = out.reserved_node_monthly * pool.count
@@ -231,8 +231,9 @@ def change_cost(
             per_node = Decimal(0)
             if diff.status == "changed":
                 cpu, memory = diff.committed.get("cpu"), diff.committed.get("memory")
-                per_node = (_cores(cpu.delta) if cpu else Decimal(0)) * price.units.cpu
-                per_node += (_gib(memory.delta) if memory else Decimal(0)) * price.units.memory
+                per_node = price.units.hourly_of(
+                    _cores(cpu.delta) if cpu else Decimal(0), _gib(memory.delta) if memory else Decimal(0)
+                )
             capacity = -per_node * count * hours
             nodes = ((diff.count[1] or 0) - (diff.count[0] or 0)) * price.hourly * hours
         pools.append(PoolChangeCost(diff.ref, diff.name, price, diff.count, capacity, nodes))

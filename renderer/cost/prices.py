@@ -17,6 +17,10 @@ class UnitPrices:
     gpu: Decimal
     method: str  # "sku" (GCE core and RAM SKUs), "ratio:<cpu:GiB weight>", "file" (default.json unit prices)
 
+    def hourly_of(self, cores: Decimal, gib: Decimal) -> Decimal:
+        """What ``cores`` cores and ``gib`` GiB (either may be negative: a change) cost per hour at these prices."""
+        return cores * self.cpu + gib * self.memory
+
 
 @dataclass(frozen=True)
 class NodePrice:

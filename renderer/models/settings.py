@@ -7,6 +7,7 @@ import re
 from typing import Literal
 
 from renderer.models.record import Record
+from renderer.promql import Selectors
 from renderer.quantity import Quantity
 
 RuleSeverity = Literal["error", "warning", "info"]
@@ -168,6 +169,18 @@ class RecommendSelectors(Record):
     podsCgroups: str
     cpuQuantile: float
     memoryMetric: str
+
+    def promql(self) -> Selectors:
+        """These selectors as the queries and the alerts take them (``renderer.promql``)."""
+        return Selectors(
+            cadvisor=self.cadvisor,
+            kubelet=self.kubelet,
+            kube_state_metrics=self.kubeStateMetrics,
+            reserved_ids=self.reservedCgroups,
+            pods_ids=self.podsCgroups,
+            cpu_quantile=f"{self.cpuQuantile:g}",
+            memory_metric=self.memoryMetric,
+        )
 
 
 class RecommendSettings(Record):

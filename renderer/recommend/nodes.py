@@ -21,13 +21,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from renderer.promql import SYSTEM_SLICE
 from renderer.recommend.usage import Usage
 
 __all__ = ["NodeDays", "node_days"]
 
 _KUBELET = re.compile(r".*/kubelet\.service")
 _RUNTIME = re.compile(r".*/(containerd|crio|docker)\.service")
-SYSTEM_SLICE = "/system.slice"
 
 
 @dataclass

@@ -1,4 +1,6 @@
-"""The PromQL queries `allocatable recommend` asks (and `serve`'s alerts may share): one definition, no heavy imports.
+"""The PromQL queries `allocatable recommend` asks: one definition, no heavy imports. The series they read (label
+matchers, cgroup ids, metric names: :class:`~renderer.promql.Selectors`) are ``renderer.promql``'s, which builds the
+``ReservationExhausted`` alert of ``render --target monitoring`` from the same ones.
 
 Every query returns a few numbers per node and day: the aggregation is pushed to the server (``max_over_time`` of a
 gauge over a day, ``max_over_time``/``quantile_over_time`` of a ``rate`` subquery at ``SUBQUERY_STEP``), evaluated
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from renderer.promql import CADVISOR, Selectors, pods_series, reserved_series
+
 __all__ = [
     "CADVISOR",
     "DAY",
@@ -39,26 +43,6 @@ DAY = 86400
 #: The resolution of the ``rate`` subqueries: five minutes, the default scrape interval of kube-prometheus-stack's
 #: kubelet ServiceMonitor is 30s, and ``rate`` over 5m spans at least four scrapes (Prometheus' advice).
 SUBQUERY_STEP = "5m"
-#: The cAdvisor series as kube-prometheus-stack scrapes them.
-CADVISOR = 'job="kubelet", metrics_path="/metrics/cadvisor"'
-
-
-class Selectors(NamedTuple):
-    """The parts of the queries a setup may change (``.allocatable.yaml`` ``recommend.selectors``)."""
-
-    cadvisor: str = CADVISOR
-    kubelet: str = 'job="kubelet", metrics_path="/metrics"'
-    kube_state_metrics: str = 'job="kube-state-metrics"'
-    #: cgroup ids of the reserved slices: /system.slice, the kubelet's and the runtime's services, wherever the host
-    #: puts them (under /system.slice with systemd; /runtime.slice or / on some distributions).
-    reserved_ids: str = "/system.slice|.*/kubelet.service|.*/(containerd|crio|docker).service"
-    #: cgroup ids of the pods: systemd driver, cgroupfs driver.
-    pods_ids: str = "/kubepods.slice|/kubepods"
-    #: the percentile of the pods' cpu usage / requests per node and day (the commit percent's statistic)
-    cpu_quantile: str = "0.99"
-    #: the memory series: the working set (what the kubelet's eviction reads) or the RSS (what OpenShift's
-    #: SystemMemoryExceedsReservation alert reads)
-    memory_metric: str = "container_memory_working_set_bytes"
 
 
 class Query(NamedTuple):
@@ -74,15 +58,15 @@ class Query(NamedTuple):
 def queries(s: Selectors | None = None) -> tuple[Query, ...]:
     """The queries for selectors ``s`` (default: kube-prometheus-stack's), in the order they are asked and printed."""
     s = s or Selectors()
-    pods_cpu = f'sum by (node) (rate(container_cpu_usage_seconds_total{{{s.cadvisor}, id=~"{s.pods_ids}"}}[5m]))'
-    pods_mem = f'sum by (node) ({s.memory_metric}{{{s.cadvisor}, id=~"{s.pods_ids}"}})'
+    pods_cpu = f"sum by (node) (rate({pods_series(s, 'container_cpu_usage_seconds_total')}[5m]))"
+    pods_mem = f"sum by (node) ({pods_series(s, s.memory_metric)})"
     requests = 'sum by (node) (kube_pod_container_resource_requests{{{sel}, resource="{r}"}})'
     return (
         Query(
             "reserved_memory",
             f"daily peak {s.memory_metric} of /system.slice, kubelet.service and the runtime's service, per node and "
             "cgroup",
-            f'max by (node, id) (max_over_time({s.memory_metric}{{{s.cadvisor}, id=~"{s.reserved_ids}"}}[1d]))',
+            f"max by (node, id) (max_over_time({reserved_series(s, s.memory_metric)}[1d]))",
             ("node", "id"),
             (s.memory_metric,),
         ),
@@ -90,8 +74,8 @@ def queries(s: Selectors | None = None) -> tuple[Query, ...]:
             "reserved_cpu",
             "daily peak cpu (cores, 5m rate) of /system.slice, kubelet.service and the runtime's service, per node "
             "and cgroup",
-            f"max by (node, id) (max_over_time(rate(container_cpu_usage_seconds_total{{{s.cadvisor}, "
-            f'id=~"{s.reserved_ids}"}}[5m])[1d:{SUBQUERY_STEP}]))',
+            f"max by (node, id) (max_over_time(rate({reserved_series(s, 'container_cpu_usage_seconds_total')}[5m])"
+            f"[1d:{SUBQUERY_STEP}]))",
             ("node", "id"),
             ("container_cpu_usage_seconds_total",),
         ),

@@ -6,9 +6,12 @@ Below the reporters (they read it) and the composer (``renderer.pipeline.recomme
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from renderer.recommend.advice import Options, PoolAdvice
+
+if TYPE_CHECKING:
+    from renderer.recommend.pricing import RecommendCost
 
 __all__ = ["Recommendation"]
 
@@ -35,6 +38,8 @@ class Recommendation:
     asked: str = ""
     #: a snapshot's pods were re-packed under the documents (``PoolAdvice.repack``)
     repacked: bool = False
+    #: with ``pricing:`` in the repo's settings: the advice priced (``renderer.recommend.pricing``)
+    cost: RecommendCost | None = None
 
     @property
     def below_coverage(self) -> list[str]:

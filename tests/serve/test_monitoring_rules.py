@@ -68,6 +68,11 @@ def test_promtool_check_rules(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
 
 
+def _cadvisor(node: str, cgroup: str, metric: str = "container_memory_working_set_bytes") -> str:
+    """A cAdvisor series as the kubelet ServiceMonitor of kube-prometheus-stack labels it (recommend's default)."""
+    return f'{metric}{{job="kubelet",metrics_path="/metrics/cadvisor",node="{node}",id="{cgroup}"}}'
+
+
 def _tests() -> list[dict[str, Any]]:
     drift = 'allocatable_node_drift{node="n1",pool="p",resource="cpu",unit="core",cause="policy-not-rolled-out"}'
     awaiting = 'allocatable_node_drift{node="n2",pool="p",resource="cpu",unit="core",cause="awaiting-rollout"}'
@@ -122,9 +127,13 @@ def _tests() -> list[dict[str, Any]]:
         },
         {
             # Pool p reserves system 512Mi + kube 512Mi = 1024Mi for daemons (eviction 100Mi is not theirs);
-            # 95 % of it is 972.8Mi. n1's daemons use 700Mi (system.slice) + 300Mi (kubelet.slice) = 1000Mi: over,
-            # it fires after 15 minutes (and it would not if the eviction 100Mi counted: 95 % of 1124Mi is 1067.8Mi).
-            # n2 uses 900Mi in system.slice (under) and 4000Mi in kubepods.slice (pods: not counted): quiet.
+            # 95 % of it is 972.8Mi. The series are recommend's (the working set of its reserved cgroups, scraped as
+            # kube-prometheus-stack scrapes cAdvisor). n1's daemons use 700Mi (/system.slice) + 300Mi (containerd
+            # in /runtime.slice, beside it) = 1000Mi: over, it fires after 15 minutes (and it would not if the
+            # eviction 100Mi counted: 95 % of 1124Mi is 1067.8Mi). n2 uses 900Mi in /system.slice, which holds its
+            # kubelet.service (400Mi, nested: already in the 900Mi; counted twice it would be 1300Mi and fire), and
+            # 4000Mi in /kubepods.slice (pods: not counted), and 2000Mi of /system.slice from another job (not the
+            # kubelet's cAdvisor): quiet.
             "interval": "1m",
             "input_series": [
                 {"series": 'allocatable_node_info{node="n1",pool="p"}', "values": "1x30"},
@@ -138,10 +147,15 @@ def _tests() -> list[dict[str, Any]]:
                     "series": 'allocatable_pool_reserved_memory_bytes{pool="p",slice="eviction"}',
                     "values": f"{100 * MI}x30",
                 },
-                {"series": 'container_memory_rss{node="n1",id="/system.slice"}', "values": f"{700 * MI}x30"},
-                {"series": 'container_memory_rss{node="n1",id="/kubelet.slice"}', "values": f"{300 * MI}x30"},
-                {"series": 'container_memory_rss{node="n2",id="/system.slice"}', "values": f"{900 * MI}x30"},
-                {"series": 'container_memory_rss{node="n2",id="/kubepods.slice"}', "values": f"{4000 * MI}x30"},
+                {"series": _cadvisor("n1", "/system.slice"), "values": f"{700 * MI}x30"},
+                {"series": _cadvisor("n1", "/runtime.slice/containerd.service"), "values": f"{300 * MI}x30"},
+                {"series": _cadvisor("n2", "/system.slice"), "values": f"{900 * MI}x30"},
+                {"series": _cadvisor("n2", "/system.slice/kubelet.service"), "values": f"{400 * MI}x30"},
+                {"series": _cadvisor("n2", "/kubepods.slice"), "values": f"{4000 * MI}x30"},
+                {
+                    "series": 'container_memory_working_set_bytes{job="other",node="n2",id="/system.slice"}',
+                    "values": f"{2000 * MI}x30",
+                },
             ],
             "alert_rule_test": [
                 {"eval_time": "10m", "alertname": "ReservationExhausted", "exp_alerts": []},
@@ -247,3 +261,48 @@ def test_the_rendered_rbac_is_read_only_and_nodes_only() -> None:
     for container in pod["containers"]:
         ctx = container["securityContext"]
         assert ctx["readOnlyRootFilesystem"] and ctx["runAsNonRoot"] and not ctx["allowPrivilegeEscalation"]
+
+
+def _selector(promql_text: str, metric: str) -> str:
+    """The label matchers of ``metric``'s first selector in ``promql_text``."""
+    m = re.search(re.escape(metric) + r"\{([^}]*)\}", promql_text)
+    assert m is not None, promql_text
+    return m.group(1)
+
+
+def test_reservation_exhausted_reads_what_recommend_measures() -> None:
+    """Issue 33: the alert measures the series ``recommend``'s reserved_memory query reads (one definition)."""
+    from renderer.recommend.queries import by_name
+
+    (rule,) = [r for g in rules()["groups"] for r in g["rules"] if r["alert"] == "ReservationExhausted"]
+    query = by_name()["reserved_memory"].promql
+    metric = "container_memory_working_set_bytes"
+    assert _selector(rule["expr"], metric).startswith(_selector(query, metric) + ", ")
+
+
+def test_the_repo_selectors_choose_the_series_for_both(tmp_path: Path) -> None:
+    """A repo whose recommend.selectors read the RSS (as OpenShift's alert does) from another cAdvisor job: the
+    rendered alert and ``recommend --print-queries`` both read exactly that."""
+    from conftest import run_cli
+
+    repo = tmp_path / "monitoring"
+    repo.mkdir()
+    for name in ("pools.yaml", "reservations.yaml"):
+        (repo / name).write_text((CASE / name).read_text("utf-8"), "utf-8")
+    (repo / ".allocatable.yaml").write_text(
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrecommend:\n  selectors:\n"
+        "    memoryMetric: container_memory_rss\n    cadvisor: 'job=\"cadvisor\"'\n",
+        encoding="utf-8",
+    )
+    with chdir(tmp_path):
+        result = load([Path("monitoring")])
+        assert result.ok, result.findings
+        files = build(result, build_model(result.policies), ["monitoring"]).files
+    (rule_doc,) = [d for d in yaml.safe_load_all(files["monitoring/prometheusrule.yaml"].decode()) if d]
+    (rule,) = [r for g in rule_doc["spec"]["groups"] for r in g["rules"] if r["alert"] == "ReservationExhausted"]
+    printed = run_cli("recommend", "--print-queries", str(repo)).stdout
+    line = next(ln for ln in printed.splitlines() if "container_memory_rss{" in ln and "system.slice" in ln)
+    assert "container_memory_working_set_bytes" not in rule["expr"]
+    alert = _selector(rule["expr"], "container_memory_rss")
+    assert alert.startswith('job="cadvisor", id=~"')
+    assert alert.startswith(_selector(line, "container_memory_rss") + ", ")

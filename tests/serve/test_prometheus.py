@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
-import subprocess
+import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -32,13 +31,9 @@ from serve_support import (
 )
 
 from conftest import write_repo
-from tools import find
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
+from prometheus import running  # tests/support: the real Prometheus helper recommend's tests use too
 
 
 def _query(base: str, promql: str) -> list[dict[str, Any]]:
@@ -62,65 +57,30 @@ def _until(base: str, promql: str, timeout: float = 90.0) -> list[dict[str, Any]
 @pytest.mark.external
 @pytest.mark.slow
 def test_prometheus_scrapes_serve_and_answers_queries(repo: Path, tmp_path: Path) -> None:
-    prometheus = find("prometheus", how="apt-get install prometheus")
     write_repo(repo, {"rp.yaml": KUBE_RESERVED})
     serve, target = start_serve(str(repo), "--nodes", str(write_nodes(tmp_path / "nodes.json")), "--interval", "1s")
-    port = _free_port()
-    config = tmp_path / "prometheus.yml"
-    config.write_text(
-        json.dumps(
-            {
-                "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
-                "scrape_configs": [
-                    {"job_name": "allocatable", "static_configs": [{"targets": [target.removeprefix("http://")]}]}
-                ],
-            }
-        ),
-        encoding="utf-8",
-    )
-    server = subprocess.Popen(
-        [
-            prometheus,
-            f"--config.file={config}",
-            f"--storage.tsdb.path={tmp_path / 'data'}",
-            f"--web.listen-address=127.0.0.1:{port}",
-            "--storage.tsdb.retention.time=1h",
+    config = {
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "scrape_configs": [
+            {"job_name": "allocatable", "static_configs": [{"targets": [target.removeprefix("http://")]}]}
         ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
+    }
     try:
         wait_ready(target)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and server.poll() is None:
-            try:
-                if get(f"{base}/-/ready", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
-            time.sleep(0.2)
-        assert server.poll() is None, server.stderr.read().decode() if server.stderr else ""
-        up = _until(base, 'up{job="allocatable"} == 1')
-        assert up[0]["value"][1] == "1"
-        # the hand-worked drift of tests/serve/test_cycle.py: cpu +0.43 cores, named policy-not-rolled-out
-        drift = _until(base, 'allocatable_node_drift{resource="cpu"}')
-        (series,) = drift
-        assert series["metric"]["node"] == NODE_NAME and series["metric"]["pool"] == POOL
-        assert series["metric"]["cause"] == "policy-not-rolled-out"
-        assert float(series["value"][1]) == pytest.approx(0.43)
-        info = _until(base, "allocatable_policy_info")
-        assert info[0]["metric"]["digest"].startswith("sha256:")
-        assert _until(base, 'allocatable_pool_nodes{state="drift"} == 1')
-        assert _until(base, "allocatable_cycle_errors_total") != []
+        with running(tmp_path, json.dumps(config), "--storage.tsdb.retention.time=1h", ready=60) as base:
+            up = _until(base, 'up{job="allocatable"} == 1')
+            assert up[0]["value"][1] == "1"
+            # the hand-worked drift of tests/serve/test_cycle.py: cpu +0.43 cores, named policy-not-rolled-out
+            drift = _until(base, 'allocatable_node_drift{resource="cpu"}')
+            (series,) = drift
+            assert series["metric"]["node"] == NODE_NAME and series["metric"]["pool"] == POOL
+            assert series["metric"]["cause"] == "policy-not-rolled-out"
+            assert float(series["value"][1]) == pytest.approx(0.43)
+            info = _until(base, "allocatable_policy_info")
+            assert info[0]["metric"]["digest"].startswith("sha256:")
+            assert _until(base, 'allocatable_pool_nodes{state="drift"} == 1')
+            assert _until(base, "allocatable_cycle_errors_total") != []
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=10)
         code, err = stop_serve(serve)
     assert code == 0, err
 

@@ -1,4 +1,5 @@
-"""A real Prometheus server for tests, holding the series a test writes.
+"""A real Prometheus server for tests: one holding the series a test writes (recommend's tests), or one scraping what
+a test starts (serve's tests): ``running(tmp, config)``, shared by both.
 
 ``serve(series, tmp)`` writes the series as OpenMetrics text, turns them into TSDB blocks with ``promtool tsdb
 create-blocks-from openmetrics FILE DIR`` (the Debian ``prometheus`` package ships both binaries), starts
@@ -45,48 +46,42 @@ def openmetrics(series: Sequence[Series], types: dict[str, str] | None = None) -
     return "\n".join(lines) + "\n"
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A port free on 127.0.0.1 now (the server binds it next)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
 @contextmanager
-def serve(series: Sequence[Series], tmp: Path, types: dict[str, str] | None = None) -> Iterator[str]:
-    """A running server holding ``series``; yields its base URL."""
+def running(tmp: Path, config: str, *flags: str, data: Path | None = None, ready: float = 30.0) -> Iterator[str]:
+    """``prometheus`` with the configuration text ``config`` (YAML or JSON) and storage ``data`` (``tmp/tsdb``,
+    created, by default) on a free loopback port, ``flags`` added; waits at most ``ready`` seconds for ``/-/ready``,
+    yields its base URL and stops it (SIGTERM, then SIGKILL past 10 s) when the block ends. Its log is
+    ``tmp/prometheus.log``, quoted when it does not get ready."""
     prometheus = tools.find("prometheus", how="apt-get install prometheus")
-    promtool = tools.find("promtool", how="apt-get install prometheus (it ships promtool)")
-    source = tmp / "series.om"
-    source.write_text(openmetrics(series, types), encoding="utf-8")
-    data = tmp / "tsdb"
-    data.mkdir()
-    done = subprocess.run(
-        [promtool, "tsdb", "create-blocks-from", "openmetrics", str(source), str(data)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    config = tmp / "prometheus.yml"
-    config.write_text("scrape_configs: []\n", encoding="utf-8")
-    port = _free_port()
+    if data is None:
+        data = tmp / "tsdb"
+        data.mkdir()
+    path = tmp / "prometheus.yml"
+    path.write_text(config, encoding="utf-8")
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = (tmp / "prometheus.log").open("w")
     proc = subprocess.Popen(
         [
             prometheus,
-            f"--config.file={config}",
+            f"--config.file={path}",
             f"--storage.tsdb.path={data}",
-            "--storage.tsdb.retention.time=100y",
             f"--web.listen-address=127.0.0.1:{port}",
-            "--query.lookback-delta=5m",
+            *flags,
         ],
+        stdin=subprocess.DEVNULL,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + ready
         while True:
             try:
                 with urllib.request.urlopen(url + "/-/ready", timeout=2) as resp:
@@ -107,6 +102,27 @@ def serve(series: Sequence[Series], tmp: Path, types: dict[str, str] | None = No
             proc.kill()
             proc.wait(timeout=10)
         log.close()
+
+
+@contextmanager
+def serve(series: Sequence[Series], tmp: Path, types: dict[str, str] | None = None) -> Iterator[str]:
+    """A running server holding ``series`` (no scrapes); yields its base URL."""
+    promtool = tools.find("promtool", how="apt-get install prometheus (it ships promtool)")
+    source = tmp / "series.om"
+    source.write_text(openmetrics(series, types), encoding="utf-8")
+    data = tmp / "tsdb"
+    data.mkdir()
+    done = subprocess.run(
+        [promtool, "tsdb", "create-blocks-from", "openmetrics", str(source), str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    flags = ("--storage.tsdb.retention.time=100y", "--query.lookback-delta=5m")
+    with running(tmp, "scrape_configs: []\n", *flags, data=data) as url:
+        yield url
 
 
 def query_range(url: str, query: str, start: int, end: int, step: int) -> bytes:

@@ -20,6 +20,7 @@ from renderer.models.settings import (
     check_rule_code,
 )
 from renderer.platforms import check_platform_defaults as _check_platform_defaults
+from renderer.promql import WORKING_SET, Selectors
 
 
 class CommitSettings(Strict, records.CommitSettings):
@@ -239,50 +240,54 @@ class PricingSettings(Strict, records.PricingSettings):
     )
 
 
+#: The queries' defaults (kube-prometheus-stack's conventions): ``renderer.promql``'s, the one definition.
+_QUERIES = Selectors()
+
+
 class RecommendSelectors(Strict, records.RecommendSelectors):
     """The label matchers and cgroup ids of `allocatable recommend`'s queries (defaults: kube-prometheus-stack)."""
 
     cadvisor: str = Field(
-        default='job="kubelet", metrics_path="/metrics/cadvisor"',
+        default=_QUERIES.cadvisor,
         min_length=1,
         max_length=1000,
         description="label matchers of the cAdvisor series (container_memory_working_set_bytes, "
         "container_cpu_usage_seconds_total); they must carry a node label",
     )
     kubelet: str = Field(
-        default='job="kubelet", metrics_path="/metrics"',
+        default=_QUERIES.kubelet,
         min_length=1,
         max_length=1000,
         description="label matchers of the kubelet's own metrics (kubelet_running_pods)",
     )
     kubeStateMetrics: str = Field(
-        default='job="kube-state-metrics"',
+        default=_QUERIES.kube_state_metrics,
         min_length=1,
         max_length=1000,
         description="label matchers of kube-state-metrics (kube_pod_container_resource_requests)",
     )
     reservedCgroups: str = Field(
-        default="/system.slice|.*/kubelet.service|.*/(containerd|crio|docker).service",
+        default=_QUERIES.reserved_ids,
         min_length=1,
         max_length=1000,
         description="regular expression of the cgroup ids (the id label) of the system slice, the kubelet's and "
         "the container runtime's services",
     )
     podsCgroups: str = Field(
-        default="/kubepods.slice|/kubepods",
+        default=_QUERIES.pods_ids,
         min_length=1,
         max_length=1000,
         description="regular expression of the pods' parent cgroup id (systemd and cgroupfs drivers)",
     )
     cpuQuantile: float = Field(
-        default=0.99,
+        default=float(_QUERIES.cpu_quantile),
         gt=0,
         le=1,
         description="the quantile of the pods' cpu usage over requests, per node and day, the cpu commit percent "
         "follows",
     )
     memoryMetric: Literal["container_memory_working_set_bytes", "container_memory_rss"] = Field(
-        default="container_memory_working_set_bytes",
+        default=WORKING_SET,
         description="the cAdvisor memory series: the working set (what the kubelet's eviction reads) or the RSS (what "
         "OpenShift's SystemMemoryExceedsReservation alert reads)",
     )

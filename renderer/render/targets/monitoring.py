@@ -9,8 +9,9 @@
 - ``service.yaml``, ``servicemonitor.yaml``: the metrics port and the Prometheus Operator's scrape of it.
 - ``prometheusrule.yaml``: the alerts, each with a ``runbook_url`` into docs/serve.md: ``AllocatableDrift`` (a node
   differs from the repo for longer than the rollout window, 1 hour), ``AllocatableNotRolledOut`` (nodes still match
-  the policy before a change 6 hours after the change), ``ReservationExhausted`` (``renderer.promql``),
-  ``AllocatablePolicyStale`` and ``AllocatableServeStale`` (serve itself cannot do its job).
+  the policy before a change 6 hours after the change), ``ReservationExhausted`` (``renderer.promql``, on the series
+  ``recommend`` reads, the repo's ``recommend.selectors``), ``AllocatablePolicyStale`` and ``AllocatableServeStale``
+  (serve itself cannot do its job).
 
 Not rendered unless asked (``--target monitoring`` or ``render.targets``). Cost: constant.
 """
@@ -180,8 +181,10 @@ def _alert(name: str, expr: str, duration: str, summary: str, description: str) 
     }
 
 
-def rules() -> dict[str, Any]:
-    """The ``spec`` of the PrometheusRule: also what ``promtool check rules`` reads (its ``groups``)."""
+def rules(selectors: promql.Selectors | None = None) -> dict[str, Any]:
+    """The ``spec`` of the PrometheusRule: also what ``promtool check rules`` reads (its ``groups``).
+    ``selectors``: the series ``allocatable recommend`` reads (the repo's ``recommend.selectors``), which
+    ReservationExhausted measures too."""
     return {
         "groups": [
             {
@@ -213,7 +216,7 @@ def rules() -> dict[str, Any]:
                     ),
                     _alert(
                         "ReservationExhausted",
-                        promql.RESERVATION_EXHAUSTED,
+                        promql.reservation_exhausted(selectors),
                         promql.RESERVATION_EXHAUSTED_FOR,
                         "System daemons on {{ $labels.node }} use more than 95% of the memory the repo reserves.",
                         "The kubelet, the container runtime and the system services on {{ $labels.node }} use "
@@ -259,7 +262,7 @@ class MonitoringTarget(Target):
             "apiVersion": "monitoring.coreos.com/v1",
             "kind": "PrometheusRule",
             "metadata": _meta(NAME),
-            "spec": rules(),
+            "spec": rules(ctx.load.policies.settings.recommend.selectors.promql()),
         }
         return [
             Output("monitoring/serviceaccount.yaml", (account,), notes=note),

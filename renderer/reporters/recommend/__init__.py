@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, TextIO
 
 from renderer.recommend.advice import FLOOR, MARGIN, MI, PoolAdvice, Reservation
 from renderer.recommend.queries import DAY
 from renderer.recommend.result import Recommendation
 
-__all__ = ["EXCEEDED_SHOWN", "amount", "date", "document", "write_documents"]
+if TYPE_CHECKING:
+    from renderer.recommend.pricing import RecommendCost
+
+__all__ = ["EXCEEDED_SHOWN", "amount", "cost_sentences", "date", "document", "money", "write_documents"]
 
 #: node-days listed per reservation in the text and markdown formats (the JSON lists every one)
 EXCEEDED_SHOWN = 5
@@ -57,7 +61,7 @@ def _reservation(r: Reservation) -> dict[str, Any]:
     }
 
 
-def _pool(p: PoolAdvice) -> dict[str, Any]:
+def _pool(p: PoolAdvice, cost: RecommendCost | None) -> dict[str, Any]:
     c = p.coverage
     out: dict[str, Any] = {
         "name": p.pool,
@@ -89,6 +93,14 @@ def _pool(p: PoolAdvice) -> dict[str, Any]:
             for k in p.commits
         ],
     }
+    priced = cost.pools.get(p.pool) if cost is not None else None
+    if cost is not None and priced is not None:
+        from renderer.cost.money import text
+        from renderer.recommend.pricing import cost_json
+
+        for row, monthly in zip(out["reservations"], priced.reservations, strict=True):
+            row["monthly"] = None if monthly is None else text(monthly)
+        out["cost"] = cost_json(priced, cost.hours)
     if p.repack is not None:
         nodes, freed, pending, add = p.repack
         out["repack"] = {"nodes": nodes, "nodesFreed": freed, "newPending": pending, "nodesToAdd": add}
@@ -128,13 +140,69 @@ def document(r: Recommendation) -> dict[str, Any]:
             "cpuTargetPercent": round(o.cpu_target * 100),
             "cpuCeilingPercent": o.cpu_ceiling,
         },
-        "pools": [_pool(p) for p in r.pools],
+        "pools": [_pool(p, r.cost) for p in r.pools],
         "unplaced": {"count": r.unplaced_count, "nodes": list(r.unplaced)},
         "notes": list(r.notes),
         "documents": [{"ref": ref, "replaces": path or None} for ref, path in r.replaces],
         "repacked": r.repacked,
         "review": r.review or None,
+    } | ({} if r.cost is None else {"cost": _cost(r.cost)})
+
+
+def _cost(cost: RecommendCost) -> dict[str, Any]:
+    """Present only with ``pricing:``: the currency, the sums over the priced pools and what could not be priced."""
+    from renderer.cost.money import text
+    from renderer.cost.prices import Unknown
+
+    pools = list(cost.pools.values())
+    return {
+        "currency": cost.currency,
+        "hoursPerMonth": int(cost.hours),
+        "reservationsMonthly": text(sum((p.reservations_monthly or Decimal(0) for p in pools), Decimal(0))),
+        "commitMonthlySavings": text(sum((p.commit_savings(cost.hours) or Decimal(0) for p in pools), Decimal(0))),
+        "unknown": [p.pool for p in pools if isinstance(p.price, Unknown)],
+        "notes": list(cost.notes),
     }
+
+
+def money(value: str | None, cost: dict[str, Any], *, signed: bool = True) -> str:
+    """A JSON amount of the report (``"27.37"``) in its currency (``+$27.37``); "-" when there is none."""
+    from renderer.cost.money import fmt
+
+    return "-" if value is None else fmt(Decimal(value), cost["currency"], signed=signed)
+
+
+def cost_sentences(p: dict[str, Any], cost: dict[str, Any]) -> list[str]:
+    """One pool's price and what its advice costs and saves, in words (text and markdown write them)."""
+    from renderer.cost.money import HOURLY_PLACES, fmt
+
+    c = p.get("cost")
+    if c is None:
+        return []
+    price = c["price"]
+    if not price["known"]:
+        return [f"cost: price unknown: {price['reason']} (not counted, never as $0)"]
+    hourly = fmt(Decimal(price["hourly"]), cost["currency"], places=HOURLY_PLACES)
+    units = price["unitPrices"]
+    out = [
+        f"cost: {price['instanceType']} {hourly}/node-hour ({price['source']}; cpu "
+        f"{fmt(Decimal(units['cpuCoreHour']), cost['currency'], places=Decimal('0.000001'))}/core-hour, memory "
+        f"{fmt(Decimal(units['memoryGiBHour']), cost['currency'], places=Decimal('0.000001'))}/GiB-hour, "
+        f"{units['method']}), {c['nodes']} node{'s' if c['nodes'] != 1 else ''} × {cost['hoursPerMonth']} hours a "
+        "month",
+        f"cost: the reservations as recommended {money(c['reservationsMonthly'], cost)}/month (the total rows: "
+        "reserved capacity × unit prices × nodes × hours; + takes it from the pods)",
+    ]
+    k = c["commit"]
+    if k is not None:
+        net = k["nodesFreed"] - k["nodesToAdd"]
+        verb = "saves" if net >= 0 else "costs"
+        amount = money(k["monthlySavings"].lstrip("-"), cost, signed=False)
+        out.append(
+            f"cost: the commit percents as recommended, re-packed: {k['nodesFreed']} node(s) freed, "
+            f"{k['nodesToAdd']} added: {verb} {amount}/month ({abs(net)} × {hourly} × {cost['hoursPerMonth']})"
+        )
+    return out
 
 
 def write_documents(r: Recommendation, out: TextIO) -> None:

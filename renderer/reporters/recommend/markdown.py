@@ -7,7 +7,7 @@ from typing import Any, TextIO
 from renderer.escaping import markdown as md
 from renderer.escaping import markdown_code
 from renderer.recommend.result import Recommendation
-from renderer.reporters.recommend import EXCEEDED_SHOWN, document
+from renderer.reporters.recommend import EXCEEDED_SHOWN, cost_sentences, document, money
 
 __all__ = ["write"]
 
@@ -16,7 +16,7 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _pool(p: dict[str, Any]) -> list[str]:
+def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
     c = p["coverage"]
     lines = [
         f"#### Pool {markdown_code(p['name'])}",
@@ -25,25 +25,26 @@ def _pool(p: dict[str, Any]) -> list[str]:
         "",
     ]
     if p["reservations"]:
-        lines.append(
-            _row(["reservation", "current", "observed", "recommended", "change", "headroom", "exceeded", "back-test"])
-        )
-        lines.append(_row(["---"] + ["---:"] * 7))
+        head = ["reservation", "current", "observed", "recommended", "change", "headroom", "exceeded", "back-test"]
+        priced = cost is not None and "cost" in p
+        if priced:
+            head.insert(5, "per month")
+        lines.append(_row(head))
+        lines.append(_row(["---"] + ["---:"] * (len(head) - 1)))
         for r in p["reservations"]:
-            lines.append(
-                _row(
-                    [
-                        f"{r['slice']} {r['resource']}",
-                        r["current"] or "-",
-                        f"{r['observed']} ({md(r['observedOn']['node'])}, {r['observedOn']['day']})",
-                        f"**{r['recommended']}**",
-                        r["change"] or "-",
-                        r["headroom"] or "-",
-                        str(len(r["exceeded"])),
-                        f"{r['backtest']['exceeded']}/{r['backtest']['nodeDays']}",
-                    ]
-                )
-            )
+            cells = [
+                f"{r['slice']} {r['resource']}",
+                r["current"] or "-",
+                f"{r['observed']} ({md(r['observedOn']['node'])}, {r['observedOn']['day']})",
+                f"**{r['recommended']}**",
+                r["change"] or "-",
+                r["headroom"] or "-",
+                str(len(r["exceeded"])),
+                f"{r['backtest']['exceeded']}/{r['backtest']['nodeDays']}",
+            ]
+            if cost is not None and priced:
+                cells.insert(5, md(money(r["monthly"], cost)))
+            lines.append(_row(cells))
         lines.append("")
         s = p["slope"]
         if s is not None and s["used"]:
@@ -95,6 +96,9 @@ def _pool(p: dict[str, Any]) -> list[str]:
             f"freed**, {r['newPending']} pod(s) newly Pending, {r['nodesToAdd']} node(s) to add."
         )
         lines.append("")
+    if cost is not None and "cost" in p:
+        lines.extend(f"- {md(line)}" for line in cost_sentences(p, cost))
+        lines.append("")
     for why in c["why"]:
         lines.append(f"- no recommendation: {md(why)}")
     lines.extend(f"- missing: {md(m)}" for m in c["missing"])
@@ -117,12 +121,18 @@ def write(result: Recommendation, out: TextIO) -> None:
         "",
     ]
     for p in doc["pools"]:
-        lines.extend(_pool(p))
+        lines.extend(_pool(p, doc.get("cost")))
     if doc["unplaced"]["count"]:
         lines.append(
             f"{doc['unplaced']['count']} node(s) with usage are in no pool: {md(', '.join(doc['unplaced']['nodes']))}"
         )
         lines.append("")
+    cost = doc.get("cost")
+    if cost is not None and cost["unknown"]:
+        lines.append("Not priced (never as $0): " + ", ".join(markdown_code(u) for u in cost["unknown"]) + ".")
+        lines.append("")
+    if cost is not None:
+        lines.extend(f"- info: {md(n)}" for n in cost["notes"])
     if doc["documents"]:
         lines.append(
             "`-o yaml` writes " + ", ".join(markdown_code(d["ref"]) for d in doc["documents"]) + "; review with"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from renderer.recommend.result import Recommendation
-from renderer.reporters.recommend import EXCEEDED_SHOWN, document
+from renderer.reporters.recommend import EXCEEDED_SHOWN, cost_sentences, document, money
 
 __all__ = ["write"]
 
@@ -17,7 +17,7 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
     return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def _pool(p: dict[str, Any]) -> list[str]:
+def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
     c = p["coverage"]
     lines = [
         f"pool {p['name']}: {c['nodes']} of {c['poolNodes']} node{'s' if c['poolNodes'] != 1 else ''} measured, "
@@ -27,6 +27,9 @@ def _pool(p: dict[str, Any]) -> list[str]:
         rows = [
             ["reservation", "current", "observed", "on", "recommended", "change", "headroom", "exceeded", "back-test"]
         ]
+        priced = cost is not None and "cost" in p
+        if priced:
+            rows[0].insert(6, "per month")
         for r in p["reservations"]:
             rows.append(
                 [
@@ -41,6 +44,8 @@ def _pool(p: dict[str, Any]) -> list[str]:
                     f"{r['backtest']['exceeded']}/{r['backtest']['nodeDays']}",
                 ]
             )
+            if cost is not None and priced:
+                rows[-1].insert(6, money(r["monthly"], cost))
         lines.extend(_table(rows))
         s = p["slope"]
         if s is not None and s["used"]:
@@ -87,6 +92,8 @@ def _pool(p: dict[str, Any]) -> list[str]:
             f"  the snapshot's pods re-packed under the documents ({r['nodes']} node{'s' if r['nodes'] != 1 else ''}): "
             f"{r['nodesFreed']} node(s) freed, {r['newPending']} pod(s) newly Pending, {r['nodesToAdd']} node(s) to add"
         )
+    if cost is not None:
+        lines.extend(f"  {line}" for line in cost_sentences(p, cost))
     for why in c["why"]:
         lines.append(f"  no recommendation: {why}")
     lines.extend(f"  missing: {m}" for m in c["missing"])
@@ -106,12 +113,18 @@ def write(result: Recommendation, out: TextIO) -> None:
     ]
     for p in doc["pools"]:
         lines.append("")
-        lines.extend(_pool(p))
+        lines.extend(_pool(p, doc.get("cost")))
     if doc["unplaced"]["count"]:
         lines.append("")
         lines.append(
             f"{doc['unplaced']['count']} node(s) with usage are in no pool: {', '.join(doc['unplaced']['nodes'])}"
         )
+    cost = doc.get("cost")
+    if cost is not None and (cost["unknown"] or cost["notes"]):
+        lines.append("")
+        if cost["unknown"]:
+            lines.append("cost: not priced (never as $0): " + ", ".join(cost["unknown"]))
+        lines.extend(f"info: {n}" for n in cost["notes"])
     if doc["documents"]:
         lines.append("")
         lines.append("-o yaml writes: " + ", ".join(d["ref"] for d in doc["documents"]))
