@@ -34,8 +34,8 @@ from renderer.resourcenames import is_extended
 from renderer.validation.validate import PolicySet
 from renderer.verify import causes
 from renderer.verify.pods import PodRecord
-from renderer.verify.shapes import node_capacity_model
 from renderer.verify.result import Check, Difference, NodeCheck, PodFit, VerifyResult
+from renderer.verify.shapes import node_capacity_model
 
 __all__ = ["AWAITING", "KOORDINATOR", "MISSING", "amplify", "delivered_ratios", "node_model", "verify"]
 
