@@ -24,7 +24,7 @@ import json
 from dataclasses import replace
 from decimal import Decimal
 
-from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity, build
+from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
 from renderer.models.inventory import Pool
 from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE_ANNOTATION
 from renderer.models.settings import Settings
@@ -35,6 +35,7 @@ from renderer.validation.validate import PolicySet
 from renderer.verify import causes
 from renderer.verify.pods import PodRecord
 from renderer.verify.result import Check, Difference, NodeCheck, PodFit, VerifyResult
+from renderer.verify.shapes import node_capacity_model
 
 __all__ = ["AWAITING", "KOORDINATOR", "MISSING", "amplify", "delivered_ratios", "node_model", "verify"]
 
@@ -47,10 +48,11 @@ _WEBHOOK = "koord-manager's node webhook (feature gate NodeMutatingWebhook, off 
 
 
 def node_model(policies: PolicySet, extra: list[Pool]) -> CapacityModel:
-    """The capacity model of the repo's inventory Nodes plus ``extra`` (same name: ``extra`` wins)."""
+    """The capacity model of the repo's inventory Nodes plus ``extra`` (same name: ``extra`` wins), computed once
+    per node shape (``renderer.verify.shapes``)."""
     names = {p.name for p in extra}
     pools = [p for p in policies.pools if p.origin == "Node" and p.name not in names] + list(extra)
-    return build(replace(policies, pools=pools))
+    return node_capacity_model(replace(policies, pools=pools))
 
 
 def delivered_ratios(pc: PoolCapacity, settings: Settings) -> dict[str, Decimal]:
