@@ -368,6 +368,19 @@ def policy_formula(policy: Loaded[ReservationPolicy] | None) -> Formula | None:
         return None
 
 
+def file_formula(policies: PolicySet, shown: str) -> Formula:
+    """The formula of the one ReservationPolicy with autoSizing in ``policies`` (read from the file ``shown``:
+    ``allocatable sizing --policy``); raises ``UsageError`` when there is not exactly one."""
+    sized = [p for p in policies.reservation_policies if p.model.spec.autoSizing is not None]
+    if len(sized) != 1:
+        names = ", ".join(p.ref for p in sized) or "none"
+        raise UsageError(f"{shown}: --policy needs exactly one ReservationPolicy with autoSizing, found {names}")
+    found = policy_formula(sized[0])
+    if found is None:  # pragma: no cover - validation guarantees a formula
+        raise UsageError(f"{shown}: {sized[0].ref} has no formula")
+    return found
+
+
 def _parse_map(values: dict[str, str]) -> dict[str, Quantity]:
     out: dict[str, Quantity] = {}
     for k, v in values.items():
