@@ -87,7 +87,7 @@ def _model_and_findings(
 ) -> tuple[CapacityModel, list[Finding]]:
     """The capacity model of a valid load and its lint findings (positions unresolved); ``usage``: measured usage
     for the rules that read it (AL216)."""
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
     from renderer.lint.engine import run_rules
     from renderer.render.codes import all_codes
 
@@ -137,7 +137,7 @@ def lint(
     Validation errors stop here (their findings are returned, no rule runs). A ``base`` git cannot resolve, or
     without a merge-base, raises ``UsageError``. ``usage``: measured usage for rule AL216 (``lint --usage`` or
     ``--prometheus``), read as ``recommend`` reads it; raises ``UsageInputError`` and ``SnapshotError`` as it does."""
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
 
     spec = None
     if base is not None:
@@ -174,7 +174,7 @@ class Explanation:
 def explain(paths: list[Path], *, max_file_bytes: int | None = None, pools: list[str] | None = None) -> Explanation:
     """The capacity arithmetic of every pool (or of the pools named in ``pools``)."""
     from renderer.capacity.explain import Explained
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
 
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
@@ -481,7 +481,7 @@ def sizing(machine: Callable[[], MachineShape], *, formula: str | None = None, p
     from renderer.loading.files import UsageError
 
     if policy is not None:
-        from renderer.capacity.model import file_formula
+        from renderer.capacity.reservations import file_formula
 
         result = load([Path(policy)])
         if not result.ok:
@@ -544,7 +544,7 @@ def recommend(
     does not have."""
     from dataclasses import replace
 
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
     from renderer.recommend.advice import Options
     from renderer.recommend.run import recommend_pools
 

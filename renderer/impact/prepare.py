@@ -123,7 +123,7 @@ def impact_report(
     after_alloc = {n.name: {**n.allocatable, **change.get(n.name, {})} for n in cluster.nodes}
     delivered = [p for p in after.pools if p.origin == "NodePool" and (p.cluster_autoscaler or _karpenter(p))]
     if delivered and model is None:
-        from renderer.capacity.model import build
+        from renderer.capacity.pools import build
 
         model = build(after)
     node_classes, asg_pools = _provisioned(model, after, cluster, result) if delivered and model else ({}, [])

@@ -24,7 +24,8 @@ import json
 from dataclasses import replace
 from decimal import Decimal
 
-from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity, build
+from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
+from renderer.capacity.pools import build
 from renderer.models.inventory import Pool
 from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE_ANNOTATION
 from renderer.models.settings import Settings
