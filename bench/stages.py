@@ -30,7 +30,7 @@ def _figures(stage: str) -> None:
 
 def main(root: str, command: str) -> int:
     import renderer.pipeline as pipeline
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
 
     _figures("imports")
     gc.disable()  # as the pipeline's stages run

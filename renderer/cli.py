@@ -127,7 +127,7 @@ def _main(argv: list[str] | None, prog: str = "allocatable") -> int:
 
     terminal.set_mode(getattr(args, "color", None) or "auto")
     # A command is a short run that builds many long-lived objects and no garbage cycles worth collecting:
-    # the cyclic collector's repeated full scans only slowed big repos down (see pipeline._gc_paused).
+    # the cyclic collector's repeated full scans only slowed big repos down (see renderer.gcpause).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     excluded = None

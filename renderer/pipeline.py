@@ -10,38 +10,30 @@ its many long-lived objects.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
 from renderer.findings import Finding
+from renderer.gcpause import stage
 from renderer.validation.load import LoadResult
 from renderer.validation.load import load as _load
 
 if TYPE_CHECKING:
     from renderer.capacity.diff import DiffResult
     from renderer.capacity.explain import Explained
+    from renderer.capacity.formulas import FormulaResult, MachineShape
     from renderer.capacity.model import CapacityModel
     from renderer.cost.resolve import Pricing
-    from renderer.impact.pods import SimPod
-    from renderer.impact.provisioners.karpenter import NodeClass
-    from renderer.impact.report import AsgPool, ImpactReport
-    from renderer.impact.result import ImpactResult
-    from renderer.impact.snapshot import Snapshot
+    from renderer.impact.report import ImpactReport
     from renderer.loading.git import Revision
-    from renderer.measured import Measured
     from renderer.models.inventory import Pool
     from renderer.platforms import Assignment
-    from renderer.promql import Selectors as RecommendSelectors
     from renderer.recommend.advice import Options as RecommendOptions
     from renderer.recommend.prometheus import Server
     from renderer.recommend.queries import Query as RecommendQuery
     from renderer.recommend.result import Recommendation
-    from renderer.recommend.usage import Usage
     from renderer.render.engine import RenderResult
     from renderer.validation.reuse import FileMemo
     from renderer.validation.validate import PolicySet
@@ -56,6 +48,7 @@ __all__ = [
     "LoadResult",
     "Recommended",
     "Rendered",
+    "Sized",
     "UsageInput",
     "Verified",
     "diff",
@@ -66,41 +59,13 @@ __all__ = [
     "recommend_queries",
     "render",
     "schemas",
+    "sizing",
     "verify",
     "verify_nodes",
 ]
 
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a stage builds many objects, then restore it.
-
-    Policy data has no reference cycles worth collecting mid-run, but the collector still scans every live object
-    each time a generation fills up; on 10,000-document repos that made load and lint grow faster than linearly.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _stage(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    @wraps(fn)
-    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with _gc_paused():
-            return fn(*args, **kwargs)
-
-    return run
-
-
-@_stage
+@stage
 def load(paths: list[Path], *, max_file_bytes: int | None = None, memo: FileMemo | None = None) -> LoadResult:
     """Read and validate every policy document under ``paths`` (default: ``policies/``); ``memo``: shared with
     the load of another revision (``renderer.validation.reuse``)."""
@@ -122,13 +87,19 @@ def _model_and_findings(
 ) -> tuple[CapacityModel, list[Finding]]:
     """The capacity model of a valid load and its lint findings (positions unresolved); ``usage``: measured usage
     for the rules that read it (AL216)."""
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
     from renderer.lint.engine import run_rules
     from renderer.render.codes import all_codes
 
     model = build(result.policies)
     render_codes = {code: cls.fixed for code, cls in all_codes().items()}
-    measured = _measured(result, model, usage) if usage is not None else None
+    measured = None
+    if usage is not None:
+        from renderer.recommend.inputs import measured as measured_usage
+
+        measured = measured_usage(
+            result.policies, model, usage.files, usage.server, usage.window, usage.nodes, usage.max_file_bytes
+        )
     return model, run_rules(
         result, model, base_model=base_model, base_ref=base_ref, other_codes=render_codes, measured=measured
     )
@@ -151,7 +122,7 @@ class LintResult:
         return self.load.ok
 
 
-@_stage
+@stage
 def lint(
     paths: list[Path],
     *,
@@ -166,7 +137,7 @@ def lint(
     Validation errors stop here (their findings are returned, no rule runs). A ``base`` git cannot resolve, or
     without a merge-base, raises ``UsageError``. ``usage``: measured usage for rule AL216 (``lint --usage`` or
     ``--prometheus``), read as ``recommend`` reads it; raises ``UsageInputError`` and ``SnapshotError`` as it does."""
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
 
     spec = None
     if base is not None:
@@ -199,11 +170,11 @@ class Explanation:
     known: list[str] = field(default_factory=list)
 
 
-@_stage
+@stage
 def explain(paths: list[Path], *, max_file_bytes: int | None = None, pools: list[str] | None = None) -> Explanation:
     """The capacity arithmetic of every pool (or of the pools named in ``pools``)."""
     from renderer.capacity.explain import Explained
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
 
     result = load(paths, max_file_bytes=max_file_bytes)
     if not result.ok:
@@ -227,23 +198,10 @@ def explain(paths: list[Path], *, max_file_bytes: int | None = None, pools: list
 
 
 def _pricing(result: LoadResult) -> Pricing | None:
-    """The repo's prices (``pricing:`` in its settings; docs/cost.md), loaded only then: a run without them never
-    imports ``renderer.cost``. The staleness of builtin prices is measured at SOURCE_DATE_EPOCH when set (a
-    reproducible build's clock), else today."""
-    settings = result.policies.settings.pricing
-    if settings is None:
-        return None
-    import os
-    from datetime import date, datetime, timezone
+    """The repo's prices (``renderer.validation.pricing``), None without a ``pricing:`` block."""
+    from renderer.validation.pricing import repo_pricing
 
-    from renderer.cost.resolve import load_pricing
-
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    today = datetime.fromtimestamp(int(epoch), timezone.utc).date() if epoch.isdigit() else date.today()
-    source = result.policies.settings_source
-    shown = source.path if source is not None else ".allocatable.yaml"
-    root = result.settings_path.parent if result.settings_path is not None else Path()
-    return load_pricing(settings, root, shown, today=today.isoformat())
+    return repo_pricing(result)
 
 
 @dataclass(eq=False, repr=False)
@@ -257,7 +215,7 @@ class Rendered:
     result: RenderResult | None = None
 
 
-@_stage
+@stage
 def render(
     paths: list[Path],
     *,
@@ -318,7 +276,7 @@ class Verified:
     impact: ImpactReport | None = None
 
 
-@_stage
+@stage
 def verify(
     paths: list[Path],
     *,
@@ -336,10 +294,8 @@ def verify(
     fit of the pods running there, and (``simulate``) the re-packing simulation of the repo's allocatable against
     what the nodes report. Raises ``renderer.verify.snapshot.SnapshotError`` for a dump that cannot be read (or a
     kubectl that cannot be run)."""
-    from renderer.loading.bounds import DEFAULT_MAX_FILE_BYTES
     from renderer.verify.compare import verify as compare
-    from renderer.verify.kubectl import live_nodes
-    from renderer.verify.nodes import read_nodes, read_pods
+    from renderer.verify.locate import locate_nodes
 
     base_rev = None
     if base is not None:  # resolved before any snapshot is read: a base that cannot be found fails at once
@@ -351,20 +307,9 @@ def verify(
     if not result.ok:
         result.finish(result.findings)
         return Verified(result)
-    cluster = None
-    pod_records: list[PodRecord] | None
-    if live is not None:
-        source = live_nodes(live, max_file_bytes or DEFAULT_MAX_FILE_BYTES)
-        snapshot = read_nodes(source, platform, max_file_bytes)
-        pod_records = read_pods(pods, max_file_bytes) if pods is not None else None
-    elif pods is not None and simulate and nodes is not None:
-        from renderer.impact.snapshot import read_verify_dumps
+    from renderer.impact.prepare import read_verify_input
 
-        cluster, pod_records = read_verify_dumps(nodes, pods, platform, max_file_bytes)  # each dump read once
-        snapshot = cluster.pools
-    else:
-        snapshot = read_nodes(nodes, platform, max_file_bytes, mixed=nodes == pods) if nodes else []
-        pod_records = read_pods(pods, max_file_bytes, mixed=nodes == pods) if pods is not None else None
+    cluster, snapshot, pod_records = read_verify_input(nodes, pods, live, platform, simulate, max_file_bytes)
     if not snapshot and not any(p.origin == "Node" for p in result.policies.pools):
         return Verified(result, no_nodes=True)
     base_policies = None
@@ -377,22 +322,20 @@ def verify(
         base_policies = base_load.policies
     verified = compare(result.policies, snapshot, pod_records, base_policies, base_rev.ref if base_rev else None)
     verified.base = base_rev
-    _locate_nodes(result, verified)
+    locate_nodes(result, verified)
     report = None
     if cluster is not None:
-        report = _impact(cluster, None, result.policies, "verify", "what the nodes report", "the policy repo")
+        from renderer.impact.prepare import impact_report, rollout_cost
+
+        report = impact_report(cluster, None, result.policies, "verify", "what the nodes report", "the policy repo")
         pricing = _pricing(result)
         if pricing is not None:
-            from renderer.capacity.cost import fleet_cost
-            from renderer.impact.cost import fleet_changes
-
-            fleet = fleet_changes(report, cluster.nodes, cluster.pools, result.policies.pools, pricing)
-            report.cost = fleet_cost(pricing, fleet, "rolling the policy repo out")
+            report.cost = rollout_cost(report, cluster, result.policies, pricing)
         verified.impact = report
     return Verified(result, verified, base=base_rev, impact=report)
 
 
-@_stage
+@stage
 def verify_nodes(
     result: LoadResult,
     nodes: list[Pool],
@@ -410,21 +353,6 @@ def verify_nodes(
     return compare(result.policies, nodes, pods, base, base_ref)
 
 
-def _locate_nodes(result: LoadResult, verified: VerifyResult) -> None:
-    """Point inventory nodes at their metadata.name (positions are resolved only now, for these nodes)."""
-
-    shown = {f.display for f in result.files}
-    probes = []
-    for n in verified.nodes:
-        if n.source.path.startswith("<") or n.source.path not in shown:
-            continue
-        probes.append((n, Finding("", "info", "", n.source.path, source=n.source, field_path=("metadata", "name"))))
-    result.resolver.resolve([f for _, f in probes])
-    for n, f in probes:
-        if f.line:
-            n.source = n.source._replace(line=f.line, column=f.column)
-
-
 @dataclass(eq=False, repr=False)
 class Diffed:
     """``diff``: the two sides compared, per pool and finding; with a snapshot, the simulation (``result.impact``
@@ -436,7 +364,7 @@ class Diffed:
     impact: ImpactReport | None = None
 
 
-@_stage
+@stage
 def diff(
     paths: list[Path],
     *,
@@ -497,186 +425,23 @@ def diff(
     result.invalid = (_errors(base_load), _errors(head_load))
     report = None
     if cluster is not None:
-        report = _impact(
+        from renderer.impact.prepare import impact_report
+
+        report = impact_report(
             cluster, base_load.policies, head_load.policies, "diff", result.base_label, result.head_label, head_model
         )
         result.impact = report
     pricing = _pricing(head_load)
-    limit = head_load.policies.settings.impact.maxMonthlyCostIncrease
     if pricing is not None:
-        from renderer.capacity.cost import change_cost
+        from renderer.impact.prepare import priced_change
 
-        fleet = []
-        if report is not None and cluster is not None:
-            from renderer.impact.cost import fleet_changes
+        limit = head_load.policies.settings.impact.maxMonthlyCostIncrease
+        result.cost = priced_change(result, base_model, head_model, pricing, report, cluster, head_load.policies, limit)
+    else:
+        from renderer.validation.pricing import check_unpriced
 
-            fleet = fleet_changes(report, cluster.nodes, cluster.pools, head_load.policies.pools, pricing)
-        result.cost = change_cost(result, base_model, head_model, pricing, fleet, limit)
-    elif limit is not None:
-        from renderer.loading.files import UsageError
-
-        raise UsageError(
-            f"{_settings_shown(head_load)}: impact.maxMonthlyCostIncrease needs prices: add a pricing block "
-            "(pricing: {region: ...}; docs/cost.md)"
-        )
+        check_unpriced(head_load)
     return Diffed(base_load, head_load, result, report)
-
-
-def _settings_shown(result: LoadResult) -> str:
-    source = result.policies.settings_source
-    return f"{source.path}:{source.line}:{source.column}" if source is not None else ".allocatable.yaml"
-
-
-def _impact(
-    cluster: Snapshot,
-    before: PolicySet | None,
-    after: PolicySet,
-    mode: str,
-    before_label: str,
-    after_label: str,
-    model: CapacityModel | None = None,
-) -> ImpactReport:
-    """The re-packing simulation of ``after`` on ``cluster``: each node modelled as verify models it (a pool of one,
-    the policies that select it), its allocatable moved by what ``after`` advertises differently from ``before`` —
-    from what the node reports when ``before`` is None (verify) — and grouped into the repo's pools for the report.
-    The provisioners' views read ``model`` (``after``'s capacity model, built here when not given and needed): the
-    EC2NodeClass of pools delivered through Karpenter, the scale-from-zero tags of pools with ``clusterAutoscaler``.
-    Cost: two capacity models of the snapshot's nodes (built ``_NODE_CHUNK`` nodes at a time), then
-    ``renderer.impact.repack``'s."""
-    from dataclasses import replace
-
-    from renderer.impact.capacity_view import advertised
-    from renderer.impact.repack import simulate
-    from renderer.impact.report import (
-        ImpactReport,
-        PoolIndex,
-        autoscaler_view,
-        karpenter_plans,
-        karpenter_view,
-        pool_of,
-    )
-    from renderer.verify.compare import node_model
-
-    nodepools = PoolIndex([(p.name, p.labels) for p in after.pools if p.origin == "NodePool"])
-    for node in cluster.nodes:
-        node.pool = pool_of(node.labels, nodepools)
-
-    def advertised_by(policies: PolicySet) -> dict[str, dict[str, int]]:
-        # The nodes in chunks: each node is a pool of its own, so a chunk's model is the whole model's for its
-        # nodes, and only one chunk's PoolCapacity objects are alive at a time.
-        bare = replace(policies, pools=[])
-        out: dict[str, dict[str, int]] = {}
-        for k in range(0, len(cluster.pools), _NODE_CHUNK):
-            out.update(
-                (pc.pool.name, advertised(pc)) for pc in node_model(bare, cluster.pools[k : k + _NODE_CHUNK]).pools
-            )
-        return out
-
-    head = advertised_by(after)
-    base = advertised_by(before) if before is not None else {n.name: n.allocatable for n in cluster.nodes}
-    change: dict[str, dict[str, int]] = {}
-    for name, now in head.items():
-        was = base.get(name, {})
-        moved = {r: v for r, v in now.items() if was.get(r) != v}
-        if moved:
-            change[name] = moved
-    from renderer.impact.repack import ImpactOptions
-
-    result = simulate(cluster.nodes, cluster.pods, {}, ImpactOptions(node_change=change))
-    shapes: dict[str, set[str]] = {}
-    for node in cluster.nodes:
-        kind = node.labels.get("node.kubernetes.io/instance-type")
-        if kind:
-            shapes.setdefault(node.pool, set()).add(kind)
-    settings = after.settings.impact
-    after_alloc = {n.name: {**n.allocatable, **change.get(n.name, {})} for n in cluster.nodes}
-    delivered = [p for p in after.pools if p.origin == "NodePool" and (p.cluster_autoscaler or _karpenter(p))]
-    if delivered and model is None:
-        from renderer.capacity.model import build
-
-        model = build(after)
-    node_classes, asg_pools = _provisioned(model, after, cluster, result) if delivered and model else ({}, [])
-    recommendations, gaps = karpenter_view(cluster.nodes, after_alloc, settings.vmMemoryOverheadPercent, node_classes)
-    autoscaler_gaps = autoscaler_view(cluster.nodes, after_alloc, asg_pools)
-    plans = karpenter_plans(cluster.nodes, cluster.pods, result, settings.vmMemoryOverheadPercent, node_classes)
-    return ImpactReport(
-        mode=mode,
-        before=before_label,
-        after=after_label,
-        result=result,
-        shapes={pool: "/".join(sorted(kinds)) for pool, kinds in shapes.items()},
-        skipped=dict(cluster.skipped),
-        counted=dict(cluster.counted),
-        sources=list(cluster.sources),
-        nodes_changed=len(change),
-        max_new_pending=settings.maxNewPendingPods,
-        recommendations=recommendations,
-        gaps=gaps,
-        vm_overhead_percent=settings.vmMemoryOverheadPercent,
-        autoscaler_gaps=autoscaler_gaps,
-        karpenter_plans=plans,
-    )
-
-
-#: Nodes modelled at a time for the simulation (memory: one chunk's capacity model, not 20,000 nodes').
-_NODE_CHUNK = 1000
-
-
-def _karpenter(pool: Pool) -> bool:
-    return pool.delivery is not None and pool.delivery.karpenter is not None
-
-
-def _provisioned(
-    model: CapacityModel, after: PolicySet, cluster: Snapshot, result: ImpactResult
-) -> tuple[dict[str, NodeClass], list[AsgPool]]:
-    """Per pool delivered through Karpenter, the EC2NodeClass its nodes get (the kubelet block ``render`` writes:
-    reservations, hard eviction, maxPods when the policy sets it; kube-reserved left to Karpenter where the pool's
-    formula is Karpenter's own default); the pools the cluster autoscaler scales from zero, with the ``resources/*``
-    tags their groups carry when the ``cluster-autoscaler-tags`` target is rendered."""
-    from renderer.capacity.kubeletfields import eviction_hard
-    from renderer.impact.provisioners.karpenter import NodeClass
-    from renderer.impact.report import AsgPool
-    from renderer.impact.resources import from_quantities
-    from renderer.render.engine import select_targets
-    from renderer.render.targets.cluster_autoscaler_tags import resource_tags
-
-    tagged = "cluster-autoscaler-tags" in select_targets(after.settings.render, None)
-    by_key = {p.key: p for p in cluster.pods}
-    pending: dict[str, list[SimPod]] = {}
-    for p in result.pending:
-        if p.pool is not None and p.pod in by_key:
-            pending.setdefault(p.pool, []).append(by_key[p.pod])
-    sides = {p.pool: p.after for p in result.pools}
-    node_classes: dict[str, NodeClass] = {}
-    asg_pools: list[AsgPool] = []
-    for pc in model.pools:
-        pool = pc.pool
-        if pool.origin != "NodePool":
-            continue
-        if _karpenter(pool):
-            spec = pc.policy.model.spec if pc.policy is not None else None
-            formula = pc.formula.spec if pc.formula is not None else None
-            left = formula is not None and formula.delivery_default == "karpenter"
-            kube = {} if left else from_quantities({k: r.quantity for k, r in pc.kube_reserved.items()})
-            pods_set = spec is not None and (spec.maxPods is not None or spec.podsPerCore is not None)
-            node_classes[pool.name] = NodeClass(
-                max_pods=pc.max_pods if pods_set else None,
-                kube_reserved=kube,
-                system_reserved=from_quantities({k: r.quantity for k, r in pc.system_reserved.items()}),
-                eviction_hard=eviction_hard(pc, platform_formula_ok=True) or {},
-            )
-        if pool.cluster_autoscaler is not None:
-            side = sides.get(pool.name)
-            asg_pools.append(
-                AsgPool(
-                    pool.name,
-                    tuple(pool.cluster_autoscaler.autoScalingGroups),
-                    resource_tags(pc) if tagged else {},
-                    side.daemon_overhead if side is not None else {},
-                    pending.get(pool.name, []),
-                )
-            )
-    return node_classes, asg_pools
 
 
 def _label(ref: str, short: str, *, merge_base: bool = False) -> str:
@@ -698,6 +463,43 @@ def schemas() -> dict[str, str]:
     return generate(rendered_schemas())
 
 
+@dataclass(eq=False, repr=False)
+class Sized:
+    """``sizing``: the formula's figures (``result``), or the ``policy`` file that does not load (``load``, its
+    findings finished)."""
+
+    result: FormulaResult | None = None
+    load: LoadResult | None = None
+
+
+def sizing(machine: Callable[[], MachineShape], *, formula: str | None = None, policy: str | None = None) -> Sized:
+    """One reservation formula for one machine, no policy repo: a platform's (``formula``) or the autoSizing of the
+    one ReservationPolicy with one in the ``policy`` file; ``machine()`` gives the shape once the formula is known
+    (the command's arguments, read after the file). Raises ``UsageError`` for a file without exactly one such
+    policy and a formula that cannot be computed for the shape."""
+    from renderer.capacity.formulas import FormulaError, compute
+    from renderer.loading.files import UsageError
+
+    if policy is not None:
+        from renderer.capacity.reservations import file_formula
+
+        result = load([Path(policy)])
+        if not result.ok:
+            result.finish(result.findings)
+            return Sized(load=result)
+        chosen = file_formula(result.policies, policy)
+    else:
+        from renderer import platforms
+
+        assert formula is not None
+        chosen = platforms.formula(formula)
+    shape = machine()
+    try:
+        return Sized(compute(chosen, shape))
+    except FormulaError as exc:
+        raise UsageError(str(exc)) from None
+
+
 @dataclass(frozen=True)
 class UsageInput:
     """Measured usage to read: ``--usage`` files, or a server over a window (Unix seconds); ``nodes``: a ``kubectl
@@ -710,34 +512,6 @@ class UsageInput:
     max_file_bytes: int | None = None
 
 
-def _read_usage(result: LoadResult, given: UsageInput) -> tuple[Usage, tuple[RecommendQuery, ...]]:
-    from renderer.recommend.queries import queries
-    from renderer.recommend.source import read_files
-
-    selectors = _selectors(result.policies)
-    asked = queries(selectors)
-    usage_bytes = max(given.max_file_bytes or 0, _USAGE_MAX_BYTES)
-    if given.server is not None:
-        from renderer.recommend.prometheus import fetch
-
-        assert given.window is not None
-        return fetch(given.server, asked, given.window[0], given.window[1], usage_bytes), asked
-    field = "rssBytes" if selectors.memory_metric == "container_memory_rss" else "workingSetBytes"
-    return read_files(list(given.files), asked, usage_bytes, field), asked
-
-
-def _measured(result: LoadResult, model: CapacityModel, given: UsageInput) -> Measured:
-    from renderer.recommend.run import measured_pools
-
-    usage, _ = _read_usage(result, given)
-    dump: list[Pool] = []
-    if given.nodes is not None:
-        from renderer.verify.nodes import read_nodes
-
-        dump = read_nodes(given.nodes, None, given.max_file_bytes)
-    return measured_pools(model, usage, dump)
-
-
 @dataclass(eq=False, repr=False)
 class Recommended:
     """``recommend``: the advice per pool (``result``), or invalid policies (``load.findings``, ``result`` None)."""
@@ -746,7 +520,7 @@ class Recommended:
     result: Recommendation | None = None
 
 
-@_stage
+@stage
 def recommend(
     paths: list[Path],
     *,
@@ -764,13 +538,13 @@ def recommend(
     """Reservations and commit percents per pool from measured usage: the ``usage`` exports (offline) or the
     ``server``'s answers over ``window`` (Unix seconds), nodes placed into pools by the inventory and ``nodes`` (a
     ``kubectl get nodes`` dump), the ``live`` cluster's (``kubectl get nodes -o json``) or the ``snapshot``'s nodes;
-    with ``snapshot`` (``kubectl get nodes,pods -A -o json``),
-    the snapshot's pods re-packed under the recommended documents (``_impact``): the nodes freed per pool. Raises
-    ``UsageInputError`` for usage that cannot be read, ``SnapshotError`` for a dump that cannot be read, ``KeyError``
-    for a pool in ``pools`` the repo does not have."""
+    with ``snapshot`` (``kubectl get nodes,pods -A -o json``), the snapshot's pods re-packed under the recommended
+    documents (``renderer.impact.prepare``): the nodes freed per pool. Raises ``UsageInputError`` for usage that
+    cannot be read, ``SnapshotError`` for a dump that cannot be read, ``KeyError`` for a pool in ``pools`` the repo
+    does not have."""
     from dataclasses import replace
 
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
     from renderer.recommend.advice import Options
     from renderer.recommend.run import recommend_pools
 
@@ -783,21 +557,12 @@ def recommend(
     if not result.ok:
         result.finish(result.findings)
         return Recommended(result)
-    given = UsageInput(tuple(usage or ()), server, window, None, max_file_bytes)
-    measured, asked = _read_usage(result, given)
-    dump: list[Pool] = []
-    if nodes is not None:
-        from renderer.verify.nodes import read_nodes
+    from renderer.recommend.inputs import node_dump, read_usage
 
-        dump = read_nodes(nodes, None, max_file_bytes)
-    elif live is not None:
-        from renderer.loading.bounds import DEFAULT_MAX_FILE_BYTES
-        from renderer.verify.kubectl import live_nodes
-        from renderer.verify.nodes import read_nodes
-
-        dump = read_nodes(live_nodes(live, max_file_bytes or DEFAULT_MAX_FILE_BYTES), None, max_file_bytes)
-    elif cluster is not None:
-        dump = cluster.pools
+    measured, asked = read_usage(result.policies, tuple(usage or ()), server, window, max_file_bytes)
+    dump = node_dump(nodes, live, max_file_bytes)
+    if dump is None:
+        dump = cluster.pools if cluster is not None else []
     model = build(result.policies)
     opts = replace(options or Options(), cpu_ceiling=result.policies.settings.thresholds.cpuCommitCeilingPercent)
     advice = recommend_pools(model, measured, dump, pools, opts, review, asked)
@@ -807,10 +572,13 @@ def recommend(
             "answers"
         )
     if cluster is not None and advice.documents:
+        from renderer.impact.prepare import impact_report
         from renderer.recommend.repack import apply, nodes_freed
 
         after = apply(result.policies, advice.documents)
-        nodes_freed(advice, _impact(cluster, result.policies, after, "recommend", "the repo", "the recommendation"))
+        nodes_freed(
+            advice, impact_report(cluster, result.policies, after, "recommend", "the repo", "the recommendation")
+        )
     pricing = _pricing(result)
     if pricing is not None:
         from renderer.recommend.pricing import price_recommendation
@@ -819,18 +587,12 @@ def recommend(
     return Recommended(result, advice)
 
 
-#: ``--usage`` exports are streamed: their bound is larger than a policy file's (a raw fortnight is hundreds of MB).
-_USAGE_MAX_BYTES = 1 << 32
-
-
 def recommend_queries(paths: list[Path], *, max_file_bytes: int | None = None) -> tuple[RecommendQuery, ...]:
     """The queries ``recommend`` asks, with the repo's ``recommend.selectors`` (its ``.allocatable.yaml``) when the
     repo loads; the defaults otherwise (printing them needs no valid repo)."""
     from renderer.recommend.queries import QUERIES, queries
 
     result = load(paths, max_file_bytes=max_file_bytes)
-    return queries(_selectors(result.policies)) if result.ok else QUERIES
+    from renderer.recommend.inputs import selectors
 
-
-def _selectors(policies: PolicySet) -> RecommendSelectors:
-    return policies.settings.recommend.selectors.promql()
+    return queries(selectors(result.policies)) if result.ok else QUERIES

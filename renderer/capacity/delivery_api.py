@@ -110,7 +110,7 @@ def pool_fields(pc: PoolCapacity, translation: Translation) -> dict[str, Any]:
 def kept_by_platform(pc: PoolCapacity, settings: Settings) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     """What the pool's platform reserves by itself (systemReserved, kubeReserved, evictionHard as strings), computed
     for its size: what a node keeps where the API cannot carry the policy's value."""
-    from renderer.capacity.model import platform_reservation
+    from renderer.capacity.reservations import platform_reservation
 
     system, kube, eviction = platform_reservation(pc, settings)
     return {k: str(q) for k, q in system.items()}, {k: str(q) for k, q in kube.items()}, dict(eviction)

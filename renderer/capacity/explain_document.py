@@ -3,7 +3,7 @@ canonical Kubernetes strings; every mapping keyed by resources is in ``RESOURCES
 name), every other mapping keeps its order. The formats that write it are ``renderer.reporters.explain``.
 
 Each pool's document is made as it is read (:class:`PoolDocuments`) and each value the pools of a model share (their
-equal maps and overhead figures are one object, ``renderer.capacity.model.Shared``) is turned into JSON once per
+equal maps and overhead figures are one object, ``renderer.capacity.pools.Shared``) is turned into JSON once per
 report (:class:`Fragments`). Cost: O(size of the document); per pool one dict lookup per shared part, and the work of
 its own parts (labels, names, a capacity of its own).
 """

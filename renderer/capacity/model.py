@@ -14,34 +14,28 @@ Over-commit (p > 100) always scales the reserved slices, as the CommitClass prop
 at 1000% become 20 of 240). Under-commit follows ``commit.underCommitScalesReserved`` in .allocatable.yaml.
 Results are rounded down — cpu to whole millicores, other resources to whole units — so a node never
 advertises more than the arithmetic allows.
+
+This module holds the model's types and these rules; every pool's arithmetic is ``renderer.capacity.pools``
+(``pool_capacity``, ``build``), formulas and platform reservations ``renderer.capacity.reservations``.
 """
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from functools import lru_cache, wraps
-from itertools import chain
-from typing import Any, Concatenate, NamedTuple, ParamSpec, TypeVar
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 from renderer.capacity import kubelet_dropins
-from renderer.capacity.cpuset import cpuset_size, parse_cpuset
 from renderer.capacity.eviction import threshold_bytes
-from renderer.capacity.formulas import Formula, FormulaError, FormulaResult, MachineShape, compute
-from renderer.capacity.karpenter import karpenter_evaluates, round_as_karpenter
-from renderer.capacity.matching import Matches, match_all
-from renderer.capacity.platform import PlatformDefault, formula_inputs, platform_default
+from renderer.capacity.formulas import FormulaResult
+from renderer.capacity.matching import Matches
+from renderer.capacity.platform import PlatformDefault
 from renderer.loading.files import UsageError
-from renderer.models import validators
 from renderer.models.commitclass import CommitClass
 from renderer.models.inventory import Pool
-from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
-from renderer.models.reservationpolicy import ReservationPolicy, ReservationPolicySpec
+from renderer.models.reservationpolicy import ReservationPolicy
 from renderer.models.runtimeclass import RuntimeClass
-from renderer.models.settings import Settings
-from renderer.platforms import KubeletFiles
 from renderer.quantity import Quantity, QuantityError, Sum
 from renderer.reprs import fields_repr
 from renderer.resourcenames import is_extended
@@ -54,7 +48,6 @@ DEFAULT_MAX_PODS = 110
 EVICTION_RESOURCE: dict[str, str] = {"memory.available": "memory", "nodefs.available": "ephemeral-storage"}
 ZERO = Quantity.parse("0")
 _HUNDRED = Decimal(100)
-_V = TypeVar("_V")
 
 
 #: The cluster totals, by the PoolCapacity map each sums.
@@ -106,8 +99,9 @@ class OverheadFigures:
 
 @dataclass(slots=True, repr=False, eq=False)
 class PoolCapacity:
-    """One pool's capacity arithmetic. Built by :func:`pool_capacity` and read only after that: equal mappings and
-    values of the pools of one model are one shared object (``build``), so none of them may be changed in place.
+    """One pool's capacity arithmetic. Built by ``renderer.capacity.pools.pool_capacity`` and read only after that:
+    equal mappings and values of the pools of one model are one shared object (``pools.build``), so none of them may
+    be changed in place.
     Compared by identity (no generated ``__eq__``: 25 fields compiled at every start for no caller)."""
 
     __repr__ = fields_repr
@@ -188,7 +182,7 @@ class OverheadFit(NamedTuple):
 
 @dataclass(eq=False, repr=False)
 class CapacityModel:
-    """Every pool's capacity arithmetic, with the matches it came from (built by :func:`build`)."""
+    """Every pool's capacity arithmetic, with the matches it came from (built by ``renderer.capacity.pools.build``)."""
 
     policies: PolicySet
     matches: Matches
@@ -331,60 +325,6 @@ def _threshold(value: str, capacity: Quantity, _format: str) -> Quantity | None:
     return threshold_bytes(value, capacity)
 
 
-@lru_cache(maxsize=4096)
-def _formula(formula: Formula, shape: MachineShape) -> FormulaResult:
-    return compute(formula, shape)
-
-
-#: custom formulas by the id of their policy's autoSizing record (records are not hashable), dropped with it
-_CUSTOM: dict[int, tuple[weakref.ref[object], Formula]] = {}
-
-
-def policy_formula(policy: Loaded[ReservationPolicy] | None) -> Formula | None:
-    """The formula a policy names (``autoSizing.formula``) or writes (``autoSizing.custom``, built once)."""
-    spec = policy.model.spec if policy is not None else None
-    auto = spec.autoSizing if spec is not None else None
-    if auto is None:
-        return None
-    if auto.custom is not None:
-        entry = _CUSTOM.get(id(auto))
-        if entry is not None and entry[0]() is auto:
-            return entry[1]
-        from renderer.models.custom_formula import formula_of
-
-        assert policy is not None
-        found = formula_of(auto.custom, f"custom:{policy.name}")
-        key = id(auto)
-        _CUSTOM[key] = (weakref.ref(auto), found)
-        weakref.finalize(auto, _CUSTOM.pop, key, None)
-        return found
-    if auto.formula is None:
-        return None
-    from renderer import platforms
-
-    try:
-        return platforms.formula(auto.formula)
-    except FormulaError:
-        return None
-
-
-def _parse_map(values: dict[str, str]) -> dict[str, Quantity]:
-    out: dict[str, Quantity] = {}
-    for k, v in values.items():
-        try:
-            out[k] = Quantity.parse(v)
-        except QuantityError:
-            continue
-    return out
-
-
-def _reserved_system_cpus(text: str | None) -> int:
-    if not text:
-        return 0
-    ranges, _ = parse_cpuset(text.strip())
-    return cpuset_size(ranges) if ranges else 0
-
-
 def effective_max_pods(pool: Pool, policy: ReservationPolicy | None) -> int:
     spec = policy.spec if policy else None
     if spec is not None and spec.maxPods is not None and spec.maxPods > 0:
@@ -416,325 +356,6 @@ def _reserved_sum(
             if resource in part:
                 total = total + part[resource].quantity
     return total + eviction.get(resource, ZERO)
-
-
-class Shared:
-    """One object for each distinct value the pools of one model hold: per-resource maps (percent, commit rule,
-    eviction signals, reserved values, capacity, allocatable, committed) repeat from pool to pool, and 100,000 pools
-    held a copy of each (about 2 KB a pool). Values are equal when their content is, in order; quantities when
-    their value and format are (what their text and arithmetic depend on). Cost: O(entries) per value."""
-
-    __slots__ = ("_quantities", "_table")
-
-    def __init__(self) -> None:
-        self._table: dict[tuple[Any, ...], Any] = {}
-        self._quantities: dict[tuple[int, str], Quantity] = {}
-
-    def quantity(self, q: Quantity) -> Quantity:
-        return q.interned(self._quantities)
-
-    def reserved(self, r: Reserved) -> Reserved:
-        q = r.quantity.interned(self._quantities)
-        key = ("r", id(q), r.source)  # id: the table keeps q alive
-        got: Reserved | None = self._table.get(key)
-        if got is None:
-            got = self._table[key] = r if r.quantity is q else Reserved(q, r.source)
-        return got
-
-    def plain(self, d: dict[str, _V]) -> dict[str, _V]:
-        """A map of hashable values (ints, strings)."""
-        got: dict[str, _V] = self._table.setdefault(("p", *chain.from_iterable(d.items())), d)
-        return got
-
-    def quantities(self, d: dict[str, Quantity]) -> dict[str, Quantity]:
-        table = self._quantities
-        values = [q.interned(table) for q in d.values()]
-        ids = list(map(id, values))
-        # the caller's map (a pool's capacity) may hold the shared values already
-        own = d if ids == list(map(id, d.values())) else dict(zip(d, values, strict=True))
-        got: dict[str, Quantity] = self._table.setdefault(("qs", *chain.from_iterable(zip(d, ids, strict=True))), own)
-        return got
-
-    def reserved_map(self, d: dict[str, Reserved]) -> dict[str, Reserved]:
-        own = {k: self.reserved(v) for k, v in d.items()}
-        got: dict[str, Reserved] = self._table.setdefault(
-            ("rs", *chain.from_iterable(zip(own, map(id, own.values()), strict=True))), own
-        )
-        return got
-
-
-_P = ParamSpec("_P")
-
-
-def _in_range(
-    build: Callable[Concatenate[Pool, _P], PoolCapacity],
-) -> Callable[Concatenate[Pool, _P], PoolCapacity]:
-    """``build`` (the first argument the pool), raising :class:`OutOfRange` where a figure of the pool, or of its nodes
-    together (``count`` × every figure a view multiplies), leaves the range of a Kubernetes quantity."""
-
-    def checked(pool: Pool, /, *args: _P.args, **kwargs: _P.kwargs) -> PoolCapacity:
-        try:
-            pc = build(pool, *args, **kwargs)
-        except QuantityError as exc:
-            raise out_of_range(pool, "its capacity arithmetic", exc) from None
-        count = pool.count
-        if count > 1:  # allocatable is at most capacity
-            for part, values in (
-                ("", pc.capacity),
-                ("committed ", pc.committed),
-                ("hard eviction ", pc.eviction_reserved),
-            ):
-                for resource, q in values.items():
-                    if not q.fits_times(count) and (
-                        resource in RESOURCES or resource == "pods" or is_extended(resource)
-                    ):
-                        raise _times_out_of_range(pool, f"{part}{resource} {q}")
-            for part, reserved in (("systemReserved ", pc.system_reserved), ("kubeReserved ", pc.kube_reserved)):
-                for resource, r in reserved.items():
-                    if not r.quantity.fits_times(count) and resource in RESOURCES:
-                        raise _times_out_of_range(pool, f"{part}{resource} {r.quantity}")
-            if not pc.hugepages.fits_times(count):
-                raise _times_out_of_range(pool, f"hugepages {pc.hugepages}")
-        return pc
-
-    return wraps(build)(checked)
-
-
-def _times_out_of_range(pool: Pool, what: str) -> OutOfRange:
-    return OutOfRange(
-        pool, f"{pool.count} nodes of {what} (its cluster total) leave the range of a Kubernetes quantity (2^63-1)"
-    )
-
-
-@_in_range
-def pool_capacity(
-    pool: Pool,
-    commit_classes: list[Loaded[CommitClass]],
-    policies: list[Loaded[ReservationPolicy]],
-    runtime_classes: list[Loaded[RuntimeClass]],
-    under_commit_scales_reserved: bool,
-    settings: Settings | None = None,
-    *,
-    default: PlatformDefault | None = None,
-    shared: Shared | None = None,
-) -> PoolCapacity:
-    """The capacity of one pool; ``default``: the platform default to assume when no policy selects it (verify's
-    causes try other releases and platforms this way), else the pool's platform decides; ``shared``: the values
-    equal to another pool's of the same model are that pool's (see :class:`Shared`).
-
-    Raises :class:`OutOfRange` when a figure of the pool, or of its nodes together, leaves the range of a Kubernetes
-    quantity (see ``_in_range``)."""
-    settings = settings if settings is not None else validators.new("Settings")
-    notes: list[str] = []
-    cc = commit_classes[0].model if len(commit_classes) == 1 else None
-    percent = cc.percents() if cc else {r: 100 for r in RESOURCES}
-    if len(commit_classes) > 1:
-        notes.append(
-            f"{len(commit_classes)} CommitClasses select this pool ({', '.join(c.name for c in commit_classes)}); "
-            "none is applied until one remains"
-        )
-    policy = policies[0].model if len(policies) == 1 else None
-    if len(policies) > 1:
-        notes.append(
-            f"{len(policies)} ReservationPolicies select this pool ({', '.join(p.name for p in policies)}); "
-            "none is applied until one remains"
-        )
-    spec = policy.spec if policy else None
-    max_pods = effective_max_pods(pool, policy)
-
-    # No policy selects the pool: its platform still reserves what it always does.
-    if policies:
-        default = None
-    elif default is None:
-        default = platform_default(pool, settings)
-    system: dict[str, Reserved] = {}
-    kube: dict[str, Reserved] = {}
-    formula: FormulaResult | None = None
-    chosen: Formula | None = policy_formula(policies[0]) if len(policies) == 1 else None
-    if default is not None:
-        chosen = default.formula
-        notes.append(f"no ReservationPolicy selects this pool: {default.source} applies ({default.reason})")
-    if chosen is not None:
-        es = None
-        fallback = spec.autoSizing.fallback if spec is not None and spec.autoSizing is not None else None
-        if fallback and "fallback" in chosen.inputs():
-            if "ephemeral-storage" in fallback:
-                es = str(fallback["ephemeral-storage"])
-            unused = sorted(k for k in fallback if k != "ephemeral-storage")
-            if unused:
-                notes.append(
-                    f"autoSizing.fallback {', '.join(unused)} not used: with auto sizing on the script computes "
-                    "cpu and memory itself (fallbacks apply only when it is off)"
-                )
-        shape, input_notes = formula_inputs(pool, chosen, settings, max_pods, es)
-        # an input note ("memory: ...") about values the policy states itself in every map says nothing the table shows
-        explicit = _explicit(spec)
-        replaced = {r for r in chosen.resources if all((p, r) in explicit for p, m in chosen.terms.items() if r in m)}
-        notes.extend(n for n in input_notes if n.split(":", 1)[0] not in replaced)
-        if shape is not None:
-            try:
-                formula = _formula(chosen, shape)
-            except FormulaError as exc:
-                notes.append(f"formula {chosen.name} not applied: {exc}")
-        if formula is not None:
-            source = default.source if default is not None else f"formula:{formula.formula}"
-            formula_system, formula_kube = _parse_map(formula.system_reserved), _parse_map(formula.kube_reserved)
-            notes.extend(formula_notes(formula, explicit))
-            if default is None and settings.render.karpenter.expressions and karpenter_evaluates(pool, chosen):
-                for part, values in (("systemReserved", formula_system), ("kubeReserved", formula_kube)):
-                    kept = {k: q for k, q in values.items() if (part, k) not in explicit}
-                    both = " and " in formula.fills  # then a note names the map, as the formula's own notes do
-                    notes.extend(f"{part} {n}" if both else n for n in round_as_karpenter(kept))
-                    values.update(kept)
-            for k, q in formula_system.items():
-                system[k] = Reserved(q, source)
-            for k, q in formula_kube.items():
-                kube[k] = Reserved(q, source)
-    if spec is not None:
-        for k, q in (spec.systemReserved or {}).items():
-            system[k] = Reserved(q, "explicit")
-        for k, q in (spec.kubeReserved or {}).items():
-            kube[k] = Reserved(q, "explicit")
-    # The kubelet: "Option --reserved-cpus is specified, it will overwrite the cpu setting in KubeReserved and
-    # SystemReserved": systemReserved cpu becomes the set's size and kubeReserved cpu is dropped
-    # (kubernetes/kubernetes@293a53f2:cmd/kubelet/app/server.go). The policy's own values stay as written (they are
-    # what gets rendered); only the arithmetic uses the override.
-    cpu_override: Quantity | None = None
-    reserved_cpus = _reserved_system_cpus(spec.reservedSystemCPUs if spec is not None else None)
-    if reserved_cpus:
-        cpu_override = Quantity.from_value(reserved_cpus)
-        notes.append(
-            f"cpu: reservedSystemCPUs {spec.reservedSystemCPUs if spec else ''} ({reserved_cpus} CPUs) replaces the "
-            "cpu of systemReserved and kubeReserved, as the kubelet does"
-        )
-
-    if spec is not None and spec.evictionHard is not None:
-        eviction, eviction_source = dict(spec.evictionHard), "explicit"
-    elif default is not None and default.eviction_hard is not None:
-        eviction, eviction_source = dict(default.eviction_hard), default.source
-    elif formula is not None and default is None and not (formula.spec is not None and formula.spec.custom):
-        eviction, eviction_source = dict(formula.eviction_hard), f"formula:{formula.formula}"
-    else:
-        eviction, eviction_source = dict(KUBELET_DEFAULT_EVICTION_HARD), "kubelet default"
-
-    # The pool's file is a drop-in beside the platform's own: the kubelet merges them, map keys one by one, so
-    # keys the policy leaves out keep the platform's values, and those count (kubelet_dropins).
-    files = kubelet_dropins.pool_files(pool, settings) if len(policies) == 1 else None
-    effective = None
-    if files is not None and spec is not None:
-        effective = _effective_kubelet(files, pool, settings, system, kube, eviction_source, eviction, spec)
-    if effective is not None:
-        for part, target in (("systemReserved", system), ("kubeReserved", kube)):
-            for k, v in (effective.get(part) or {}).items():
-                winner = effective.winner(part, k)
-                if winner is not None and kubelet_dropins.kept(effective, part, k):
-                    target[k] = Reserved(Quantity.parse(v), kubelet_dropins.label(winner))
-        eviction = dict(effective.get("evictionHard") or eviction)  # the source stays the policy's: its keys win
-        notes.extend(effective.notes)
-
-    capacity = pool.capacity  # read only, as every map here
-    eviction_reserved: dict[str, Quantity] = {}
-    for signal, resource in EVICTION_RESOURCE.items():
-        if signal in eviction and resource in capacity:
-            got = eviction_reservation(eviction[signal], capacity[resource])
-            if got is not None:
-                eviction_reserved[resource] = got
-
-    hugepages = ZERO
-    for k, v in capacity.items():
-        if k.startswith("hugepages-"):
-            hugepages = hugepages + v
-
-    rules = {r: commit_rule(percent[r], under_commit_scales_reserved) for r in RESOURCES}
-    allocatable: dict[str, Quantity] = {}
-    committed: dict[str, Quantity] = {}
-    reserved_totals: dict[str, Quantity] = {}
-    for resource in RESOURCES:
-        if resource not in capacity:
-            continue
-        cap = capacity[resource]
-        reserved = reserved_totals[resource] = _reserved_sum(resource, system, kube, eviction_reserved, cpu_override)
-        hp = hugepages if resource == "memory" else ZERO
-        allocatable[resource] = commit_value(resource, cap, reserved, hp, 100, True)
-        committed[resource] = commit_value(
-            resource, cap, reserved, hp, percent[resource], rules[resource] != "unscaled"
-        )
-    allocatable["pods"] = committed["pods"] = Quantity.from_value(max_pods)
-    for resource, cap in capacity.items():
-        # Extended resources (nvidia.com/gpu): the kubelet reserves none, and no CommitClass scales them.
-        if is_extended(resource):
-            allocatable[resource] = committed[resource] = cap
-    if shared is not None:
-        percent, rules, eviction = shared.plain(percent), shared.plain(rules), shared.plain(eviction)
-        system, kube = shared.reserved_map(system), shared.reserved_map(kube)
-        capacity, eviction_reserved = shared.quantities(capacity), shared.quantities(eviction_reserved)
-        allocatable, committed = shared.quantities(allocatable), shared.quantities(committed)
-        reserved_totals, hugepages = shared.quantities(reserved_totals), shared.quantity(hugepages)
-    return PoolCapacity(
-        pool=pool,
-        commit_classes=commit_classes,
-        reservation_policies=policies,
-        runtime_classes=runtime_classes,
-        percent=percent,
-        commit_rule=rules,
-        capacity=capacity,
-        system_reserved=system,
-        kube_reserved=kube,
-        eviction_hard=eviction,
-        eviction_source=eviction_source,
-        eviction_reserved=eviction_reserved,
-        hugepages=hugepages,
-        allocatable=allocatable,
-        committed=committed,
-        max_pods=max_pods,
-        formula=formula,
-        platform_default=default,
-        cpu_override=cpu_override,
-        effective_kubelet=effective,
-        notes=notes,
-        _reserved=reserved_totals,
-    )
-
-
-def _explicit(spec: ReservationPolicySpec | None) -> dict[tuple[str, str], Quantity]:
-    """The reserved values a policy states itself, by (map, resource): they replace a formula's."""
-    if spec is None:
-        return {}
-    out: dict[tuple[str, str], Quantity] = {}
-    for part, values in (("systemReserved", spec.systemReserved), ("kubeReserved", spec.kubeReserved)):
-        for k, q in (values or {}).items():
-            out[(part, k)] = q
-    return out
-
-
-def formula_notes(formula: FormulaResult, explicit: dict[tuple[str, str], Quantity]) -> list[str]:
-    """The formula's notes as the table shows its values: the steps of a value the policy states itself are
-    replaced, where they were, by one note saying which value the table shows instead and from which field.
-    Cost: O(notes)."""
-    values = {"systemReserved": formula.system_reserved, "kubeReserved": formula.kube_reserved}
-    out: list[str] = []
-    replaced: set[tuple[str, str]] = set()
-
-    def replace(part: str, resource: str) -> None:
-        if (part, resource) in replaced:
-            return
-        replaced.add((part, resource))
-        computed = values[part].get(resource)
-        said = f"{part} {resource}: {explicit[(part, resource)]} from spec.{part}.{resource}"
-        if computed:
-            out.append(f"{said} replaces the {formula.formula} formula's {computed}")
-        else:
-            out.append(f"{said} (the {formula.formula} formula gives none for this pool)")
-
-    for part, resource, note in formula.attributed:
-        if part is not None and resource is not None and (part, resource) in explicit:
-            replace(part, resource)
-        else:
-            out.append(note)
-    for part, resource in explicit:
-        if resource in values[part] and (part, resource) not in replaced:
-            replace(part, resource)
-    return list(dict.fromkeys(out))
 
 
 def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigures:
@@ -769,92 +390,3 @@ def overhead_figures(pc: PoolCapacity, rc: Loaded[RuntimeClass]) -> OverheadFigu
     figures = OverheadFigures(rc, pod_fixed, fits, totals, shares)
     pc._figures[key] = figures
     return figures
-
-
-def build(policies: PolicySet) -> CapacityModel:
-    """The capacity model of a validated policy set.
-
-    Cost: matching (see ``capacity.matching``) plus O(pools) for the arithmetic; pod overhead figures are left
-    to first use (``PoolCapacity.overhead``, ``CapacityModel.overhead_groups``)."""
-    matches = match_all(policies)
-    scales = policies.settings.commit.underCommitScalesReserved
-    figures: dict[tuple[Any, ...], OverheadFigures] = {}
-    shared = Shared()
-    pools = [
-        pool_capacity(
-            pool,
-            matches.commit_classes[i],
-            matches.reservation_policies[i],
-            matches.runtime_classes[i],
-            scales,
-            policies.settings,
-            shared=shared,
-        )
-        for i, pool in enumerate(policies.pools)
-    ]
-    for pc in pools:
-        pc._figures = figures
-    return CapacityModel(policies, matches, pools, scales)
-
-
-def platform_reservation(
-    pc: PoolCapacity, settings: Settings
-) -> tuple[dict[str, Quantity], dict[str, Quantity], dict[str, str]]:
-    """What the pool's platform reserves by itself (systemReserved, kubeReserved, evictionHard), computed for the
-    pool's size: what its nodes keep where a delivery cannot carry the policy's value. Cost: one formula evaluation."""
-    return platform_reservation_for(
-        pc.pool, pc.platform_default or platform_default(pc.pool, settings), settings, pc.max_pods
-    )
-
-
-def platform_reservation_for(
-    pool: Pool, default: PlatformDefault | None, settings: Settings, max_pods: int
-) -> tuple[dict[str, Quantity], dict[str, Quantity], dict[str, str]]:
-    """:func:`platform_reservation` of ``pool`` under ``default`` for ``max_pods`` pods."""
-    if default is None:
-        return {}, {}, dict(KUBELET_DEFAULT_EVICTION_HARD)
-    system: dict[str, Quantity] = {}
-    kube: dict[str, Quantity] = {}
-    if default.formula is not None:
-        shape, _ = formula_inputs(pool, default.formula, settings, max_pods)
-        if shape is not None:
-            try:
-                result = _formula(default.formula, shape)
-            except FormulaError:
-                result = None
-            if result is not None:
-                system, kube = _parse_map(result.system_reserved), _parse_map(result.kube_reserved)
-    return system, kube, default.eviction
-
-
-def _effective_kubelet(
-    files: KubeletFiles,
-    pool: Pool,
-    settings: Settings,
-    system: dict[str, Reserved],
-    kube: dict[str, Reserved],
-    eviction_source: str,
-    eviction: dict[str, str],
-    spec: ReservationPolicySpec,
-) -> kubelet_dropins.EffectiveConfig:
-    """The platform's file (what its default reserves for the pool, its evictionHard, its maxPods) merged with the
-    fields the kubelet targets render for the policy (``capacity.kubeletfields``)."""
-    default = platform_default(pool, settings)
-    platform_max_pods = effective_max_pods(pool, None)
-    psys, pkube, _ = platform_reservation_for(pool, default, settings, platform_max_pods)
-    theirs: dict[str, Any] = {}
-    ours: dict[str, Any] = {}
-    for part, mine, platform_map in (("systemReserved", system, psys), ("kubeReserved", kube, pkube)):
-        if platform_map:
-            theirs[part] = {k: str(q) for k, q in platform_map.items()}
-        if mine:
-            ours[part] = {k: str(r.quantity) for k, r in mine.items()}
-    if default is not None and default.eviction_hard is not None:
-        theirs["evictionHard"] = dict(default.eviction_hard)
-    if eviction_source == "explicit" or eviction_source.startswith("formula:"):
-        ours["evictionHard"] = dict(eviction)
-    if files.sets_max_pods:
-        theirs["maxPods"] = platform_max_pods
-    if spec.maxPods is not None:
-        ours["maxPods"] = spec.maxPods
-    return kubelet_dropins.layered(files, theirs, ours)

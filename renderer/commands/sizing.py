@@ -7,7 +7,10 @@ import re
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
 if TYPE_CHECKING:
-    from renderer.capacity.formulas import Formula
+    from decimal import Decimal
+
+    from renderer.capacity.formulas import MachineShape
+    from renderer.quantity import Quantity
 
 NAME = "sizing"
 ORDER = 40
@@ -89,80 +92,52 @@ def _fail(message: str) -> int:
     return error(message)
 
 
-def _policy_formula(path: str) -> Formula | int:
-    """The formula of the one ReservationPolicy with autoSizing in ``path``; an exit code after reporting a problem."""
-    from pathlib import Path
-
-    from renderer.capacity.model import policy_formula
-    from renderer.commands.common import EXIT_USAGE, emit_load
-    from renderer.pipeline import load
-
-    result = load([Path(path)])
-    if not result.ok:
-        result.finish(result.findings)
-        emit_load(result, "sizing")
-        return EXIT_USAGE
-    sized = [p for p in result.policies.reservation_policies if p.model.spec.autoSizing is not None]
-    if len(sized) != 1:
-        names = ", ".join(p.ref for p in sized) or "none"
-        return _fail(f"{path}: --policy needs exactly one ReservationPolicy with autoSizing, found {names}")
-    found = policy_formula(sized[0])
-    if found is None:  # pragma: no cover - validation guarantees a formula
-        return _fail(f"{path}: {sized[0].ref} has no formula")
-    return found
-
-
-def run(args: argparse.Namespace) -> int:
+def _machine(args: argparse.Namespace) -> tuple[MachineShape, Decimal, Quantity]:
+    """The machine the arguments describe, with its cpus and memory as given; raises ``UsageError`` (one line)."""
     from decimal import Decimal, InvalidOperation
 
-    from renderer import platforms
-    from renderer.capacity.formulas import FormulaError, MachineShape, compute
+    from renderer.capacity.formulas import MachineShape
+    from renderer.loading.files import UsageError
     from renderer.quantity import Quantity, QuantityError
 
-    if args.policy is not None:
-        formula = _policy_formula(args.policy)
-        if isinstance(formula, int):
-            return formula
-    else:
-        formula = platforms.formula(args.formula)
     if not _DECIMAL.fullmatch(args.cpus):
-        return _fail(f'--cpus "{args.cpus}" is not a number; give logical CPUs such as 8 or 3.5')
+        raise UsageError(f'--cpus "{args.cpus}" is not a number; give logical CPUs such as 8 or 3.5')
     try:
         cpus = Decimal(args.cpus)
     except InvalidOperation:  # pragma: no cover - the pattern admits only plain decimals
-        return _fail(f'--cpus "{args.cpus}" is not a number')
+        raise UsageError(f'--cpus "{args.cpus}" is not a number') from None
     if not cpus.is_finite() or cpus <= 0:
-        return _fail(f"--cpus must be a number greater than 0, got {args.cpus}")
+        raise UsageError(f"--cpus must be a number greater than 0, got {args.cpus}")
     if cpus * 1000 != (cpus * 1000).to_integral_value():  # Kubernetes counts cpu in whole millicores
-        return _fail(
+        raise UsageError(
             f"--cpus {args.cpus} is not a whole number of millicores (Kubernetes counts cpu in thousandths of a core); "
             "give logical CPUs such as 8, 3.5 or 0.25"
         )
     if cpus * 1000 > INT64_MAX:  # Kubernetes reads cpu in millicores, as an int64
-        return _fail(
+        raise UsageError(
             f"--cpus {args.cpus} is more than a Kubernetes cpu quantity holds (at most {Decimal(INT64_MAX) / 1000} "
             "cores: millicores are an int64)"
         )
     try:
         memory = Quantity.parse(args.memory)
     except QuantityError as exc:
-        return _fail(f"--memory: {exc}")
+        raise UsageError(f"--memory: {exc}") from None
     if memory.is_negative() or memory.is_zero():
-        return _fail(f"--memory must be greater than 0, got {args.memory}")
+        raise UsageError(f"--memory must be greater than 0, got {args.memory}")
     if memory.value != memory.value.to_integral_value():  # 1n, 0.5, 1500m: a fraction of a byte
-        return _fail(
+        raise UsageError(
             f"--memory {args.memory} is not a whole number of bytes ({memory.value:f} bytes); give the machine's memory "
             "with its unit, e.g. 16Gi"
         )
     if memory.value < _MEBIBYTE:  # no machine the kubelet runs on; most often a missing unit
         unit = "has no unit, so it is" if _BARE.fullmatch(args.memory) else "is"
-        return _fail(
+        raise UsageError(
             f"--memory {args.memory} {unit} {memory.value:f} byte{'s' if memory.value != 1 else ''}, less than a "
             "mebibyte: no machine a kubelet runs on; give the machine's memory with its unit, e.g. 16Gi"
         )
     for option, value in (("--max-pods", args.max_pods), ("--eni-max-pods", args.eni_max_pods)):
         if value is not None and not 1 <= value <= INT32_MAX:
-            return _fail(f"{option} must be from 1 to {INT32_MAX} (the kubelet's maxPods is an int32), got {value}")
+            raise UsageError(f"{option} must be from 1 to {INT32_MAX} (the kubelet's maxPods is an int32), got {value}")
     sizes: dict[str, int | None] = {}
     for option, text in (("--machine-memory", args.machine_memory), ("--ephemeral-storage", args.ephemeral_storage)):
         if text is None:
@@ -171,9 +146,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             q = Quantity.parse(text)
         except QuantityError as exc:
-            return _fail(f"{option}: {exc}")
+            raise UsageError(f"{option}: {exc}") from None
         if q.is_negative() or q.is_zero():
-            return _fail(f"{option} must be greater than 0, got {text}")
+            raise UsageError(f"{option} must be greater than 0, got {text}")
         sizes[option] = q.int_value()
     shape = MachineShape(
         cpus=cpus,
@@ -183,10 +158,27 @@ def run(args: argparse.Namespace) -> int:
         eni_max_pods=args.eni_max_pods,
         ephemeral_storage_bytes=sizes["--ephemeral-storage"],
     )
-    try:
-        result = compute(formula, shape)
-    except FormulaError as exc:
-        return _fail(str(exc))
+    return shape, cpus, memory
+
+
+def run(args: argparse.Namespace) -> int:
+    from renderer.commands.common import EXIT_USAGE, emit_load
+    from renderer.pipeline import sizing
+
+    given: list[tuple[Decimal, Quantity]] = []
+
+    def machine() -> MachineShape:
+        shape, cpus, memory = _machine(args)
+        given.append((cpus, memory))
+        return shape
+
+    sized = sizing(machine, formula=args.formula, policy=args.policy)
+    if sized.result is None:
+        assert sized.load is not None
+        emit_load(sized.load, "sizing")
+        return EXIT_USAGE
+    result = sized.result
+    cpus, memory = given[0]
     for label, values in (("systemReserved", result.system_reserved), ("kubeReserved", result.kube_reserved)):
         for resource, text in values.items():
             if not _fits(resource, text):

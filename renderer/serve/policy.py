@@ -197,7 +197,7 @@ def _worktree_name(real: Path) -> str:
 
 def _reserved(result: LoadResult) -> list[Reserved]:
     """Per NodePool of the repo, its system-reserved, kube-reserved and hard-eviction figures in base units."""
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
 
     model = build(result.policies)
     out: list[Reserved] = []

@@ -21,7 +21,8 @@ from renderer import platforms
 from renderer.capacity.eviction import threshold_bytes
 from renderer.capacity.formulas import GIB, Formula
 from renderer.capacity.karpenter import expressible, rounded_up
-from renderer.capacity.model import EVICTION_RESOURCE, PoolCapacity, commit_value, pool_capacity
+from renderer.capacity.model import EVICTION_RESOURCE, PoolCapacity, commit_value
+from renderer.capacity.pools import pool_capacity
 from renderer.models.inventory import Pool, with_platform
 from renderer.models.kubelet_fields import KUBELET_DEFAULT_EVICTION_HARD
 from renderer.models.record import replace as replace_fields

@@ -24,7 +24,8 @@ from dataclasses import replace
 from typing import Any
 
 from renderer.capacity.matching import match_all
-from renderer.capacity.model import CapacityModel, PoolCapacity, build
+from renderer.capacity.model import CapacityModel, PoolCapacity
+from renderer.capacity.pools import build
 from renderer.models.inventory import Pool
 from renderer.validation.validate import PolicySet
 

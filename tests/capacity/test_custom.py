@@ -20,7 +20,7 @@ from karpenter_cel_support import context, evaluate
 from conftest import run_cli, write_repo
 from renderer.capacity.formulas import MIB, MachineShape, compute
 from renderer.capacity.karpenter import cel_form, expressible
-from renderer.capacity.model import build
+from renderer.capacity.pools import build
 from renderer.models.custom_formula import formula_of
 from renderer.pipeline import load
 from renderer.quantity import Quantity

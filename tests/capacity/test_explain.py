@@ -242,7 +242,7 @@ def test_pool_documents_are_the_plain_construction(repo: str, tmp_path: Path, mo
     whole label map then goes in resource order), a node of its own with hugepages (left out of its cluster totals),
     a pool of no nodes, a RuntimeClass with overhead on every pool."""
     from renderer.capacity.explain_document import Fragments, pool_json
-    from renderer.capacity.model import build
+    from renderer.capacity.pools import build
     from renderer.pipeline import load
 
     root = POLICIES

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import POLICIES, run_cli, write_repo
-from renderer.capacity.model import build, commit_value, eviction_reservation
+from renderer.capacity.model import commit_value, eviction_reservation
+from renderer.capacity.pools import build
 from renderer.pipeline import load
 from renderer.quantity import Quantity
 

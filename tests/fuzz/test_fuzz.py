@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from conftest import REPO_ROOT, examples
 from renderer.capacity.formulas import FormulaError, MachineShape, compute
-from renderer.capacity.model import build
+from renderer.capacity.pools import build
 from renderer.capacity.selectors import Requirement, Term, selector_matches, unsatisfiable_reason
 from renderer.loading.documents import parse_text
 from renderer.pipeline import load

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 from renderer import platforms
-from renderer.capacity.model import PoolCapacity, pool_capacity
+from renderer.capacity.model import PoolCapacity
+from renderer.capacity.pools import pool_capacity
 from renderer.findings import SourceRef
 from renderer.models.inventory import Pool, pool_from_node
 from renderer.models.node import Node

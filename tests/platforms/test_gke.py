@@ -11,7 +11,7 @@ import pytest
 
 from conftest import write_repo
 from renderer.capacity.formulas import MachineShape, compute
-from renderer.capacity.model import build
+from renderer.capacity.pools import build
 from renderer.pipeline import load
 from renderer.platforms import gce_machine_memory_mib
 from renderer.quantity import Quantity

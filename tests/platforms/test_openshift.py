@@ -15,7 +15,7 @@ from platform_support import Q, default, model, node, reserved, settings
 from conftest import write_repo
 from renderer import platforms
 from renderer.capacity.formulas import GIB, MachineShape, compute
-from renderer.capacity.model import build
+from renderer.capacity.pools import build
 from renderer.pipeline import load
 
 WORKER = {"node.openshift.io/os_id": "rhcos", "node-role.kubernetes.io/worker": ""}

@@ -13,7 +13,7 @@ import yaml
 
 import tools
 from conftest import REPO_ROOT, chdir
-from renderer.capacity.model import build as build_model
+from renderer.capacity.pools import build as build_model
 from renderer.pipeline import load
 from renderer.render.engine import RenderResult, build
 

@@ -16,7 +16,7 @@ from external_tools import kustomize, npm_ec2nodeclass_errors, write_files
 from render_support import CASES, documents, render_dir
 
 from conftest import POLICIES, REPO_ROOT, run_cli, write_repo
-from renderer.capacity.model import build as build_model
+from renderer.capacity.pools import build as build_model
 from renderer.pipeline import load
 from renderer.render.targets.cluster_api import content_hash
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT, chdir
-from renderer.capacity.model import build as build_model
+from renderer.capacity.pools import build as build_model
 from renderer.pipeline import load
 from renderer.render.engine import build
 from tools import find
