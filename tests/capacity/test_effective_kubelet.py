@@ -144,3 +144,24 @@ def test_a_pool_without_platform_dropins_is_unchanged(repo: Path) -> None:
     )
     assert pc["evictionHard"] == {"memory.available": "500Mi"}
     assert not any(n.startswith("kubelet configuration:") for n in pc["notes"])
+
+
+def test_k3s_render_keeps_only_the_policy_thresholds(repo: Path, tmp_path: Path) -> None:
+    write_repo(
+        repo,
+        {
+            "p.yaml": POOL.format(
+                cpu="4",
+                memory="16Gi",
+                platform="k3s",
+                extra="",
+                policy="  kubeReserved: {cpu: 100m, memory: 1Gi}\n  evictionHard: {memory.available: 500Mi}\n",
+            )
+        },
+    )
+    out = tmp_path / "out"
+    res = run_cli("render", str(repo), "-o", str(out))
+    assert res.exit_code == 0, res.stderr
+    text = (out / "kubelet" / "p.yaml").read_text()
+    assert "evictionHard:\n  memory.available: 500Mi\n" in text
+    assert "imagefs" not in text and "nodefs" not in text  # k3s's own 00-k3s-defaults.conf keeps them
