@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     ]
     if blocked:
         return _fail(f"cannot create {', '.join(sorted(set(blocked)))}: a parent path is a file; move it away")
-    from renderer.render.output import OutputError, write_files
+    from renderer.render.dirtree import OutputError
+    from renderer.render.output import write_files
 
     try:  # all or nothing, never through a symlinked directory: the render writer's own code
         write_files(

@@ -240,9 +240,9 @@ def _files(n: int) -> str:
 def _check(
     out_dir: Path, files: dict[str, bytes], args: argparse.Namespace, delivered: dict[str, Delivered], label: str
 ) -> int:
-    from renderer.render import output
+    from renderer.render import drift
 
-    differences = output.check(out_dir, files, delivered)
+    differences = drift.check(out_dir, files, delivered)
     if not differences:
         note(f"render --check: {label} is up to date ({_files(len(files))})")
         return 0

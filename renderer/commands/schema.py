@@ -54,7 +54,8 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from renderer.commands.common import error
     from renderer.pipeline import schemas as generate
-    from renderer.render.output import OutputError, Tree, write_files
+    from renderer.render.dirtree import OutputError, Tree
+    from renderer.render.output import write_files
 
     if args.path:
         return _print_path()

@@ -10,658 +10,25 @@ The output directory is shared with whatever else lives there, so ``write`` owns
   ``{"target", "pools"}``), so that a render that would remove one can say whose it was (``stale_deliveries``,
   ``renderer.render.removals``).
 
-Every write is **all or nothing** (``commit_files``, also used by ``init`` and ``schema -o``):
-
-1. *stage*: every new file is written under a short temporary name next to its target
-   (``.allocatable-new-XXXXXXXX-N``, same directory, so the renames below never cross a file system, and short,
-   so a target name at the file system's limit still has a staged name), flushed to disk;
-2. *commit*: each target is replaced by its staged file with one ``rename``, after a hard link has kept the
-   previous version (``.allocatable-old-XXXXXXXX-N``); stale files are moved aside the same way; the manifest is
-   replaced last;
-3. *clean up*: the kept previous versions are deleted, and directories emptied by stale removal.
-
-Every name is checked against the file system's limit (``safepath.name_problem``) and every destination against
-``.git/`` and ``.github/`` (``safepath.destination_problem``) before the first byte is written. Any failure in steps
-1-2 (a full disk, a permission, an interrupt: SIGINT, SIGTERM or SIGHUP, see ``signals.install_signal_handlers``)
-undoes what was done: staged files are deleted, replaced files get their previous version back, created directories
-are removed; the previous output is byte for byte what it was, and the error names the path that failed. The undo
-and step 3 run with signals deferred (``signals.deferred_signals``), so a second signal cannot cut them short: a
-render finishes or rolls back. A render killed outright (SIGKILL) may leave staged or kept files behind: the next
-render deletes them, and ``render --check`` reports them.
-
-Nothing is ever written through a symlink: every create, replace and remove goes through directory file
-descriptors, opened one path component at a time with ``O_NOFOLLOW`` (``os.open(..., dir_fd=)``, ``os.replace(...,
-src_dir_fd=, dst_dir_fd=)``, ``os.unlink(..., dir_fd=)``), so a directory swapped for a symlink while a render runs
-is refused, or written as the directory it was when opened -- never followed. Files are opened with
-``O_NOFOLLOW`` and must be regular files. Cost: a constant number of system calls per file, no directory walk.
+The parts: ``renderer.render.dirtree`` (directory descriptors, ``O_NOFOLLOW`` all the way), ``transaction``
+(``commit_files``: all or nothing, signals deferred), ``manifest`` (``.allocatable-rendered.json``) and ``drift``
+(``render --check``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import difflib
-import errno
-import hashlib
-import json
 import os
-import re
-import secrets
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
-from renderer import safepath, signals
+from renderer.render.dirtree import OutputError as OutputError  # the writer's one error, for its callers
+from renderer.render.dirtree import Tree, check_destination, check_relative, check_root, removable, split
+from renderer.render.manifest import MANIFEST, header_pools, manifest_bytes, previous_manifest
 from renderer.render.target import Delivered
+from renderer.render.transaction import commit_files, delete, dirs_of, leftovers
 from renderer.render.yamlout import HEADER_MARK
-
-MANIFEST = ".allocatable-rendered.json"
-MANIFEST_VERSION = 1
-DIFF_LINES = 40
-
-#: Staged and kept names of a render (``.allocatable-new-XXXXXXXX-N`` / ``-old-``; before 0.3 ``.NAME.allocatable-new-
-#: XXXXXXXX``): ours by their marker.
-STAGED_RE = re.compile(r"^\.(?:.+\.)?allocatable-(?:new|old)-[0-9a-f]{8}(?:-[0-9]+)?$")
-#: Temporary names of renders before 0.2 (``tempfile.mkstemp(prefix=".NAME.", suffix=".tmp")``): ours only when
-#: NAME is one of our files in that directory.
-_LEGACY_RE = re.compile(r"^\.(?P<name>.+)\.[A-Za-z0-9_]{8}\.tmp$")
-
-_DIR_FLAGS = safepath.DIR_FLAGS
-_READ_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOCTTY", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-_CREATE_FLAGS = safepath.CREATE_FLAGS
-
-
-class OutputError(Exception):
-    """The output directory cannot be written safely, or a write failed (one line, exit 2)."""
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def manifest_bytes(files: dict[str, bytes], delivered: dict[str, Delivered] | None = None) -> bytes:
-    """The manifest of a render of ``files``; ``delivered``: the target and pools of each delivering file (kept
-    when the file is among ``files``)."""
-    doc: dict[str, object] = {
-        "generator": "allocatable",
-        "version": MANIFEST_VERSION,
-        "files": {path: _sha256(files[path]) for path in sorted(files)},
-    }
-    owned = {
-        path: {"target": d.target, "pools": list(d.pools)}
-        for path, d in sorted((delivered or {}).items())
-        if path in files and d.pools
-    }
-    if owned:
-        doc["delivers"] = owned
-    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode("utf-8")
-
-
-def _check_relative(path: str) -> None:
-    p = PurePosixPath(path)
-    if (
-        p.is_absolute()
-        or not p.parts
-        or any(part in ("", ".", "..") for part in p.parts)
-        or "\\" in path
-        or "\0" in path
-        or STAGED_RE.match(p.name)
-    ):
-        raise OutputError(f"refusing to write {path!r}: not a plain relative path")
-    for part in p.parts:
-        problem = safepath.name_problem(part)
-        if problem is not None:
-            raise OutputError(f"cannot write {path}: {problem}; shorten the name it comes from")
-
-
-def check_destination(root: Path, rels: Iterable[str] = (), *, allowed: Iterable[str] = ()) -> None:
-    """OutputError when ``root``, or the directory of one of ``rels`` below it (except the ``allowed`` ones), is in
-    ``.git/`` or ``.github/`` (``safepath.destination_problem``), before anything is written."""
-    problem = safepath.destination_problem(root)
-    if problem is None:
-        skip = set(allowed)
-        for rel in sorted(set(rels) - skip):
-            problem = safepath.destination_problem(root / PurePosixPath(rel))
-            if problem is not None:
-                break
-    if problem is not None:
-        raise OutputError(problem)
-
-
-def _split(rel: str) -> tuple[str, str]:
-    """("a/b", "c.yaml") for "a/b/c.yaml"; ("", "x") for "x"."""
-    head, _, name = rel.rpartition("/")
-    return head, name
-
-
-_ADVICE = {
-    errno.EACCES: "fix the permissions or choose another directory",
-    errno.EPERM: "fix the permissions or choose another directory",
-    errno.EROFS: "the file system is read-only; choose another directory",
-    errno.ENOSPC: "free some space and run again",
-    errno.EDQUOT: "free some space (disk quota) and run again",
-}
-
-
-def _why(exc: OSError) -> str:
-    """The system's reason and what to do about it: "Permission denied; fix the permissions or ..."."""
-    advice = _ADVICE.get(exc.errno or 0, "choose another directory")
-    return f"{exc.strerror or exc}; {advice}"
-
-
-# ------------------------------------------------------------------------------------------- directory descriptors
-
-
-class Tree:
-    """Directory file descriptors below ``root``, each opened from its parent's with ``O_NOFOLLOW``.
-
-    ``root`` itself may not be a symlink (its parents are the caller's choice); it is created, with missing parents,
-    only by ``dir(..., create=True)``. Directories created here are remembered so a failed write can remove them.
-    """
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._fds: dict[str, int] = {}
-        self.created: list[str] = []  # relative to root ("" for root itself), in creation order
-        self._created_parents: list[Path] = []
-
-    def shown(self, rel: str) -> str:
-        return (self.root / rel).as_posix() if rel else self.root.as_posix()
-
-    def __enter__(self) -> Tree:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        for fd in self._fds.values():
-            with contextlib.suppress(OSError):
-                os.close(fd)
-        self._fds.clear()
-
-    def _refuse(self, rel: str) -> OutputError:
-        """The error for a path component that could not be opened as a directory without following a link."""
-        path = self.root / rel if rel else self.root
-        try:
-            st = path.lstat()
-        except OSError as exc:
-            return OutputError(f"{path.as_posix()}: {_why(exc)}")
-        if stat.S_ISLNK(st.st_mode):
-            if not rel:
-                return OutputError(f"{path.as_posix()} is a symlink; give the real directory instead")
-            return OutputError(f"{path.as_posix()} is a symlink; refusing to write through it")
-        return OutputError(f"{path.as_posix()} exists and is not a directory")
-
-    def _open_root(self, create: bool) -> int | None:
-        if "" in self._fds:
-            return self._fds[""]
-        try:
-            fd = os.open(self.root, _DIR_FLAGS)
-        except FileNotFoundError:
-            if not create:
-                return None
-            self._make_root()
-            try:
-                fd = os.open(self.root, _DIR_FLAGS)
-            except OSError as exc:
-                raise OutputError(f"cannot open {self.root.as_posix()}: {_why(exc)}") from None
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                raise self._refuse("") from None
-            raise OutputError(f"cannot open {self.root.as_posix()}: {_why(exc)}") from None
-        self._fds[""] = fd
-        return fd
-
-    def _make_root(self) -> None:
-        """Create the root and its missing parents, remembering them (removed again if the write fails)."""
-        missing: list[Path] = []
-        cur = self.root.absolute()
-        while True:
-            try:
-                st = cur.lstat()
-            except FileNotFoundError:
-                missing.append(cur)
-                if cur.parent == cur:
-                    break
-                cur = cur.parent
-                continue
-            except OSError as exc:
-                raise OutputError(f"cannot create {self.root.as_posix()}: {cur.as_posix()}: {_why(exc)}") from None
-            if not stat.S_ISDIR(st.st_mode) and not (stat.S_ISLNK(st.st_mode) and cur.is_dir()):
-                raise OutputError(
-                    f"cannot create {self.root.as_posix()}: {cur.as_posix()} is not a directory; choose another "
-                    "directory"
-                )
-            break
-        for path in reversed(missing):
-            try:
-                os.mkdir(path, 0o777)
-            except OSError as exc:
-                raise OutputError(f"cannot create directory {path.as_posix()}: {_why(exc)}") from None
-            self._created_parents.append(path)
-        self.created.append("")
-
-    def dir(self, rel_dir: str, *, create: bool) -> int | None:
-        """The descriptor of directory ``rel_dir`` ("" for root), or None when it does not exist and not ``create``."""
-        if rel_dir in self._fds:
-            return self._fds[rel_dir]
-        fd = self._open_root(create)
-        if fd is None:
-            return None
-        done = ""
-        for part in rel_dir.split("/") if rel_dir else []:
-            here = f"{done}/{part}" if done else part
-            if here in self._fds:
-                fd, done = self._fds[here], here
-                continue
-            try:
-                child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    return None
-                try:
-                    os.mkdir(part, 0o777, dir_fd=fd)
-                except OSError as exc:
-                    raise OutputError(f"cannot create directory {self.shown(here)}: {_why(exc)}") from None
-                self.created.append(here)
-                try:
-                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    raise OutputError(f"cannot open {self.shown(here)}: {_why(exc)}") from None
-            except OSError as exc:
-                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-                    raise self._refuse(here) from None
-                raise OutputError(f"cannot open {self.shown(here)}: {_why(exc)}") from None
-            self._fds[here] = child
-            fd, done = child, here
-        return fd
-
-    def read(self, rel: str) -> bytes | None:
-        """Content of the regular file ``rel``; None when it (or its directory) is missing; OutputError for a
-        symlink, a FIFO or anything else that is not a regular file."""
-        d, name = _split(rel)
-        fd = self.dir(d, create=False)
-        if fd is None:
-            return None
-        try:
-            file_fd = os.open(name, _READ_FLAGS, dir_fd=fd)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.EMLINK):
-                raise OutputError(f"{self.shown(rel)} is a symlink; refusing to write through it") from None
-            raise OutputError(f"cannot read {self.shown(rel)}: {_why(exc)}") from None
-        try:
-            if not stat.S_ISREG(os.fstat(file_fd).st_mode):
-                raise OutputError(f"{self.shown(rel)} is not a regular file; remove it or choose another directory")
-            chunks = []
-            while chunk := os.read(file_fd, 1 << 20):
-                chunks.append(chunk)
-            return b"".join(chunks)
-        except OSError as exc:
-            raise OutputError(f"cannot read {self.shown(rel)}: {_why(exc)}") from None
-        finally:
-            os.close(file_fd)
-
-    def kind(self, rel: str) -> int | None:
-        """``st_mode`` of ``rel`` without following it; None when missing (or its directory is)."""
-        d, name = _split(rel)
-        try:
-            fd = self.dir(d, create=False)
-        except OutputError:
-            return None
-        if fd is None:
-            return None
-        try:
-            return os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode
-        except OSError:
-            return None
-
-    def listdir(self, rel_dir: str) -> list[str]:
-        try:
-            fd = self.dir(rel_dir, create=False)
-        except OutputError:
-            return []
-        if fd is None:
-            return []
-        try:
-            return sorted(os.listdir(fd))
-        except OSError:
-            return []
-
-    def remove_created(self) -> None:
-        """Remove the directories this tree created (when empty), newest first."""
-        for rel in reversed([r for r in self.created if r]):
-            parent, name = _split(rel)
-            fd = self._fds.pop(rel, None)
-            if fd is not None:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            parent_fd = self._fds.get(parent)
-            if parent_fd is not None:
-                with contextlib.suppress(OSError):
-                    os.rmdir(name, dir_fd=parent_fd)
-        if "" in self.created:
-            self.close()
-            for path in reversed(self._created_parents):
-                with contextlib.suppress(OSError):
-                    os.rmdir(path)
-        self.created.clear()
-        self._created_parents.clear()
-
-
-# ------------------------------------------------------------------------------------------------- the transaction
-
-
-def _write_new(fd: int, name: str, data: bytes, shown: str) -> None:
-    """Create ``name`` in directory ``fd`` (never an existing file, never through a link), write, flush to disk."""
-    try:
-        out = os.open(name, _CREATE_FLAGS, 0o666, dir_fd=fd)  # the umask applies, as for any new file
-    except OSError as exc:
-        raise OutputError(f"cannot write {shown}: {_why(exc)}") from None
-    try:
-        view = memoryview(data)
-        while view:
-            n = os.write(out, view)
-            view = view[n:]
-        os.fsync(out)
-    except OSError as exc:
-        raise OutputError(f"cannot write {shown}: {_why(exc)}") from None
-    finally:
-        os.close(out)
-
-
-def _exists(fd: int, name: str) -> bool:
-    try:
-        os.stat(name, dir_fd=fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    return True
-
-
-@dataclass
-class _Step:
-    kind: str  # "write" or "remove"
-    fd: int  # the directory of ``name``
-    rel: str
-    name: str
-    kept: str | None  # the previous version, kept under this name until the end ...
-    kept_fd: int  # ... in this directory (removed files are kept in the root, which is always looked at)
-
-
-def commit_files(
-    tree: Tree,
-    writes: list[tuple[str, bytes]],
-    removals: Iterable[str] = (),
-    final: tuple[str, bytes] | None = None,
-) -> list[str]:
-    """Write every (relative path, bytes) of ``writes``, remove ``removals``, then write ``final`` (the manifest:
-    the commit point), all or nothing.
-
-    Returns the kept previous versions that could not be deleted after the commit (left for the next render);
-    raises OutputError naming the failing path after undoing everything (``BaseException``s, such as an interrupt,
-    are undone too and propagate). See the module docstring.
-    """
-    token = secrets.token_hex(4)
-    staged: list[tuple[int, str, str, str]] = []  # (dir fd, rel, name, staged name)
-    done: list[_Step] = []
-    serial = iter(range(1 << 62))
-    try:
-        # Staging: the long part (every byte is written here), interruptible; an interrupt undoes it.
-        for rel, data in [*writes, *([final] if final is not None else [])]:
-            d, name = _split(rel)
-            fd = tree.dir(d, create=True)
-            assert fd is not None
-            tmp = f".allocatable-new-{token}-{next(serial)}"
-            staged.append((fd, rel, name, tmp))  # (short: its removal on rollback cannot fail on its length)
-            _write_new(fd, tmp, data, tree.shown(rel))
-        root_fd = tree.dir("", create=True)
-        assert root_fd is not None
-    except BaseException as exc:
-        raise _rolled_back(tree, staged, done, exc) from None
-    # Committing: renames only (fast), with signals deferred, so a render finishes or rolls back, never stops
-    # half-way; a failure undoes every step. A signal that arrived meanwhile ends the run once this is done.
-    with signals.deferred_signals():
-        try:
-            for fd, rel, name, tmp in staged[: len(writes)]:
-                done.append(_replace(tree, fd, rel, name, tmp, f"{token}-{next(serial)}"))
-            for rel in removals:
-                d, name = _split(rel)
-                fd = tree.dir(d, create=False)
-                if fd is None:
-                    continue
-                kept = f".allocatable-old-{token}-{next(serial)}"
-                try:
-                    os.replace(name, kept, src_dir_fd=fd, dst_dir_fd=root_fd)
-                except FileNotFoundError:
-                    continue
-                except OSError as exc:
-                    raise OutputError(f"cannot remove {tree.shown(rel)}: {_why(exc)}") from None
-                done.append(_Step("remove", fd, rel, name, kept, root_fd))
-            if final is not None:
-                fd, rel, name, tmp = staged[-1]
-                done.append(_replace(tree, fd, rel, name, tmp, f"{token}-{next(serial)}"))
-        except BaseException as exc:
-            raise _rolled_back(tree, staged, done, exc) from None
-        return _tidy(tree, done)
-
-
-def _rolled_back(
-    tree: Tree, staged: list[tuple[int, str, str, str]], done: list[_Step], exc: BaseException
-) -> BaseException:
-    """Undo everything (signals deferred: a second signal cannot cut the rollback short) and say what happened."""
-    with signals.deferred_signals():
-        problem = _undo(tree, staged, done)
-    if isinstance(exc, OutputError):
-        if problem is not None:
-            return OutputError(f"{exc}; restoring the previous files failed too: {problem}")
-        return OutputError(f"{exc} (nothing was changed in {tree.shown('')})")
-    return exc
-
-
-def _tidy(tree: Tree, done: list[_Step]) -> list[str]:
-    """After the commit point: the renames reach the disk, kept previous versions are deleted, emptied directories
-    removed. A failure here leaves kept files that the next write deletes (returned, to be named)."""
-    for fd in {step.fd for step in done}:
-        with contextlib.suppress(OSError):
-            os.fsync(fd)  # the renames themselves reach the disk (best effort: not every file system allows it)
-    leftovers = []
-    for step in done:
-        if step.kept is not None:
-            try:
-                os.unlink(step.kept, dir_fd=step.kept_fd)
-            except OSError:
-                where = _split(step.rel)[0] if step.kept_fd == step.fd else ""
-                leftovers.append(tree.shown(f"{where}/{step.kept}" if where else step.kept))
-    _remove_emptied(tree, [s.rel for s in done if s.kind == "remove"])
-    return leftovers
-
-
-def _replace(tree: Tree, fd: int, rel: str, name: str, tmp: str, token: str) -> _Step:
-    """Put the staged ``tmp`` in place of ``name``, keeping the previous version as a hard link."""
-    kept = None
-    try:
-        if _exists(fd, name):
-            kept = f".allocatable-old-{token}"
-            os.link(name, kept, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)
-        os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-    except BaseException as exc:
-        if kept is not None:  # the previous version is still in place: drop its extra name
-            with contextlib.suppress(OSError):
-                os.unlink(kept, dir_fd=fd)
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot replace {tree.shown(rel)}: {_why(exc)}") from None
-        raise
-    return _Step("write", fd, rel, name, kept, fd)
-
-
-def _undo(tree: Tree, staged: list[tuple[int, str, str, str]], done: list[_Step]) -> str | None:
-    """Put everything back as it was before ``commit_files``; the first path that could not be restored, or None."""
-    problem: str | None = None
-    for step in reversed(done):
-        try:
-            if step.kept is not None:
-                os.replace(step.kept, step.name, src_dir_fd=step.kept_fd, dst_dir_fd=step.fd)
-            else:
-                os.unlink(step.name, dir_fd=step.fd)
-        except OSError as exc:
-            problem = problem or f"{tree.shown(step.rel)}: {_why(exc)}"
-    committed = {(s.fd, s.name) for s in done if s.kind == "write"}
-    for fd, rel, name, tmp in staged:
-        if (fd, name) in committed:
-            continue
-        try:
-            os.unlink(tmp, dir_fd=fd)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            problem = problem or f"{tree.shown(rel)}: {_why(exc)}"
-    tree.remove_created()
-    return problem
-
-
-def _remove_emptied(tree: Tree, removed: list[str]) -> None:
-    """Remove directories that removing ``removed`` files left empty (never the root)."""
-    dirs = sorted({str(PurePosixPath(rel).parent) for rel in removed} - {"."}, key=lambda d: -d.count("/"))
-    for d in dirs:
-        cur = d
-        while cur and cur != ".":
-            parent, name = _split(cur)
-            if tree.listdir(cur):
-                break
-            parent_fd = tree.dir(parent, create=False)
-            if parent_fd is None:
-                break
-            try:
-                os.rmdir(name, dir_fd=parent_fd)
-            except OSError:
-                break
-            cur = parent
-
-
-# ---------------------------------------------------------------------------------------- leftovers of killed runs
-
-
-def _leftovers(tree: Tree, dirs: Iterable[str], ours: set[str]) -> list[str]:
-    """Staged or kept files of an earlier, killed write in ``dirs`` (relative paths)."""
-    out = []
-    for d in sorted(set(dirs)):
-        for name in tree.listdir(d):
-            rel = f"{d}/{name}" if d else name
-            legacy = _LEGACY_RE.match(name)
-            if STAGED_RE.match(name) or (
-                legacy is not None and (f"{d}/{legacy['name']}" if d else legacy["name"]) in ours
-            ):
-                mode = tree.kind(rel)
-                if mode is not None and stat.S_ISREG(mode):
-                    out.append(rel)
-    return out
-
-
-def _delete(tree: Tree, rels: list[str]) -> None:
-    for rel in rels:
-        d, name = _split(rel)
-        fd = tree.dir(d, create=False)
-        if fd is None:
-            continue
-        try:
-            os.unlink(name, dir_fd=fd)
-        except FileNotFoundError:
-            continue
-        except OSError as exc:
-            raise OutputError(f"cannot remove the leftover {tree.shown(rel)}: {_why(exc)}") from None
-
-
-def _dirs_of(paths: Iterable[str]) -> set[str]:
-    out = {""}
-    for rel in paths:
-        d, _ = _split(rel)
-        out.add(d)
-    return out
-
-
-# ------------------------------------------------------------------------------------------------------ rendering
-
-
-def _check_root(root: Path) -> None:
-    try:
-        st = root.lstat()
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise OutputError(f"cannot use {root.as_posix()}: {_why(exc)}") from None
-    if stat.S_ISLNK(st.st_mode):
-        raise OutputError(f"{root.as_posix()} is a symlink; give the real directory instead")
-    if not stat.S_ISDIR(st.st_mode):
-        raise OutputError(f"{root.as_posix()} exists and is not a directory")
-
-
-def _previous(tree: Tree) -> dict[str, str]:
-    return _previous_manifest(tree)[0]
-
-
-def _previous_manifest(tree: Tree) -> tuple[dict[str, str], dict[str, Delivered] | None]:
-    """(path → sha256, path → target and pools) of the last render's manifest; the second is None for a manifest
-    of an allocatable that did not record deliveries yet."""
-    data = tree.read(MANIFEST)
-    if data is None:
-        return {}, None
-    try:
-        doc = json.loads(data)
-        files = doc["files"]
-        if not isinstance(files, dict):
-            raise TypeError
-    except (ValueError, KeyError, TypeError):
-        raise OutputError(
-            f"{tree.shown(MANIFEST)} is not a manifest written by allocatable; remove it or choose another "
-            "output directory"
-        ) from None
-    out: dict[str, str] = {}
-    for path, digest in files.items():
-        if isinstance(path, str) and isinstance(digest, str):
-            try:
-                _check_relative(path)
-            except OutputError:
-                continue  # never act on a path that would leave the directory
-            out[path] = digest
-    raw = doc.get("delivers") if isinstance(doc, dict) else None
-    delivered: dict[str, Delivered] | None = None
-    if isinstance(raw, dict):
-        delivered = {}
-        for path, entry in raw.items():
-            if not (isinstance(path, str) and path in out and isinstance(entry, dict)):
-                continue
-            target, refs = entry.get("target"), entry.get("pools")
-            if isinstance(refs, list):
-                pools = tuple(r for r in refs if isinstance(r, str))
-                delivered[path] = Delivered(target if isinstance(target, str) else "", pools)
-    return out, delivered
-
-
-#: A pool among the sources in a rendered file's header: ``#   pools/eks.yaml (NodePool/eks-general-purpose)``.
-_HEADER_POOL = re.compile(r"^#\s.*\((NodePool/[^()\s]+)\)\s*$")
-
-
-def _header_pools(data: bytes) -> tuple[str, ...] | None:
-    """The pools a rendered file's own header names as sources (a file an older allocatable rendered, whose manifest
-    does not record them); None when the file has no header (JSON)."""
-    if not data.startswith(HEADER_MARK.encode()):
-        return None
-    refs: list[str] = []
-    for line in data[: 1 << 16].decode("utf-8", "replace").splitlines():
-        if not line.startswith("#"):
-            break
-        m = _HEADER_POOL.match(line)
-        if m:
-            refs.append(m.group(1))
-    return tuple(dict.fromkeys(refs))
 
 
 def stale_deliveries(root: Path, files: dict[str, bytes]) -> list[tuple[str, Delivered | None]]:
@@ -670,19 +37,19 @@ def stale_deliveries(root: Path, files: dict[str, bytes]) -> list[tuple[str, Del
     not record them from the file's own header (None: nothing says, a JSON file of an older render). Empty when
     ``root`` has no manifest. OutputError as ``write`` raises it. Cost: the manifest, plus one read per stale file of
     an older manifest."""
-    _check_root(root)
+    check_root(root)
     with Tree(root) as tree:
-        previous, delivered = _previous_manifest(tree)
+        previous, delivered = previous_manifest(tree)
         out: list[tuple[str, Delivered | None]] = []
         for rel in sorted(set(previous) - set(files)):
-            if not _removable(tree, rel):
+            if not removable(tree, rel):
                 continue
             if delivered is not None:
                 if rel in delivered:
                     out.append((rel, delivered[rel]))
                 continue
             data = tree.read(rel)
-            refs = _header_pools(data) if data is not None else ()
+            refs = header_pools(data) if data is not None else ()
             if refs is None:
                 out.append((rel, None))
             elif refs:
@@ -692,9 +59,9 @@ def stale_deliveries(root: Path, files: dict[str, bytes]) -> list[tuple[str, Del
 
 def previous_files(root: Path) -> dict[str, str]:
     """Files listed by the manifest of the last render (path → sha256); empty when there is none."""
-    _check_root(root)
+    check_root(root)
     with Tree(root) as tree:
-        return _previous(tree)
+        return previous_manifest(tree)[0]
 
 
 @dataclass
@@ -706,24 +73,18 @@ class WriteReport:
     leftovers: list[str] = field(default_factory=list)  # kept previous versions this render could not delete
 
 
-def _removable(tree: Tree, rel: str) -> bool:
-    """A stale file is removed only while it is a regular file reached without any symlink."""
-    mode = tree.kind(rel)
-    return mode is not None and stat.S_ISREG(mode)
-
-
 def write(root: Path, files: dict[str, bytes], delivered: dict[str, Delivered] | None = None) -> WriteReport:
     """Make ``root`` hold ``files`` (relative POSIX path → bytes), owning only what allocatable generated;
     ``delivered``: the target and pools of each delivering file, recorded in the manifest."""
-    _check_root(root)
+    check_root(root)
     for rel in files:
-        _check_relative(rel)
+        check_relative(rel)
     check_destination(root, files)
     report = WriteReport()
     with Tree(root) as tree:
-        previous = _previous(tree)
+        previous = previous_manifest(tree)[0]
         ours = set(previous) | set(files)
-        stale_names = _leftovers(tree, _dirs_of(ours), ours)
+        stale_names = leftovers(tree, dirs_of(ours), ours)
         # Plan and check everything before the first write.
         plan: list[tuple[str, bytes]] = []
         for rel in sorted(files):
@@ -737,10 +98,10 @@ def write(root: Path, files: dict[str, bytes], delivered: dict[str, Delivered] |
                     "output directory"
                 )
             plan.append((rel, files[rel]))
-        stale = [rel for rel in sorted(set(previous) - set(files)) if _removable(tree, rel)]
+        stale = [rel for rel in sorted(set(previous) - set(files)) if removable(tree, rel)]
         manifest = manifest_bytes(files, delivered)
         final = (MANIFEST, manifest) if tree.read(MANIFEST) != manifest else None
-        _delete(tree, stale_names)
+        delete(tree, stale_names)
         report.cleaned = stale_names
         if plan or stale or final:
             report.leftovers = commit_files(tree, plan, stale, final)
@@ -753,15 +114,15 @@ def write_files(root: Path, files: dict[str, bytes], *, overwrite: bool, allowed
     """Write ``files`` below ``root`` (``init``, ``schema -o``): all or nothing, never through a symlinked directory,
     never into ``.git/`` or ``.github/`` (except the ``allowed`` files: ``init``'s own workflow), a file that exists
     is replaced only with ``overwrite`` (a symlink in its place is replaced, never followed)."""
-    _check_root(root)
+    check_root(root)
     for rel in files:
-        _check_relative(rel)
+        check_relative(rel)
     check_destination(root, files, allowed=allowed)
     report = WriteReport()
     with Tree(root) as tree:
         plan: list[tuple[str, bytes]] = []
         for rel in sorted(files):
-            d, _ = _split(rel)
+            d, _ = split(rel)
             tree.dir(d, create=False)  # refuses a symlinked or non-directory component before anything is written
             mode = tree.kind(rel)
             if mode is not None and not overwrite:
@@ -779,68 +140,6 @@ def write_files(root: Path, files: dict[str, bytes], *, overwrite: bool, allowed
 
 
 # ------------------------------------------------------------------------------------------------------- --check
-
-
-@dataclass
-class Difference:
-    path: str
-    status: str  # "changed", "missing", "stale", "leftover"
-    diff: list[str] = field(default_factory=list)
-
-
-def _short_diff(path: str, old: bytes, new: bytes) -> list[str]:
-    a = old.decode("utf-8", errors="replace").splitlines(keepends=True)
-    b = new.decode("utf-8", errors="replace").splitlines(keepends=True)
-    lines = [line.rstrip("\n") for line in difflib.unified_diff(a, b, f"{path} (on disk)", f"{path} (rendered)", n=2)]
-    if len(lines) > DIFF_LINES:
-        lines = [*lines[:DIFF_LINES], f"... {len(lines) - DIFF_LINES} more diff lines"]
-    return lines
-
-
-def _changed(rel: str, current: bytes, expected: bytes) -> Difference:
-    """A file that differs. Rendered files are LF; a checkout with CRLF line endings (Windows' ``core.autocrlf``)
-    is said as such instead of a diff whose lines look the same, and a real change in such a file is diffed
-    without the line endings."""
-    if b"\r\n" not in current or b"\r\n" in expected:
-        return Difference(rel, "changed", _short_diff(rel, current, expected))
-    lf = current.replace(b"\r\n", b"\n")
-    if lf == expected:
-        why = (
-            "CRLF on disk, LF rendered: git converts it on checkout (core.autocrlf); keep the rendered tree LF with "
-            "a .gitattributes line such as `rendered/** text eol=lf` (allocatable init writes one)"
-        )
-        return Difference(rel, "differs only in line endings", [why])
-    return Difference(rel, "changed (and CRLF line endings on disk)", _short_diff(rel, lf, expected))
-
-
-def check(root: Path, files: dict[str, bytes], delivered: dict[str, Delivered] | None = None) -> list[Difference]:
-    """How ``root`` differs from ``files`` (and their manifest, with ``delivered``); empty when a render would change
-    nothing.
-
-    The manifest is reported only when nothing else differs (it was edited by hand or is missing). Staged or kept
-    files of a killed render are reported as "leftover"."""
-    _check_root(root)
-    expected = {**files, MANIFEST: manifest_bytes(files, delivered)}
-    out: list[Difference] = []
-    with Tree(root) as tree:
-        for rel in sorted(expected):
-            current = tree.read(rel)
-            if current is None:
-                out.append(Difference(rel, "missing"))
-            elif current != expected[rel]:
-                out.append(_changed(rel, current, expected[rel]))
-        previous = _previous(tree)
-        for rel in sorted(set(previous) - set(files)):
-            if _removable(tree, rel):
-                out.append(Difference(rel, "stale"))
-        ours = set(previous) | set(files)
-        out.extend(Difference(rel, "leftover") for rel in _leftovers(tree, _dirs_of(ours), ours))
-    if any(d.path != MANIFEST for d in out):
-        out = [d for d in out if d.path != MANIFEST]  # the manifest only follows the files; its diff is noise then
-    return out
-
-
-# ------------------------------------------------------------------------------------------------ where to write
 
 
 def overlap(out_dir: Path, policy_dir: Path) -> str | None:

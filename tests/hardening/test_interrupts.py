@@ -39,7 +39,8 @@ from test_writing import INSTRUMENTED, NEW, OLD, _prepare, failing_call
 
 from renderer import signals
 from renderer.render import output
-from renderer.render.output import STAGED_RE, check
+from renderer.render.dirtree import STAGED_RE
+from renderer.render.drift import check
 
 SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
 
