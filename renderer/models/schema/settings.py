@@ -13,11 +13,10 @@ from renderer.models.schema.common import DNSLabel, DNSSubdomain, NonNegativeQua
 from renderer.models.settings import (
     RULE_CODE_PATTERN,
     RuleSeverity,
+    check_exclude_pattern,
     check_output_dir,
     check_price_file,
     check_pricing,
-    check_exclude_pattern,
-    check_output_dir,
     check_rule_code,
 )
 from renderer.platforms import check_platform_defaults as _check_platform_defaults
