@@ -164,12 +164,12 @@ def _provisioned(
     reservations, hard eviction, maxPods when the policy sets it; kube-reserved left to Karpenter where the pool's
     formula is Karpenter's own default); the pools the cluster autoscaler scales from zero, with the ``resources/*``
     tags their groups carry when the ``cluster-autoscaler-tags`` target is rendered."""
+    from renderer.capacity.cluster_autoscaler import resource_tags
     from renderer.capacity.kubeletfields import eviction_hard
     from renderer.impact.provisioners.karpenter import NodeClass
     from renderer.impact.report import AsgPool
     from renderer.impact.resources import from_quantities
     from renderer.render.engine import select_targets
-    from renderer.render.targets.cluster_autoscaler_tags import resource_tags
 
     tagged = "cluster-autoscaler-tags" in select_targets(after.settings.render, None)
     by_key = {p.key: p for p in cluster.pods}

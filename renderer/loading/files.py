@@ -221,135 +221,165 @@ def discover(
     (``renderer.loading.exclude``) leaves out what the walk finds and they match, never a PATH named. Cost: one walk of the tree (iterative,
     ``safepath.walk``), one ``lstat`` per entry, one ``realpath`` per directory.
     """
-    cwd = Path.cwd()
     check_named(paths)
-    root_real = os.path.realpath(root)
-    files: list[PolicyFile] = []
-    findings: list[Finding] = []
-    seen: set[str] = set()
-
-    def shown(p: Path) -> str:
-        return display_path(p.absolute(), cwd)
-
-    def add(p: Path, st: os.stat_result) -> None:
-        if stat.S_ISLNK(st.st_mode):
-            problem = _symlink_problem(p, root, root_real)
-            if problem is not None:
-                findings.append(_file_error("AL006", shown(p), problem))
-                return
-        real = os.path.realpath(p)
-        if real in seen:
-            return
-        seen.add(real)
-        files.append(PolicyFile(abspath=p.absolute(), display=shown(p)))
-
-    def walk_error(exc: OSError) -> None:
-        where = Path(exc.filename) if exc.filename else root
-        findings.append(
-            _file_error(
-                "AL006",
-                shown(where),
-                f"cannot read directory: {exc.strerror or exc}; fix its permissions or move it out of the policy "
-                "directory",
-            )
-        )
-
-    def too_deep(path: str) -> None:
-        findings.append(
-            _file_error(
-                "AL006",
-                shown(Path(path)),
-                f"directory is nested more than {safepath.MAX_TREE_DEPTH} levels below {shown(Path(arg))}; it is not "
-                "read: flatten the policy tree",
-            )
-        )
-
+    found = _Discovery(root, exclusions)
     for arg in paths:
         if is_stdin(arg):
-            if not any(f.display == STDIN_DISPLAY for f in files):
-                files.append(PolicyFile(abspath=stdin_file(max_bytes), display=STDIN_DISPLAY))
+            if not any(f.display == STDIN_DISPLAY for f in found.files):
+                found.files.append(PolicyFile(abspath=stdin_file(max_bytes), display=STDIN_DISPLAY))
             continue
+        st, is_dir = _named(arg)
+        if is_dir:
+            found.walk(arg)
+        else:
+            found.add(arg, st)  # a file, or anything else named on the command line: read_file says what it is
+    found.files.sort(key=lambda f: f.display)
+    return found.files, found.findings
+
+
+def _named(arg: Path) -> tuple[os.stat_result, bool]:
+    """The ``lstat`` of PATH ``arg`` and whether it is a directory (or a symlink to one); UsageError when it cannot
+    be looked at."""
+    try:
+        st = arg.lstat()
+    except FileNotFoundError:
+        raise UsageError(f"{arg.as_posix()}: no such file or directory") from None
+    except OSError as exc:
+        raise UsageError(f"{arg.as_posix()}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise UsageError(f"{arg.as_posix()!r}: a path cannot contain a NUL character") from None
+    is_dir = stat.S_ISDIR(st.st_mode)
+    if stat.S_ISLNK(st.st_mode):
         try:
-            st = arg.lstat()
-        except FileNotFoundError:
-            raise UsageError(f"{arg.as_posix()}: no such file or directory") from None
-        except OSError as exc:
-            raise UsageError(f"{arg.as_posix()}: {exc.strerror or exc}") from None
-        except ValueError:
-            raise UsageError(f"{arg.as_posix()!r}: a path cannot contain a NUL character") from None
-        is_dir = stat.S_ISDIR(st.st_mode)
+            is_dir = stat.S_ISDIR(os.stat(arg).st_mode)
+        except OSError:
+            is_dir = False
+    return st, is_dir
+
+
+class _Discovery:
+    """The policy files and AL006 findings of one ``discover``: what a PATH named adds (``add``), and what the walk
+    of a directory does with its subdirectories (``_keep_dirs``) and files (``_add_files``)."""
+
+    def __init__(self, root: Path, exclusions: Exclusions | None) -> None:
+        self.cwd = Path.cwd()
+        self.root = root
+        self.root_real = os.path.realpath(root)
+        self.exclusions = exclusions
+        self.files: list[PolicyFile] = []
+        self.findings: list[Finding] = []
+        self.seen: set[str] = set()
+
+    def shown(self, p: Path) -> str:
+        return display_path(p.absolute(), self.cwd)
+
+    def add(self, p: Path, st: os.stat_result) -> None:
         if stat.S_ISLNK(st.st_mode):
-            try:
-                is_dir = stat.S_ISDIR(os.stat(arg).st_mode)
-            except OSError:
-                is_dir = False
-        if not is_dir:
-            add(arg, st)  # a file, or anything else named on the command line: read_file says what it is
-            continue
+            problem = _symlink_problem(p, self.root, self.root_real)
+            if problem is not None:
+                self.findings.append(_file_error("AL006", self.shown(p), problem))
+                return
+        real = os.path.realpath(p)
+        if real in self.seen:
+            return
+        self.seen.add(real)
+        self.files.append(PolicyFile(abspath=p.absolute(), display=self.shown(p)))
+
+    def walk(self, arg: Path) -> None:
+        """Every policy file below directory ``arg``, sorted by the walk."""
+
+        def walk_error(exc: OSError) -> None:
+            where = Path(exc.filename) if exc.filename else self.root
+            self.findings.append(
+                _file_error(
+                    "AL006",
+                    self.shown(where),
+                    f"cannot read directory: {exc.strerror or exc}; fix its permissions or move it out of the policy "
+                    "directory",
+                )
+            )
+
+        def too_deep(path: str) -> None:
+            self.findings.append(
+                _file_error(
+                    "AL006",
+                    self.shown(Path(path)),
+                    f"directory is nested more than {safepath.MAX_TREE_DEPTH} levels below {self.shown(arg)}; it is "
+                    "not read: flatten the policy tree",
+                )
+            )
+
         # os.path.join keeps a leading "./": a directory named "-" stays "./-", never "-".
         start = str(arg) if str(arg) != "-" else os.path.join(".", "-")
         for dirpath, dirnames, filenames in safepath.walk(start, on_error=walk_error, on_too_deep=too_deep):
-            base = Path(dirpath)
-            keep_dirs = []
-            if exclusions is not None:
-                exclusions.enter(dirpath, [*dirnames, *filenames])
-            for d in dirnames:
-                if d.startswith("."):
-                    continue
-                if exclusions is not None and exclusions.excluded(dirpath, d, is_dir=True):
-                    continue
-                full = base / d
-                try:
-                    dst = full.lstat()
-                except OSError as exc:
-                    findings.append(_file_error("AL006", shown(full), f"cannot read: {exc.strerror or exc}"))
-                    continue
-                if stat.S_ISLNK(dst.st_mode):
-                    problem = _symlink_problem(full, root, root_real, directory=True)
-                    if problem is not None and not problem.startswith("broken"):
-                        findings.append(_file_error("AL006", shown(full), problem))
-                    continue  # never walk through symlinked directories
-                if d.endswith(POLICY_SUFFIXES):
-                    findings.append(
-                        _file_error(
-                            "AL006",
-                            shown(full),
-                            "is a directory, but its name says it is a policy file; rename it or remove it",
-                        )
+            if self.exclusions is not None:
+                self.exclusions.enter(dirpath, [*dirnames, *filenames])
+            dirnames[:] = self._keep_dirs(dirpath, dirnames)
+            self._add_files(dirpath, filenames)
+
+    def _keep_dirs(self, dirpath: str, dirnames: list[str]) -> list[str]:
+        """The subdirectories the walk enters: not hidden, not excluded, not symlinked, not named like a file."""
+        base = Path(dirpath)
+        keep_dirs = []
+        for d in dirnames:
+            if d.startswith("."):
+                continue
+            if self.exclusions is not None and self.exclusions.excluded(dirpath, d, is_dir=True):
+                continue
+            full = base / d
+            try:
+                dst = full.lstat()
+            except OSError as exc:
+                self.findings.append(_file_error("AL006", self.shown(full), f"cannot read: {exc.strerror or exc}"))
+                continue
+            if stat.S_ISLNK(dst.st_mode):
+                problem = _symlink_problem(full, self.root, self.root_real, directory=True)
+                if problem is not None and not problem.startswith("broken"):
+                    self.findings.append(_file_error("AL006", self.shown(full), problem))
+                continue  # never walk through symlinked directories
+            if d.endswith(POLICY_SUFFIXES):
+                self.findings.append(
+                    _file_error(
+                        "AL006",
+                        self.shown(full),
+                        "is a directory, but its name says it is a policy file; rename it or remove it",
                     )
-                    continue
-                keep_dirs.append(d)
-            dirnames[:] = keep_dirs
-            # A plain file's real path, absolute path and display are its directory's and its name (the walk never
-            # enters a symlinked directory): worked out once per directory, not once per file.
-            here: tuple[str, Path, str] | None = None
-            for name in filenames:
-                if name.startswith(".") or not name.endswith(POLICY_SUFFIXES):
-                    continue
-                if exclusions is not None and exclusions.excluded(dirpath, name, is_dir=False):
-                    continue
-                entry = os.path.join(dirpath, name)
-                try:
-                    fst = os.lstat(entry)
-                except OSError as exc:
-                    findings.append(
-                        _file_error("AL006", shown(Path(entry)), f"cannot read file: {exc.strerror or exc}")
-                    )
-                    continue
-                if stat.S_ISLNK(fst.st_mode):
-                    add(Path(entry), fst)
-                    continue
-                if here is None:
-                    dir_shown = shown(base)
-                    if dir_shown == ".":
-                        dir_shown = ""
-                    elif not dir_shown.endswith("/"):
-                        dir_shown += "/"
-                    here = (os.path.realpath(dirpath), base.absolute(), dir_shown)
-                real = os.path.join(here[0], name)
-                if real in seen:
-                    continue
-                seen.add(real)
-                files.append(PolicyFile(abspath=here[1] / name, display=here[2] + name))
-    files.sort(key=lambda f: f.display)
-    return files, findings
+                )
+                continue
+            keep_dirs.append(d)
+        return keep_dirs
+
+    def _add_files(self, dirpath: str, filenames: list[str]) -> None:
+        """The policy files among ``filenames`` in ``dirpath`` (not hidden, not excluded, a policy suffix)."""
+        base = Path(dirpath)
+        # A plain file's real path, absolute path and display are its directory's and its name (the walk never
+        # enters a symlinked directory): worked out once per directory, not once per file.
+        here: tuple[str, Path, str] | None = None
+        for name in filenames:
+            if name.startswith(".") or not name.endswith(POLICY_SUFFIXES):
+                continue
+            if self.exclusions is not None and self.exclusions.excluded(dirpath, name, is_dir=False):
+                continue
+            entry = os.path.join(dirpath, name)
+            try:
+                fst = os.lstat(entry)
+            except OSError as exc:
+                self.findings.append(
+                    _file_error("AL006", self.shown(Path(entry)), f"cannot read file: {exc.strerror or exc}")
+                )
+                continue
+            if stat.S_ISLNK(fst.st_mode):
+                self.add(Path(entry), fst)
+                continue
+            if here is None:
+                dir_shown = self.shown(base)
+                if dir_shown == ".":
+                    dir_shown = ""
+                elif not dir_shown.endswith("/"):
+                    dir_shown += "/"
+                here = (os.path.realpath(dirpath), base.absolute(), dir_shown)
+            real = os.path.join(here[0], name)
+            if real in self.seen:
+                continue
+            self.seen.add(real)
+            self.files.append(PolicyFile(abspath=here[1] / name, display=here[2] + name))

@@ -24,12 +24,12 @@ import json
 from dataclasses import replace
 from decimal import Decimal
 
+from renderer.capacity.koordinator import AMPLIFIED, ratio, skip_reason
 from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity
 from renderer.models.inventory import Pool
 from renderer.models.node import AMPLIFICATION_RATIO_ANNOTATION, RAW_ALLOCATABLE_ANNOTATION
 from renderer.models.settings import Settings
 from renderer.quantity import Quantity, QuantityError
-from renderer.render.targets.koordinator import AMPLIFIED, ratio, skip_reason
 from renderer.resourcenames import is_extended
 from renderer.validation.validate import PolicySet
 from renderer.verify import causes

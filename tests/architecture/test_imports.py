@@ -231,3 +231,37 @@ def private_imports() -> list[str]:
 def test_no_private_name_is_imported_across_packages() -> None:
     offenders = private_imports()
     assert not offenders, "\n".join(offenders)
+
+
+# --- render targets --------------------------------------------------------------------------------------------------
+
+#: The render targets' package: what a target knows that another stage needs (Koordinator's ratios, Cluster
+#: Autoscaler's resource tags) lives in ``renderer.capacity``, below every stage that uses it.
+TARGETS = "renderer.render.targets"
+
+
+def target_importers(edges: dict[str, set[str]]) -> list[str]:
+    """Modules outside ``renderer.render`` that import a render target module (or the targets package)."""
+    return sorted(
+        f"{module} imports {target}"
+        for module, targets in edges.items()
+        if module != "renderer.render" and not module.startswith("renderer.render.")
+        for target in targets
+        if target == TARGETS or target.startswith(TARGETS + ".")
+    )
+
+
+def test_only_render_imports_the_render_targets() -> None:
+    offenders = target_importers(_graph())
+    assert not offenders, "move what they need into renderer/capacity/:\n" + "\n".join(offenders)
+
+
+def test_the_target_check_finds_an_importer_outside_render() -> None:
+    assert target_importers({"renderer.verify.compare": {"renderer.render.targets.koordinator"}}) == [
+        "renderer.verify.compare imports renderer.render.targets.koordinator"
+    ]
+    assert target_importers({"renderer.pipeline": {"renderer.render.targets"}}) == [
+        "renderer.pipeline imports renderer.render.targets"
+    ]
+    assert target_importers({"renderer.render.engine": {"renderer.render.targets.koordinator"}}) == []
+    assert target_importers({"renderer.renderers": {"renderer.render.targetsx"}}) == []

@@ -11,8 +11,9 @@ import pytest
 from render_support import documents, render_dir
 
 from conftest import write_repo
+from renderer.capacity.koordinator import ratio
 from renderer.models.schema.common import NodeSelectorTerm
-from renderer.render.targets.koordinator import label_selector, ratio, to_json
+from renderer.render.targets.koordinator import label_selector, to_json
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

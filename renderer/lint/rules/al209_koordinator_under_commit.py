@@ -2,11 +2,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from renderer.capacity.koordinator import AMPLIFIED
 from renderer.findings import Finding
 from renderer.lint.rule import LintContext, Rule, register
-
-#: Koordinator amplifies only these resources.
-AMPLIFIED = ("cpu", "memory")
 
 
 @register

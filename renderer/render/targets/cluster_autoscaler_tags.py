@@ -17,28 +17,10 @@ The file is the input of ``aws autoscaling create-or-update-tags --cli-input-yam
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from renderer.capacity.cluster_autoscaler import resource_tags
 from renderer.render.target import Output, RenderContext, Target, register
-
-if TYPE_CHECKING:
-    from renderer.capacity.model import PoolCapacity
-
-PREFIX = "k8s.io/cluster-autoscaler/node-template/resources/"
-_ORDER = ("cpu", "memory", "ephemeral-storage", "pods")
-
-
-def resource_tags(pc: PoolCapacity) -> dict[str, str]:
-    """Tag key -> value: the pool's allocatable cpu, memory, ephemeral-storage, pods and huge pages."""
-    values: dict[str, str] = {}
-    for name in _ORDER:
-        q = pc.allocatable.get(name)
-        if q is not None:
-            values[name] = str(q)
-    for name in sorted(pc.capacity):
-        if name.startswith("hugepages-"):
-            values[name] = str(pc.capacity[name])  # the kubelet reserves no huge pages: allocatable = capacity
-    return {PREFIX + name: value for name, value in values.items()}
 
 
 @register

@@ -23,24 +23,18 @@ import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from renderer.capacity.koordinator import AMPLIFIED, ratio, skip_reason
 from renderer.render.codes import SelectorNotExpressible
 from renderer.render.target import Output, RenderContext, Target, register
 from renderer.render.yamlout import Literal
 
 if TYPE_CHECKING:
-    from renderer.models.commitclass import CommitClass
     from renderer.models.common import NodeSelectorTerm
 
 CONFIG_KEY = "resource-amplification-config"
 RATIO_ANNOTATION = "node.koordinator.sh/resource-amplification-ratio"
 SYNC_OPTIONS = "ServerSideApply=true,Prune=false,Delete=false"
 COMMIT_CLASSES_ANNOTATION = "allocatable.dev/commit-classes"
-AMPLIFIED = ("cpu", "memory")
-_CENT = Decimal("0.01")
-
-
-def ratio(percent: int) -> Decimal:
-    return (Decimal(percent) / 100).quantize(_CENT)
 
 
 def label_selector(term: NodeSelectorTerm) -> tuple[dict[str, Any] | None, str | None]:
@@ -75,16 +69,6 @@ def to_json(value: Any, indent: int = 0) -> str:
     if isinstance(value, Decimal):
         return format(value, "f")
     return json.dumps(value, ensure_ascii=False)
-
-
-def skip_reason(cc: CommitClass) -> str | None:
-    pct = cc.percents()
-    below = [f"{r} {pct[r]}%" for r in ("cpu", "memory", "ephemeral-storage") if pct[r] < 100]
-    if below:
-        return f"{', '.join(below)}: Koordinator cannot advertise less than a node has (ratios below 1 are rejected)"
-    if all(pct[r] == 100 for r in AMPLIFIED):
-        return "cpu and memory at 100%: nothing to amplify"
-    return None
 
 
 @register
