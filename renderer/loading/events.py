@@ -58,7 +58,10 @@ __all__ = [
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
-#: String values up to this long are shared between documents (``EventReader._shared``).
+#: String values up to this long are interned (``sys.intern``): one string each for the whole process, not one a
+#: file. A table per reader shared them within a file only; a multi-cluster repo written one document a file (issue
+#: 30; ``bench/generate.py multi-cluster``, 100,000 documents) then held a copy of every label value, zone and OS name
+#: per file. Interned strings are freed with their last reference, so the table never outgrows the data kept.
 _SHARED_CHARS = 64
 _NOT_HERE = frozenset(("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"))
 
@@ -151,8 +154,6 @@ class EventReader:
         self._end: Any = None  # end mark of the last collection read
         self.listed = False  # whether the last root read had an ``items`` sequence
         self._next_index = 0  # the index after the last List item read
-        #: Short string values seen so far, each kept once (the records built from the documents share them).
-        self._shared: dict[str, str] = {}
 
     def dispose(self) -> None:
         self.loader.dispose()
@@ -225,13 +226,12 @@ class EventReader:
         self._too_large(ev.start_mark)
         if cls is MappingStartEvent:
             out: dict[Any, Any] = {}
-            shared = self._shared.setdefault
             for key, kev, vev in self._entries(depth, out):
                 if vev.__class__ is ScalarEvent:
                     value = self._scalar(vev)
                     if value.__class__ is str:
                         if len(value) <= _SHARED_CHARS:  # zones, OS names, label values: one string each
-                            value = shared(value, value)
+                            value = intern(value)
                         elif len(value) > 4096:
                             self._too_large(vev.end_mark, vev.start_mark)
                     out[key] = value
@@ -253,8 +253,11 @@ class EventReader:
                     raise NestedTooDeep(iev.start_mark, self.max_depth)
                 if icls is ScalarEvent:
                     value = self._scalar(iev)
-                    if isinstance(value, str) and len(value) > 4096:
-                        self._too_large(iev.end_mark, iev.start_mark)
+                    if isinstance(value, str):
+                        if len(value) <= _SHARED_CHARS:  # selector values, zones, instance types: one string each
+                            value = intern(value) if value.__class__ is str else value
+                        elif len(value) > 4096:
+                            self._too_large(iev.end_mark, iev.start_mark)
                     append(value)
                 else:
                     append(self._value(iev, depth + 1))

@@ -209,3 +209,30 @@ def test_composes_finds_what_the_node_start_pattern_finds(text: str, begin: int,
 
     begin, end = min(begin, len(text)), min(end, len(text))
     assert composes(text, begin, end) == (_COMPOSE_REFERENCE.search(text, begin, end) is not None)
+
+
+def test_short_values_are_one_string_across_files(tmp_path: Path) -> None:
+    """Issue 30 (lint of a 100,000-document multi-cluster repo, one document a file): a short string value that
+    repeats in many files (a label value, a zone, an OS name, a list item) is one string object in the whole run,
+    not one a file, so a repo written a document a file holds no more than one written in a few files. Each file is
+    read on its own; the texts are built at run time so that no two values start as the same object."""
+    zone = "".join(["us-east-", "1a"])
+    docs = [
+        f"kind: NodePool\nspec:\n  labels:\n    topology.kubernetes.io/zone: {zone}\n    os: linux\n"
+        f"  zones: [{zone}, linux]\n  notes:\n    - {zone}\n"
+        for _ in range(3)
+    ]
+    values = []
+    for i, text in enumerate(docs):
+        (tmp_path / f"p{i}.yaml").write_text(text, encoding="utf-8")
+        got = read(Source(f"p{i}.yaml", path=tmp_path / f"p{i}.yaml"))
+        assert not got.problems
+        spec = got.documents[0].data["spec"]
+        values.append((spec["labels"]["topology.kubernetes.io/zone"], spec["labels"]["os"], *spec["zones"]))
+        values.append((spec["notes"][0],))
+    firsts = {id(v[0]) for v in values}
+    assert len(firsts) == 1, "the zone is a new string in every file"
+    assert len({id(v[1]) for v in values if len(v) > 1}) == 1
+    long_value = "x" * 65  # over the sharing bound: kept as read, never looked up
+    (tmp_path / "long.yaml").write_text(f"kind: NodePool\nspec:\n  labels:\n    k: {long_value}\n", encoding="utf-8")
+    assert read(Source("long.yaml", path=tmp_path / "long.yaml")).documents[0].data["spec"]["labels"]["k"] == long_value
