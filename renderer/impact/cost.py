@@ -4,18 +4,27 @@
 Which node a pool's price is looked up for: the repo's NodePool when it carries its own ``spec.price``; otherwise the
 first node of the pool in the snapshot (its real instance type and region labels), else the NodePool.
 
-Cost: O(nodes) to find each pool's first node, one price lookup per pool that moved.
+A pool Karpenter provisions (``ImpactReport.karpenter_plans``) is priced by Karpenter's own plan instead: each
+NodeClaim it creates launches the cheapest instance type it may still be, priced as the pool's first node of that type
+(or the NodePool's ``spec.price``); one fleet change per type launched, each carrying the nodes the pods need beside
+it. The plan covers every Pending pod of the pool after the change, as the pool table's "N by karpenter" does. A
+NodeClaim with a type no source prices is unknown (the cheapest could be that one), never $0.
+
+Cost: O(nodes) to find each pool's first node (of each type), one price lookup per pool that moved and per instance
+type of a Karpenter plan, O(NodeClaims × types) to choose what they launch.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import Decimal
 
 from renderer.capacity.cost import FleetChange
-from renderer.cost.prices import Unknown
+from renderer.cost.prices import NodePrice, Unknown
 from renderer.cost.resolve import Pricing, price_pool
 from renderer.impact.nodes import SimNode
-from renderer.impact.report import ImpactReport
+from renderer.impact.provisioners.karpenter_plan import KarpenterPlan
+from renderer.impact.report import INSTANCE_TYPE, ImpactReport
 from renderer.models.inventory import Pool
 
 
@@ -28,17 +37,28 @@ def fleet_changes(
 ) -> list[FleetChange]:
     """``nodes``: the snapshot's nodes (with their pool); ``node_pools``: each node as a pool of one (the snapshot's
     ``pools``); ``repo_pools``: the head's pools."""
-    moved = [p for p in report.result.pools if p.nodes_to_add or p.nodes_freed]
+    plans = {k.pool: k for k in report.karpenter_plans if k.nodes}
+    moved = [p for p in report.result.pools if p.nodes_to_add or p.nodes_freed or p.pool in plans]
     if not moved:
         return []
-    pool_of = {n.name: n.pool for n in nodes}
+    node_of = {n.name: n for n in nodes}
     first: dict[str, Pool] = {}
+    of_type: dict[tuple[str, str], Pool] = {}
     for node in node_pools:
-        first.setdefault(pool_of.get(node.name, ""), node)
+        sim = node_of.get(node.name)
+        pool = sim.pool if sim is not None else ""
+        first.setdefault(pool, node)
+        if sim is not None and pool in plans:
+            of_type.setdefault((pool, sim.labels.get(INSTANCE_TYPE, "")), node)
     declared = {d.name: d for d in repo_pools if d.origin == "NodePool"}
     out = []
     for p in moved:
-        repo, sample = declared.get(p.pool), first.get(p.pool)
+        repo = declared.get(p.pool)
+        if p.pool in plans:
+            own = repo if repo is not None and repo.price is not None else None
+            out += _karpenter(plans[p.pool], p.nodes_freed, own, of_type, pricing)
+            continue
+        sample = first.get(p.pool)
         subject = repo if repo is not None and (repo.price is not None or sample is None) else sample
         price = (
             Unknown(None, "", f"no node of {p.pool} in the snapshot to price")
@@ -47,3 +67,43 @@ def fleet_changes(
         )
         out.append(FleetChange(p.pool, report.shape(p.pool), p.nodes_to_add, p.nodes_freed, price))
     return out
+
+
+def _karpenter(
+    plan: KarpenterPlan,
+    freed: int,
+    own: Pool | None,
+    of_type: dict[tuple[str, str], Pool],
+    pricing: Pricing,
+) -> list[FleetChange]:
+    """Karpenter's plan for one pool, priced: per NodeClaim the cheapest type it may be (unknown when any of them is
+    unpriced), grouped by what it launches; the nodes scale-down could free go on the first entry."""
+    prices: dict[str, NodePrice | Unknown] = {}
+    for name in plan.instance_types:
+        subject = own or of_type.get((plan.pool, name))
+        prices[name] = (
+            price_pool(subject, pricing)
+            if subject is not None
+            else Unknown(name, "", f"no node of {plan.pool} of type {name} in the snapshot to price")
+        )
+    launched: dict[str, tuple[int, NodePrice | Unknown]] = {}
+    for claim in plan.claims:
+        unpriced = [t for t in claim if isinstance(prices[t], Unknown)]
+        if unpriced:
+            kind = " or ".join(claim)
+            price: NodePrice | Unknown = Unknown(
+                kind, "", f"karpenter launches the cheapest of {', '.join(claim)}; {', '.join(unpriced)} not priced"
+            )
+        else:
+            kind = min(claim, key=lambda t: (_hourly(prices[t]), t))
+            price = prices[kind]
+        count = launched.get(kind, (0, price))[0]
+        launched[kind] = (count + 1, price)
+    out = []
+    for i, (kind, (count, price)) in enumerate(sorted(launched.items())):
+        out.append(FleetChange(plan.pool, kind, count, freed if i == 0 else 0, price, "karpenter", plan.nodes_needed))
+    return out
+
+
+def _hourly(price: NodePrice | Unknown) -> Decimal:
+    return price.hourly if isinstance(price, NodePrice) else Decimal(0)

@@ -294,3 +294,67 @@ def test_pods_that_each_fill_a_node() -> None:
     pods = [_pod(f"p{i:04d}", "1500m", "1Gi") for i in range(3000)]
     got = plan("p", {"t": {"cpu": 2000, "memory": 8 * 2**30, "pods": 29}}, pods)
     assert (got.nodes, got.cannot_place) == (3000, ())
+
+
+PRICED = (
+    "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: us-east-1, staleAfterDays: 3650}\n"
+)
+
+
+@pytest.fixture(scope="module")
+def priced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The worked example's repo with prices on (builtin snapshot, us-east-1), committed as main: the diff moves
+    nothing in the repo, so the only cost is the fleet's."""
+    root = tmp_path_factory.mktemp("karp-priced") / "repo"
+    shutil.copytree(EXAMPLE / "policies", root / "policies")
+    (root / "policies" / ".allocatable.yaml").write_text(PRICED, encoding="utf-8")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(root), "GIT_CONFIG_GLOBAL": os.devnull}
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "base")):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, env=env, check=True
+        )
+    return root
+
+
+def test_karpenters_plan_is_the_pools_priced_fleet_change(priced: Path) -> None:
+    """The scenario of test_karpenters_plan_end_to_end, priced. Karpenter launches 1 m5.large (a1 + a2); the pods need
+    2 on what the nodes advertise. m5.large: $0.096 an hour, us-east-1 on-demand Linux (Karpenter's
+    zz_generated.pricing_aws.go, generated 2026-01-19 for us-east-1; tests/cost/sources/aws-us-east-1.csv line 94).
+    Karpenter's plan: 1 × 0.096 × 730 = 70.08 a month — not the autoscaler's 2 × 70.08 = 140.16."""
+    (priced / "snap.json").write_text(json.dumps(_snapshot(), indent=2), encoding="utf-8")
+    done = run_cli("diff", "policies", "--base", "main", "--snapshot", "snap.json", "-o", "json", cwd=priced)
+    assert done.exit_code in (0, 1), done.stderr
+    cost = json.loads(done.stdout)["cost"]
+    assert cost["monthlyChange"] == "70.08" and cost["unknown"] == []
+    ((spot),) = cost["fleet"]
+    assert (spot["pool"], spot["instanceType"], spot["nodesAdded"], spot["nodesFreed"]) == ("spot", "m5.large", 1, 0)
+    assert (spot["price"]["hourly"], spot["monthly"]) == ("0.0960", "70.08")
+    assert (spot["provisioner"], spot["nodesNeeded"]) == ("karpenter", 2)
+    text = run_cli("diff", "policies", "--base", "main", "--snapshot", "snap.json", cwd=priced).stdout
+    assert "cost (USD, 730 hours a month): this change adds $70.08/month (1 × m5.large by karpenter on spot)" in text
+    (row,) = [line.split() for line in text.splitlines() if line.startswith("  spot  m5.large  $70.08")]
+    assert row[3:] == ["—", "+1", "by", "karpenter", "/", "−0", "+$70.08", "—"]
+    assert "  spot: karpenter launches 1 × m5.large ($70.08/month); the pods need 2" in text
+
+
+def test_an_unpriced_type_karpenter_launches_is_unknown_never_zero(priced: Path) -> None:
+    """The same plan on a type no snapshot prices (m5.unpriced, its Karpenter labels unchanged, so the plan is the
+    same 1 node): the fleet change is named as not priced, the bill counts nothing for it, and a cost gate never
+    passes it as $0."""
+    doc = _snapshot()
+    node = next(i for i in doc["items"] if i["metadata"]["name"] == "ip-10-0-3-30.ec2.internal")
+    node["metadata"]["labels"]["node.kubernetes.io/instance-type"] = "m5.unpriced"
+    (priced / "snap-unknown.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    args = ("diff", "policies", "--base", "main", "--snapshot", "snap-unknown.json")
+    cost = json.loads(run_cli(*args, "-o", "json", cwd=priced).stdout)["cost"]
+    ((spot),) = cost["fleet"]
+    assert (spot["instanceType"], spot["nodesAdded"], spot["price"]["known"], spot["monthly"]) == (
+        "m5.unpriced",
+        1,
+        False,
+        None,
+    )
+    assert cost["monthlyChange"] == "0.00" and cost["unknown"] == ["spot (m5.unpriced)"]
+    text = run_cli(*args, cwd=priced).stdout
+    assert "spot: karpenter launches 1 × m5.unpriced (price unknown); the pods need 2" in text
+    assert "not priced: spot (m5.unpriced)" in text
