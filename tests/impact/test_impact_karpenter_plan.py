@@ -358,3 +358,48 @@ def test_an_unpriced_type_karpenter_launches_is_unknown_never_zero(priced: Path)
     text = run_cli(*args, cwd=priced).stdout
     assert "spot: karpenter launches 1 × m5.unpriced (price unknown); the pods need 2" in text
     assert "not priced: spot (m5.unpriced)" in text
+
+
+def test_each_nodeclaim_launches_its_cheapest_type(priced: Path) -> None:
+    """The spot pool also runs a full m5.xlarge (Karpenter's view 3920m, 14162Mi, 58 pods: the v1.14.1 table), and
+    a second 6950Mi pod, big2, waits. Worked by hand, each new node carrying node-exporter's 64Mi: Karpenter's queue is
+    big, big2 (6950Mi), a1, a2 (3400Mi). big: 7014Mi, above m5.large's 6903Mi → a NodeClaim of m5.xlarge only; big2
+    joins it (7014 + 6950 = 13964 ≤ 14162); a1 does not (17364) → a second NodeClaim that may be either type (3464Mi);
+    a2 joins it (6864 ≤ 6903, both types stay). Karpenter launches the cheapest of each: m5.xlarge, and m5.large
+    ($0.096 < $0.192 an hour, us-east-1 on-demand; tests/cost/sources/aws-us-east-1.csv lines 94 and 96). Monthly:
+    1 × 0.096 × 730 = 70.08 and 1 × 0.192 × 730 = 140.16, together 210.24."""
+    doc = _snapshot()
+    small = next(i for i in doc["items"] if i["metadata"]["name"] == "ip-10-0-3-30.ec2.internal")
+    node = copy.deepcopy(small)
+    node["metadata"]["name"] = "ip-10-0-3-31.ec2.internal"
+    node["metadata"]["labels"] |= {
+        "karpenter.k8s.aws/instance-cpu": "4",
+        "karpenter.k8s.aws/instance-memory": "16384",
+        "node.kubernetes.io/instance-type": "m5.xlarge",
+        "kubernetes.io/hostname": "ip-10-0-3-31.ec2.internal",
+    }
+    node["status"]["capacity"] |= {"cpu": "4", "memory": "15896064Ki", "pods": "58"}
+    node["status"]["allocatable"] |= {"cpu": "3920m", "memory": "15000000Ki", "pods": "58"}
+    doc["items"].insert(5, node)
+    pods = {i["metadata"]["name"]: i for i in doc["items"] if i["kind"] == "Pod"}
+    filler2 = copy.deepcopy(pods["filler"])
+    filler2["metadata"]["name"] = "filler2"
+    filler2["spec"]["nodeName"] = "ip-10-0-3-31.ec2.internal"
+    filler2["spec"]["containers"][0]["resources"]["requests"]["memory"] = "14000Mi"
+    big2 = copy.deepcopy(pods["big"])
+    big2["metadata"] |= {"name": "big2", "creationTimestamp": "2025-01-02T00:00:03Z"}
+    doc["items"] += [filler2, big2]
+    (priced / "snap-two.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    args = ("diff", "policies", "--base", "main", "--snapshot", "snap-two.json")
+    done = run_cli(*args, "-o", "json", cwd=priced)
+    plans = json.loads(done.stdout)["impact"]["provisioners"]["karpenter"]["plans"]
+    assert [(p["nodes"], p["nodeClaims"]) for p in plans] == [(2, [["m5.xlarge"], ["m5.large", "m5.xlarge"]])]
+    cost = json.loads(done.stdout)["cost"]
+    got = [(f["instanceType"], f["nodesAdded"], f["monthly"], f["provisioner"]) for f in cost["fleet"]]
+    assert got == [("m5.large", 1, "70.08", "karpenter"), ("m5.xlarge", 1, "140.16", "karpenter")]
+    assert cost["monthlyChange"] == "210.24"
+    text = run_cli(*args, cwd=priced).stdout
+    assert (
+        "this change adds $210.24/month (1 × m5.large by karpenter on spot, 1 × m5.xlarge by karpenter on spot)" in text
+    )
+    assert "  spot: karpenter launches 1 × m5.large ($70.08/month), 1 × m5.xlarge ($140.16/month)" in text
