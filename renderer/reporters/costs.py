@@ -207,9 +207,10 @@ def _rows(cost: ChangeCost) -> list[list[str]]:
         fleet.setdefault(f.pool, []).append(f)
     rows = []
     for p in cost.pools:
-        first, *rest = fleet.pop(p.name, None) or [None]
+        changes = fleet.pop(p.name, [])
+        first = changes[0] if changes else None
         rows.append(_row(p.name, p.price, p.count, first, p.nodes_monthly, p.capacity_monthly, cost))
-        rows += [_row(f.pool, f.price, None, f, None, None, cost) for f in rest if f is not None]
+        rows += [_row(f.pool, f.price, None, f, None, None, cost) for f in changes[1:]]
     for changes in fleet.values():
         rows += [_row(f.pool, f.price, None, f, None, None, cost) for f in changes]
     return rows
