@@ -148,6 +148,10 @@ class FleetChange:
     #: the nodes the pods need on what the nodes will advertise beside it; "" for the cluster autoscaler's estimate.
     provisioner: str = ""
     needed: int | None = None
+    #: Karpenter's plan: the nodes of this type it launches after the change and before it (``added``/``freed`` are
+    #: their difference, plus what scale-down frees).
+    launched: int = 0
+    was: int = 0
 
     def monthly(self, hours: Decimal) -> Decimal | None:
         if isinstance(self.price, Unknown):
@@ -338,7 +342,16 @@ def change_json(cost: ChangeCost) -> dict[str, Any]:
                 "nodesFreed": f.freed,
                 "price": price_json(f.price),
                 "monthly": _money(f.monthly(cost.hours)),
-                **({"provisioner": f.provisioner, "nodesNeeded": f.needed} if f.provisioner else {}),
+                **(
+                    {
+                        "provisioner": f.provisioner,
+                        "nodesLaunched": f.launched,
+                        "nodesLaunchedBefore": f.was,
+                        "nodesNeeded": f.needed,
+                    }
+                    if f.provisioner
+                    else {}
+                ),
             }
             for f in cost.fleet
         ],

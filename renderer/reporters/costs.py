@@ -242,8 +242,9 @@ def _by(f: FleetChange) -> str:
 
 
 def _plans(cost: ChangeCost) -> list[str]:
-    """Per pool Karpenter provisions: what it launches, priced, and the nodes the pods need when that differs
-    ("karpenter launches 1 × m5.large ($70.08/month); the pods need 2")."""
+    """Per pool Karpenter provisions: what it launches after the change and before it, per type whose count moved,
+    with the difference priced, and the nodes the pods need when that differs ("karpenter launches 2 × m5.large (was
+    1): +$70.08/month; the pods need 3")."""
     by_pool: dict[str, list[FleetChange]] = {}
     for f in cost.fleet:
         if f.provisioner:
@@ -251,17 +252,16 @@ def _plans(cost: ChangeCost) -> list[str]:
     out = []
     for pool, changes in by_pool.items():
         launched = ", ".join(
-            f"{f.added} × {f.instance_type} "
+            f"{f.launched} × {f.instance_type} (was {f.was}): "
             + (
-                f"({fmt(f.added * f.price.hourly * cost.hours, cost.currency)}/month)"
+                f"{fmt((f.launched - f.was) * f.price.hourly * cost.hours, cost.currency, signed=True)}/month"
                 if isinstance(f.price, NodePrice)
-                else "(price unknown)"
+                else "price unknown"
             )
             for f in changes
-            if f.added
         )
-        line = f"{pool}: {changes[0].provisioner} launches {launched or 'nothing'}"
-        total, needed = sum(f.added for f in changes), changes[0].needed
+        line = f"{pool}: {changes[0].provisioner} launches {launched}"
+        total, needed = sum(f.launched for f in changes), changes[0].needed
         if needed is not None and needed != total:
             line += f"; the pods need {needed}"
         out.append(line)
