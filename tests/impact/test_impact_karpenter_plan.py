@@ -316,11 +316,14 @@ spec:
 """
 
 
-def _priced_repo(root: Path, change: bool) -> Path:
+def _priced_repo(root: Path, change: bool, reverted: bool = False) -> Path:
     """The worked example's repo with prices on (builtin snapshot, us-east-1) and a cost gate of $1/month, committed
-    as main; ``change``: the working tree adds KARP_RESERVATION (else the diff moves nothing in the repo)."""
+    as main; ``change``: the working tree adds KARP_RESERVATION (else the diff moves nothing in the repo);
+    ``reverted``: main has KARP_RESERVATION and the working tree drops it."""
     shutil.copytree(EXAMPLE / "policies", root / "policies")
     (root / "policies" / ".allocatable.yaml").write_text(PRICED, encoding="utf-8")
+    if reverted:
+        (root / "policies" / "karp.yaml").write_text(KARP_RESERVATION, encoding="utf-8")
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(root), "GIT_CONFIG_GLOBAL": os.devnull}
     for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "base")):
         subprocess.run(
@@ -328,6 +331,8 @@ def _priced_repo(root: Path, change: bool) -> Path:
         )
     if change:
         (root / "policies" / "karp.yaml").write_text(KARP_RESERVATION, encoding="utf-8")
+    if reverted:
+        (root / "policies" / "karp.yaml").unlink()
     return root
 
 
@@ -405,6 +410,39 @@ def test_karpenters_plan_beyond_what_it_launches_anyway_is_the_pools_fleet_chang
     (row,) = [line.split() for line in text.splitlines() if line.startswith("  spot  m5.large  $70.08")]
     assert row[3:] == ["—", "+1", "by", "karpenter", "/", "−0", "+$70.08", "—"]
     assert "  spot: karpenter launches 2 × m5.large (was 1): +$70.08/month; the pods need 3" in text
+
+
+def test_a_change_that_lets_pods_fit_prices_the_node_karpenter_no_longer_launches(tmp_path: Path) -> None:
+    """The change above taken back: main reserves KARP_RESERVATION and the snapshot's spot node runs with it (it
+    reports 7935472Ki - 3200Mi = 4658672Ki = 4549.48Mi, fillerb Pending), the head drops it (the node goes back to
+    7220184Ki). The sides swap: before, fillerb, a1, a2 wait and Karpenter plans 2 × m5.large; after, fillerb runs
+    again and a1, a2 (and big) wait: 1 × m5.large, the pods need 2 (a new node as the spot node advertises, 6987Mi,
+    takes big alone and a1 + a2 together). Karpenter launches one m5.large less: (1 - 2) × 0.096 × 730 = -$70.08 a
+    month, under the gate."""
+    repo = _priced_repo(tmp_path / "repo", change=False, reverted=True)
+    doc = _split_filler(_snapshot())
+    node = next(i for i in doc["items"] if i["metadata"]["name"] == "ip-10-0-3-30.ec2.internal")
+    node["status"]["allocatable"]["memory"] = "4658672Ki"
+    fillerb = next(i for i in doc["items"] if i["metadata"]["name"] == "fillerb")
+    del fillerb["spec"]["nodeName"]
+    fillerb["status"]["phase"] = "Pending"
+    (repo / "snap.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    args = ("diff", "policies", "--base", "main", "--snapshot", "snap.json")
+    done = run_cli(*args, "-o", "json", cwd=repo)
+    assert done.exit_code == 0, done.stderr
+    cost = json.loads(done.stdout)["cost"]
+    ((spot),) = cost["fleet"]
+    assert (spot["instanceType"], spot["nodesAdded"], spot["nodesFreed"], spot["monthly"]) == (
+        "m5.large",
+        0,
+        1,
+        "-70.08",
+    )
+    assert (spot["nodesLaunched"], spot["nodesLaunchedBefore"], spot["nodesNeeded"]) == (1, 2, 2)
+    assert (cost["monthlyChange"], cost["failed"]) == ("-70.08", False)
+    text = run_cli(*args, cwd=repo).stdout
+    assert "this change saves $70.08/month (1 × m5.large freed on spot)" in text
+    assert "  spot: karpenter launches 1 × m5.large (was 2): -$70.08/month; the pods need 2" in text
 
 
 def test_an_unpriced_type_karpenter_launches_is_unknown_never_zero(changed: Path) -> None:
