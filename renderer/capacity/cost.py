@@ -144,6 +144,14 @@ class FleetChange:
     added: int
     freed: int
     price: NodePrice | Unknown
+    #: "karpenter" when ``added`` is Karpenter's own plan for the pool's Pending pods (its nodes of this type), with
+    #: the nodes the pods need on what the nodes will advertise beside it; "" for the cluster autoscaler's estimate.
+    provisioner: str = ""
+    needed: int | None = None
+    #: Karpenter's plan: the nodes of this type it launches after the change and before it (``added``/``freed`` are
+    #: their difference, plus what scale-down frees).
+    launched: int = 0
+    was: int = 0
 
     def monthly(self, hours: Decimal) -> Decimal | None:
         if isinstance(self.price, Unknown):
@@ -334,6 +342,16 @@ def change_json(cost: ChangeCost) -> dict[str, Any]:
                 "nodesFreed": f.freed,
                 "price": price_json(f.price),
                 "monthly": _money(f.monthly(cost.hours)),
+                **(
+                    {
+                        "provisioner": f.provisioner,
+                        "nodesLaunched": f.launched,
+                        "nodesLaunchedBefore": f.was,
+                        "nodesNeeded": f.needed,
+                    }
+                    if f.provisioner
+                    else {}
+                ),
             }
             for f in cost.fleet
         ],

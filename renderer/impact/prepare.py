@@ -130,6 +130,9 @@ def impact_report(
     recommendations, gaps = karpenter_view(cluster.nodes, after_alloc, settings.vmMemoryOverheadPercent, node_classes)
     autoscaler_gaps = autoscaler_view(cluster.nodes, after_alloc, asg_pools)
     plans = karpenter_plans(cluster.nodes, cluster.pods, result, settings.vmMemoryOverheadPercent, node_classes)
+    plans_before = karpenter_plans(
+        cluster.nodes, cluster.pods, result, settings.vmMemoryOverheadPercent, node_classes, before=True
+    )
     return ImpactReport(
         mode=mode,
         before=before_label,
@@ -146,6 +149,7 @@ def impact_report(
         vm_overhead_percent=settings.vmMemoryOverheadPercent,
         autoscaler_gaps=autoscaler_gaps,
         karpenter_plans=plans,
+        karpenter_before=plans_before,
     )
 
 

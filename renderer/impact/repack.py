@@ -459,4 +459,8 @@ def simulate(
         overcommitted_before=len(before.rejected),
         counters=counters,
         scheduled=tuple(sorted(pending_before - {p.key for p in after.pending} - {p.key for p in after.gated})),
+        pending_before={
+            pool: tuple(sorted(p.key for p in members if not p.daemonset))
+            for pool, members in sorted(before.attributed.items())
+        },
     )

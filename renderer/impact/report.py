@@ -163,21 +163,29 @@ def karpenter_plans(
     result: ImpactResult,
     percent: float,
     node_classes: Mapping[str, NodeClass],
+    before: bool = False,
 ) -> list[KarpenterPlan]:
     """Per pool of Karpenter nodes (labelled ``karpenter.k8s.aws/instance-memory`` by Karpenter) with Pending pods
     attributed to it after the change (DaemonSet pods aside: Karpenter launches nothing for them), what Karpenter plans
     for them on its own view of the instance types the pool's nodes run (``provisioners.karpenter_plan``), with the
     DaemonSet overhead of a new node and the nodes the pods need on what the nodes will advertise (the cluster
-    autoscaler's estimate). Cost: O(nodes), and O(pods) when such a pool has Pending pods."""
+    autoscaler's estimate). ``before``: the same for the pods Pending before the change (``result.pending_before``),
+    with the pool's overhead and estimate before it — what Karpenter launches anyway. Cost: O(nodes), and O(pods)
+    when such a pool has Pending pods."""
     karpenter = {n.pool for n in nodes if INSTANCE_MEMORY in n.labels}
-    wanted = {p.pod for p in result.pending if p.pool in karpenter and not p.daemonset}
+    attributed = (
+        [(pool, key) for pool, keys in result.pending_before.items() for key in keys]
+        if before
+        else [(p.pool, p.pod) for p in result.pending if p.pool is not None and not p.daemonset]
+    )
+    wanted = {key for pool, key in attributed if pool in karpenter}
     if not wanted:
         return []
     by_key = {p.key: p for p in pods if p.key in wanted}
     pending: dict[str, list[SimPod]] = {}
-    for p in result.pending:
-        if p.pod in by_key and p.pool is not None:
-            pending.setdefault(p.pool, []).append(by_key[p.pod])
+    for pool, key in attributed:
+        if key in by_key:
+            pending.setdefault(pool, []).append(by_key[key])
     types: dict[str, dict[str, dict[str, int]]] = {}
     for node in nodes:
         if node.pool not in pending:
@@ -190,7 +198,7 @@ def karpenter_plans(
         it = InstanceType(name, vcpus, memory_mib, node.labels.get(ARCH, "amd64"), eni_pods=capacity_pods)
         predicted = predict(it, node_classes.get(node.pool), KarpenterOptions(percent)).allocatable
         types.setdefault(node.pool, {})[name] = dict(predicted)
-    sides = {p.pool: p.after for p in result.pools}
+    sides = {p.pool: p.before if before else p.after for p in result.pools}
     out = []
     for pool in sorted(types):
         side = sides.get(pool)
@@ -276,6 +284,8 @@ class ImpactReport:
     autoscaler_gaps: Sequence[ProvisionerGap] = ()
     #: What Karpenter plans for the Pending pods of its pools, on its own view of their instance types.
     karpenter_plans: Sequence[KarpenterPlan] = ()
+    #: Karpenter's plans for the pods Pending before the change (what it launches anyway; priced against, not shown).
+    karpenter_before: Sequence[KarpenterPlan] = ()
     #: ``verify``: the fleet change priced (``renderer.capacity.cost.ChangeCost``) when the repo has ``pricing``;
     #: ``diff`` prices the change in its own report instead.
     cost: Any = None

@@ -262,6 +262,9 @@ class ImpactResult:
     counters: Mapping[str, int] = field(default_factory=dict)
     #: Pods Pending before the change that the change lets the scheduler place (namespace/name, sorted).
     scheduled: tuple[str, ...] = ()
+    #: Per pool, the pods (namespace/name, DaemonSet pods aside) Pending before the change that its new nodes would
+    #: take: what a provisioner would launch anyway, so a change is priced beyond it. Not in the JSON form.
+    pending_before: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def new_pending(self) -> int:

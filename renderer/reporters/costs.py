@@ -161,7 +161,8 @@ def _fleet_words(f: FleetChange) -> str | None:
     net = f.added - f.freed
     if net == 0:
         return None
-    return f"{abs(net)} × {f.instance_type} {'on' if net > 0 else 'freed on'} {f.pool}"
+    by = f" by {f.provisioner}" if f.provisioner and net > 0 else ""
+    return f"{abs(net)} × {f.instance_type}{by} {'on' if net > 0 else 'freed on'} {f.pool}"
 
 
 def _count_words(p: PoolChangeCost) -> str | None:
@@ -199,13 +200,19 @@ def change_headline(cost: ChangeCost) -> str:
 
 
 def _rows(cost: ChangeCost) -> list[list[str]]:
-    fleet = {f.pool: f for f in cost.fleet}
+    """A row per changed pool (with its first fleet change), then a row per other fleet change (Karpenter's plan
+    launches one per instance type)."""
+    fleet: dict[str, list[FleetChange]] = {}
+    for f in cost.fleet:
+        fleet.setdefault(f.pool, []).append(f)
     rows = []
     for p in cost.pools:
-        f = fleet.pop(p.name, None)
-        rows.append(_row(p.name, p.price, p.count, f, p.nodes_monthly, p.capacity_monthly, cost))
-    for f in fleet.values():
-        rows.append(_row(f.pool, f.price, None, f, None, None, cost))
+        changes = fleet.pop(p.name, [])
+        first = changes[0] if changes else None
+        rows.append(_row(p.name, p.price, p.count, first, p.nodes_monthly, p.capacity_monthly, cost))
+        rows += [_row(f.pool, f.price, None, f, None, None, cost) for f in changes[1:]]
+    for changes in fleet.values():
+        rows += [_row(f.pool, f.price, None, f, None, None, cost) for f in changes]
     return rows
 
 
@@ -222,12 +229,43 @@ def _row(
     kind = price.instance_type or "—"
     per_node = _m(price.hourly * cost.hours, c) if isinstance(price, NodePrice) else "unknown"
     counted = "—" if count is None or count[0] == count[1] else f"{count[0] or 0} → {count[1] or 0}"
-    autoscaler = "—" if fleet is None else f"+{fleet.added} / −{fleet.freed}"
+    autoscaler = "—" if fleet is None else f"+{fleet.added}{_by(fleet)} / −{fleet.freed}"
     fleet_monthly = None if fleet is None else fleet.monthly(cost.hours)
     monthly = None
     if isinstance(price, NodePrice):
         monthly = (nodes_monthly or Decimal(0)) + (fleet_monthly or Decimal(0))
     return [name, kind, per_node, counted, autoscaler, _m(monthly, c, signed=True), _m(capacity, c, signed=True)]
+
+
+def _by(f: FleetChange) -> str:
+    return f" by {f.provisioner}" if f.provisioner else ""
+
+
+def _plans(cost: ChangeCost) -> list[str]:
+    """Per pool Karpenter provisions: what it launches after the change and before it, per type whose count moved,
+    with the difference priced, and the nodes the pods need when that differs ("karpenter launches 2 × m5.large (was
+    1): +$70.08/month; the pods need 3")."""
+    by_pool: dict[str, list[FleetChange]] = {}
+    for f in cost.fleet:
+        if f.provisioner:
+            by_pool.setdefault(f.pool, []).append(f)
+    out = []
+    for pool, changes in by_pool.items():
+        launched = ", ".join(
+            f"{f.launched} × {f.instance_type} (was {f.was}): "
+            + (
+                f"{fmt((f.launched - f.was) * f.price.hourly * cost.hours, cost.currency, signed=True)}/month"
+                if isinstance(f.price, NodePrice)
+                else "price unknown"
+            )
+            for f in changes
+        )
+        line = f"{pool}: {changes[0].provisioner} launches {launched}"
+        total, needed = sum(f.launched for f in changes), changes[0].needed
+        if needed is not None and needed != total:
+            line += f"; the pods need {needed}"
+        out.append(line)
+    return out
 
 
 HEADERS = ["pool", "type", "per node-month", "nodes (repo)", "autoscaler +/−", "monthly change", "capacity-equivalent"]
@@ -255,6 +293,7 @@ def _details(cost: ChangeCost) -> list[str]:
             out += [f"{p.ref}: {o} overridden by spec.price" for o in p.price.overridden]
         else:
             out.append(f"{p.ref}: price unknown: {p.price.reason}")
+    out += _plans(cost)
     out += [f"{f.pool}: price unknown: {f.price.reason}" for f in cost.fleet if isinstance(f.price, Unknown)]
     return out
 
@@ -296,4 +335,3 @@ def change_view(cost: ChangeCost | None) -> dict[str, object] | None:
         "currency": cost.currency,
         "hours": int(cost.hours),
     }
-

@@ -294,3 +294,214 @@ def test_pods_that_each_fill_a_node() -> None:
     pods = [_pod(f"p{i:04d}", "1500m", "1Gi") for i in range(3000)]
     got = plan("p", {"t": {"cpu": 2000, "memory": 8 * 2**30, "pods": 29}}, pods)
     assert (got.nodes, got.cannot_place) == (3000, ())
+
+
+PRICED = (
+    "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: us-east-1, staleAfterDays: 3650}\n"
+    "impact: {maxNewPendingPods: 100, maxMonthlyCostIncrease: 1}\n"
+)
+#: The change: the karp tier's nodes reserve 3100Mi of memory (and the 70m of cpu they run with). The spot node's
+#: memory capacity is 7935472Ki = 7749.48Mi, so it advertises 7749.48 - 3100 - 100 (eviction) = 4549.48Mi after it.
+KARP_RESERVATION = """apiVersion: policy.allocatable.dev/v1alpha1
+kind: ReservationPolicy
+metadata:
+  name: karp
+spec:
+  selector:
+  - matchExpressions:
+    - {key: example.com/tier, operator: In, values: [karp]}
+  kubeReserved: {cpu: 70m, memory: 3100Mi, ephemeral-storage: 1Gi}
+  systemReserved: {cpu: 0m, memory: 0Mi}
+  evictionHard: {memory.available: 100Mi, nodefs.available: 10%}
+"""
+
+
+def _priced_repo(root: Path, change: bool, reverted: bool = False) -> Path:
+    """The worked example's repo with prices on (builtin snapshot, us-east-1) and a cost gate of $1/month, committed
+    as main; ``change``: the working tree adds KARP_RESERVATION (else the diff moves nothing in the repo);
+    ``reverted``: main has KARP_RESERVATION and the working tree drops it."""
+    shutil.copytree(EXAMPLE / "policies", root / "policies")
+    (root / "policies" / ".allocatable.yaml").write_text(PRICED, encoding="utf-8")
+    if reverted:
+        (root / "policies" / "karp.yaml").write_text(KARP_RESERVATION, encoding="utf-8")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(root), "GIT_CONFIG_GLOBAL": os.devnull}
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "base")):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, env=env, check=True
+        )
+    if change:
+        (root / "policies" / "karp.yaml").write_text(KARP_RESERVATION, encoding="utf-8")
+    if reverted:
+        (root / "policies" / "karp.yaml").unlink()
+    return root
+
+
+@pytest.fixture(scope="module")
+def priced(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _priced_repo(tmp_path_factory.mktemp("karp-priced") / "repo", change=False)
+
+
+@pytest.fixture(scope="module")
+def changed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _priced_repo(tmp_path_factory.mktemp("karp-changed") / "repo", change=True)
+
+
+def _split_filler(doc: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot with filler (5000Mi) split into filler (2500Mi, created first) and fillerb (2500Mi, a second
+    later): before the change the spot node holds the same 64 + 5000 = 5064Mi."""
+    pods = {i["metadata"]["name"]: i for i in doc["items"] if i.get("kind") == "Pod"}
+    pods["filler"]["spec"]["containers"][0]["resources"]["requests"]["memory"] = "2500Mi"
+    second = copy.deepcopy(pods["filler"])
+    second["metadata"] |= {"name": "fillerb", "creationTimestamp": "2025-01-01T00:00:01Z"}
+    doc["items"].append(second)
+    return doc
+
+
+def test_a_repo_diffed_against_itself_prices_nothing_though_pods_wait(priced: Path) -> None:
+    """The scenario of test_karpenters_plan_end_to_end: a1, a2 and big Pending before the change and after it.
+    Karpenter's plan is the same on both sides (1 × m5.large for a1 + a2; big it cannot place), so the change adds
+    nothing: plan(after) - plan(before) = 1 - 1 = 0 nodes, $0.00 a month, and the $1/month gate passes (the cluster
+    autoscaler's line prices nodes(after) - nodes(before) the same way)."""
+    (priced / "snap.json").write_text(json.dumps(_snapshot(), indent=2), encoding="utf-8")
+    done = run_cli("diff", "policies", "--base", "main", "--snapshot", "snap.json", "-o", "json", cwd=priced)
+    assert done.exit_code == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [(p["nodes"], p["nodeClaims"]) for p in out["impact"]["provisioners"]["karpenter"]["plans"]] == [
+        (1, [["m5.large"]])
+    ]
+    cost = out["cost"]
+    assert (cost["monthlyChange"], cost["fleet"], cost["unknown"], cost["failed"]) == ("0.00", [], [], False)
+    text = run_cli("diff", "policies", "--base", "main", "--snapshot", "snap.json", cwd=priced).stdout
+    assert "karpenter launches" not in text and "$70.08" not in text
+
+
+def test_karpenters_plan_beyond_what_it_launches_anyway_is_the_pools_fleet_change(changed: Path) -> None:
+    """Worked by hand; filler split in two (_split_filler), the change reserves memory on the spot node
+    (KARP_RESERVATION: it advertises 4549.48Mi after, 7051Mi before), node-exporter's 100m and 64Mi on every node.
+
+    Before: the node holds 64 + 2500 + 2500 = 5064Mi; a1, a2 (3400Mi) and big (6950Mi) wait; a new spot node as it
+    advertises (7051 - 64 = 6987Mi) takes each, so all three are the pool's. Karpenter, on its 6903Mi view of m5.large:
+    big needs 7014Mi — it cannot place it; a1 and a2 share one NodeClaim (64 + 6800 = 6864Mi): 1 × m5.large.
+
+    After: 64 + 2500 = 2564Mi fits 4549.48Mi, fillerb would make 5064Mi: the kubelet rejects it (created later) and
+    there is no room for it or a1, a2 anywhere else (their nodeSelector is the karp tier). A new spot node would offer
+    4549.48 - 64 = 4485.48Mi: it takes fillerb, a1, a2 (one each: any two together pass 4485Mi, so the pods need 3) and
+    not big (no pool's node would: it leaves Karpenter's plan). Karpenter's queue (equal cpu, most memory first): a1,
+    a2 share a NodeClaim (6864Mi); fillerb does not join it (9364Mi) and opens a second (2564Mi): 2 × m5.large.
+
+    Priced: (2 - 1) × $0.096 an hour (m5.large, us-east-1 on-demand Linux: Karpenter's zz_generated.pricing_aws.go,
+    generated 2026-01-19 for us-east-1; tests/cost/sources/aws-us-east-1.csv line 94) × 730 = $70.08 a month, past the
+    $1/month gate."""
+    (changed / "snap.json").write_text(json.dumps(_split_filler(_snapshot()), indent=2), encoding="utf-8")
+    args = ("diff", "policies", "--base", "main", "--snapshot", "snap.json")
+    done = run_cli(*args, "-o", "json", cwd=changed)
+    assert done.exit_code == 1, done.stderr
+    out = json.loads(done.stdout)
+    ((plan_after),) = out["impact"]["provisioners"]["karpenter"]["plans"]
+    assert (plan_after["pods"], plan_after["nodes"], plan_after["nodesNeeded"]) == (3, 2, 3)
+    cost = out["cost"]
+    ((spot),) = cost["fleet"]
+    assert (spot["pool"], spot["instanceType"], spot["nodesAdded"], spot["nodesFreed"]) == ("spot", "m5.large", 1, 0)
+    assert (spot["nodesLaunched"], spot["nodesLaunchedBefore"], spot["nodesNeeded"]) == (2, 1, 3)
+    assert (spot["price"]["hourly"], spot["monthly"], spot["provisioner"]) == ("0.0960", "70.08", "karpenter")
+    assert (cost["monthlyChange"], cost["unknown"], cost["failed"]) == ("70.08", [], True)
+    text = run_cli(*args, cwd=changed).stdout
+    assert "this change adds $70.08/month (1 × m5.large by karpenter on spot)" in text
+    (row,) = [line.split() for line in text.splitlines() if line.startswith("  spot  m5.large  $70.08")]
+    assert row[3:] == ["—", "+1", "by", "karpenter", "/", "−0", "+$70.08", "—"]
+    assert "  spot: karpenter launches 2 × m5.large (was 1): +$70.08/month; the pods need 3" in text
+
+
+def test_a_change_that_lets_pods_fit_prices_the_node_karpenter_no_longer_launches(tmp_path: Path) -> None:
+    """The change above taken back: main reserves KARP_RESERVATION and the snapshot's spot node runs with it (it
+    reports 7935472Ki - 3200Mi = 4658672Ki = 4549.48Mi, fillerb Pending), the head drops it (the node goes back to
+    7220184Ki). The sides swap: before, fillerb, a1, a2 wait and Karpenter plans 2 × m5.large; after, fillerb runs
+    again and a1, a2 (and big) wait: 1 × m5.large, the pods need 2 (a new node as the spot node advertises, 6987Mi,
+    takes big alone and a1 + a2 together). Karpenter launches one m5.large less: (1 - 2) × 0.096 × 730 = -$70.08 a
+    month, under the gate."""
+    repo = _priced_repo(tmp_path / "repo", change=False, reverted=True)
+    doc = _split_filler(_snapshot())
+    node = next(i for i in doc["items"] if i["metadata"]["name"] == "ip-10-0-3-30.ec2.internal")
+    node["status"]["allocatable"]["memory"] = "4658672Ki"
+    fillerb = next(i for i in doc["items"] if i["metadata"]["name"] == "fillerb")
+    del fillerb["spec"]["nodeName"]
+    fillerb["status"]["phase"] = "Pending"
+    (repo / "snap.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    args = ("diff", "policies", "--base", "main", "--snapshot", "snap.json")
+    done = run_cli(*args, "-o", "json", cwd=repo)
+    assert done.exit_code == 0, done.stderr
+    cost = json.loads(done.stdout)["cost"]
+    ((spot),) = cost["fleet"]
+    assert (spot["instanceType"], spot["nodesAdded"], spot["nodesFreed"], spot["monthly"]) == (
+        "m5.large",
+        0,
+        1,
+        "-70.08",
+    )
+    assert (spot["nodesLaunched"], spot["nodesLaunchedBefore"], spot["nodesNeeded"]) == (1, 2, 2)
+    assert (cost["monthlyChange"], cost["failed"]) == ("-70.08", False)
+    text = run_cli(*args, cwd=repo).stdout
+    assert "this change saves $70.08/month (1 × m5.large freed on spot)" in text
+    assert "  spot: karpenter launches 1 × m5.large (was 2): -$70.08/month; the pods need 2" in text
+
+
+def test_an_unpriced_type_karpenter_launches_is_unknown_never_zero(changed: Path) -> None:
+    """The change above on a type no snapshot prices (m5.unpriced, its Karpenter labels unchanged, so the plans are
+    the same: 2 NodeClaims after, 1 before): the one more it launches is named as not priced, the bill counts nothing
+    for it, and the cost gate does not pass it as $0."""
+    doc = _split_filler(_snapshot())
+    node = next(i for i in doc["items"] if i["metadata"]["name"] == "ip-10-0-3-30.ec2.internal")
+    node["metadata"]["labels"]["node.kubernetes.io/instance-type"] = "m5.unpriced"
+    (changed / "snap-unknown.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    args = ("diff", "policies", "--base", "main", "--snapshot", "snap-unknown.json")
+    cost = json.loads(run_cli(*args, "-o", "json", cwd=changed).stdout)["cost"]
+    ((spot),) = cost["fleet"]
+    assert (spot["instanceType"], spot["nodesAdded"], spot["price"]["known"], spot["monthly"]) == (
+        "m5.unpriced",
+        1,
+        False,
+        None,
+    )
+    assert (cost["monthlyChange"], cost["unknown"], cost["failed"]) == ("0.00", ["spot (m5.unpriced)"], True)
+    text = run_cli(*args, cwd=changed).stdout
+    assert "spot: karpenter launches 2 × m5.unpriced (was 1): price unknown; the pods need 3" in text
+    assert "not priced: spot (m5.unpriced)" in text
+
+
+def test_each_nodeclaim_launches_its_cheapest_type_and_an_unchanged_plan_costs_nothing(priced: Path) -> None:
+    """The spot pool also runs a full m5.xlarge (Karpenter's view 3920m, 14162Mi, 58 pods: the v1.14.1 table), and
+    a second 6950Mi pod, big2, waits. Worked by hand, each new node carrying node-exporter's 64Mi: Karpenter's queue is
+    big, big2 (6950Mi), a1, a2 (3400Mi). big: 7014Mi, above m5.large's 6903Mi → a NodeClaim of m5.xlarge only; big2
+    joins it (7014 + 6950 = 13964 ≤ 14162); a1 does not (17364) → a second NodeClaim that may be either type (3464Mi);
+    a2 joins it (6864 ≤ 6903, both types stay). Karpenter launches the cheapest of each: m5.xlarge, and m5.large.
+    The repo is diffed against itself: the same pods wait before, the same plan — 1 × m5.large + 1 × m5.xlarge on
+    both sides, so each type's count moves by 0 and nothing is priced (before the fix: $210.24/month)."""
+    doc = _snapshot()
+    small = next(i for i in doc["items"] if i["metadata"]["name"] == "ip-10-0-3-30.ec2.internal")
+    node = copy.deepcopy(small)
+    node["metadata"]["name"] = "ip-10-0-3-31.ec2.internal"
+    node["metadata"]["labels"] |= {
+        "karpenter.k8s.aws/instance-cpu": "4",
+        "karpenter.k8s.aws/instance-memory": "16384",
+        "node.kubernetes.io/instance-type": "m5.xlarge",
+        "kubernetes.io/hostname": "ip-10-0-3-31.ec2.internal",
+    }
+    node["status"]["capacity"] |= {"cpu": "4", "memory": "15896064Ki", "pods": "58"}
+    node["status"]["allocatable"] |= {"cpu": "3920m", "memory": "15000000Ki", "pods": "58"}
+    doc["items"].insert(5, node)
+    pods = {i["metadata"]["name"]: i for i in doc["items"] if i["kind"] == "Pod"}
+    filler2 = copy.deepcopy(pods["filler"])
+    filler2["metadata"]["name"] = "filler2"
+    filler2["spec"]["nodeName"] = "ip-10-0-3-31.ec2.internal"
+    filler2["spec"]["containers"][0]["resources"]["requests"]["memory"] = "14000Mi"
+    big2 = copy.deepcopy(pods["big"])
+    big2["metadata"] |= {"name": "big2", "creationTimestamp": "2025-01-02T00:00:03Z"}
+    doc["items"] += [filler2, big2]
+    (priced / "snap-two.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    args = ("diff", "policies", "--base", "main", "--snapshot", "snap-two.json")
+    done = run_cli(*args, "-o", "json", cwd=priced)
+    assert done.exit_code == 0, done.stderr
+    plans = json.loads(done.stdout)["impact"]["provisioners"]["karpenter"]["plans"]
+    assert [(p["nodes"], p["nodeClaims"]) for p in plans] == [(2, [["m5.xlarge"], ["m5.large", "m5.xlarge"]])]
+    cost = json.loads(done.stdout)["cost"]
+    assert (cost["monthlyChange"], cost["fleet"], cost["failed"]) == ("0.00", [], False)
