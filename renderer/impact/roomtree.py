@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from renderer.impact.resources import EPHEMERAL_STORAGE, PODS
+from renderer.impact.scoretree import changed_leaves
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -235,17 +236,7 @@ class RoomTree:
 
     def refresh(self, changes: Sequence[int]) -> None:
         """Re-read the nodes logged in ``changes`` since :attr:`log_at`."""
-        positions = self.positions
-        n = len(positions)
-        seen: set[int] = set()
-        for at in range(self.log_at, len(changes)):  # by index: islice would walk the log from its start
-            p = changes[at]
-            if p in seen:
-                continue
-            seen.add(p)
-            k = bisect_left(positions, p)
-            if k == n or positions[k] != p:
-                continue
+        for k in changed_leaves(self.positions, changes, self.log_at):
             self.computed += 1
             self._leaf(k)
             x = (self._size + k) // 2

@@ -22,7 +22,25 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
-__all__ = ["ScoreTree"]
+__all__ = ["ScoreTree", "changed_leaves"]
+
+
+def changed_leaves(positions: Sequence[int], changes: Sequence[int], start: int) -> list[int]:
+    """The leaves (indices into the sorted ``positions``) of the nodes ``changes`` logged from index ``start`` on, each
+    once, in log order; positions the tree does not hold are left out. Shared by the trees that read the cluster's
+    change log (this one and ``renderer.impact.roomtree``)."""
+    n = len(positions)
+    seen: set[int] = set()
+    leaves: list[int] = []
+    for at in range(start, len(changes)):  # by index: islice would walk the log from its start
+        p = changes[at]
+        if p in seen:
+            continue
+        seen.add(p)
+        k = bisect_left(positions, p)
+        if k < n and positions[k] == p:
+            leaves.append(k)
+    return leaves
 
 
 class ScoreTree:
@@ -59,17 +77,8 @@ class ScoreTree:
     def refresh(self, changes: Sequence[int]) -> None:
         """Re-read the nodes logged in ``changes`` since :attr:`log_at`."""
         positions, mx, cnt, value = self.positions, self._max, self._count, self._value
-        n = len(positions)
-        seen: set[int] = set()
-        for at in range(self.log_at, len(changes)):  # by index: islice would walk the log from its start
-            p = changes[at]
-            if p in seen:
-                continue
-            seen.add(p)
-            k = bisect_left(positions, p)
-            if k == n or positions[k] != p:
-                continue
-            v = value(p)
+        for k in changed_leaves(positions, changes, self.log_at):
+            v = value(positions[k])
             self.computed += 1
             x = self._size + k
             if mx[x] == v:
