@@ -120,21 +120,11 @@ def _sample(text: bytes, name: str) -> float:
     return float(found.group(1)) if found else float("nan")
 
 
-def soak(nodes: Path, policies: Path, cycles: int) -> None:
+def _start(nodes: Path, policies: Path, interval: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``allocatable serve`` on a free loopback port, every ``interval``; the process and its /metrics address."""
+    command = [sys.executable, "-m", "renderer", "serve", str(policies), "--nodes", str(nodes)]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "renderer",
-            "serve",
-            str(policies),
-            "--nodes",
-            str(nodes),
-            "--interval",
-            "10ms",
-            "--listen",
-            "127.0.0.1:0",
-        ],
+        [*command, "--interval", interval, "--listen", "127.0.0.1:0"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -144,7 +134,11 @@ def soak(nodes: Path, policies: Path, cycles: int) -> None:
     line = proc.stderr.readline().decode()
     base = re.search(r"listening on (http://\S+)", line)
     assert base, line
-    url = base.group(1) + "/metrics"
+    return proc, base.group(1) + "/metrics"
+
+
+def soak(nodes: Path, policies: Path, cycles: int) -> None:
+    proc, url = _start(nodes, policies, "10ms")
     rss: dict[int, float] = {}
     scrapes: list[float] = []
     try:
@@ -180,32 +174,11 @@ def soak(nodes: Path, policies: Path, cycles: int) -> None:
 
 def idle_scrapes(nodes: Path, policies: Path, count: int = 100) -> None:
     """Scrapes between cycles (``--interval 1h``: after the first cycle, nothing runs but the scrapes)."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "renderer",
-            "serve",
-            str(policies),
-            "--nodes",
-            str(nodes),
-            "--interval",
-            "1h",
-            "--listen",
-            "127.0.0.1:0",
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        cwd=ROOT,
-    )
-    assert proc.stderr is not None
-    base = re.search(r"listening on (http://\S+)", proc.stderr.readline().decode())
-    assert base
+    proc, url = _start(nodes, policies, "1h")
     try:
         while True:
             try:
-                with urllib.request.urlopen(base.group(1) + "/readyz", timeout=30):
+                with urllib.request.urlopen(url.removesuffix("/metrics") + "/readyz", timeout=30):
                     break
             except OSError:
                 time.sleep(0.5)
@@ -213,7 +186,7 @@ def idle_scrapes(nodes: Path, policies: Path, count: int = 100) -> None:
         size = 0
         for _ in range(count):
             t = time.perf_counter()
-            size = len(_get(base.group(1) + "/metrics"))
+            size = len(_get(url))
             times.append(time.perf_counter() - t)
     finally:
         proc.terminate()
@@ -234,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", choices=["ratio", "soak", "idle"], action="append", default=[])
     args = parser.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="serve-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
     nodes = work / f"nodes-{args.nodes}.json"
     if not nodes.exists():
         write_fleet(nodes, args.nodes)
