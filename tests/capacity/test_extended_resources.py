@@ -25,6 +25,7 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT, run_cli, write_repo
+from renderer.loading.files import display_path
 from renderer.resourcenames import is_extended
 
 GPU_NODE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-g4dn-xlarge-gpu-1-34.yaml"
@@ -118,7 +119,9 @@ def test_a_bad_extended_resource_is_one_located_error(tmp_path: Path, capacity: 
     # An unknown name points at its key; a value that is no integer at the capacity map (line 7 of the file).
     row = text.lstrip("\n").splitlines()[6]
     column = row.index(capacity.split(":")[0]) + 1 if "unknown" in words else row.index("capacity") + 1
-    assert line.startswith(f"{repo}/pools.yaml:7:{column}: error: spec.capacity: ") and words in line, line
+    assert (
+        line.startswith(f"{display_path(repo / 'pools.yaml')}:7:{column}: error: spec.capacity: ") and words in line
+    ), line
 
 
 def test_explain_wide_shows_the_gpu_of_a_real_gpu_node() -> None:

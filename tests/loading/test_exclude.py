@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli, write_repo
+from renderer.loading.files import display_path
 
 POOL = """\
 apiVersion: policy.allocatable.dev/v1alpha1
@@ -57,11 +58,13 @@ def test_without_exclusions_a_foreign_kind_says_how_to_leave_it_out(tmp_path: Pa
     r = run_cli("validate", str(root))
     assert r.exit_code == 2
     lines = {line.split(": ", 1)[0].rsplit("/", 1)[-1]: line for line in r.stdout.splitlines() if ": error: " in line}
-    kustomization = next(line for line in r.stdout.splitlines() if line.startswith(f"{root}/kustomization.yaml:"))
+    kustomization = next(
+        line for line in r.stdout.splitlines() if line.startswith(f"{display_path(root / 'kustomization.yaml')}:")
+    )
     assert 'unsupported kind "Kustomization"' in kustomization
     assert 'exclude: ["kustomization.yaml"]' in kustomization and "--exclude kustomization.yaml" in kustomization
     # a Helm chart's files: the hint names the chart's directory (Chart.yaml beside or above), not each file
-    chart_lines = [line for line in r.stdout.splitlines() if line.startswith(f"{root}/charts/")]
+    chart_lines = [line for line in r.stdout.splitlines() if line.startswith(f"{display_path(root / 'charts')}/")]
     assert chart_lines and all('exclude: ["charts/metrics/"]' in line for line in chart_lines), chart_lines
     assert lines
 
@@ -97,7 +100,7 @@ def test_an_anchored_pattern_matches_at_the_root_only(tmp_path: Path) -> None:
     # "/kustomization.yaml" has a leading slash: relative to the policy repo root only, so overlays/prod/'s stays
     root = monorepo(tmp_path, SETTINGS + "exclude: [charts/, /kustomization.yaml]\n")
     code, found = findings(["validate", str(root)])
-    assert code == 2 and {f["path"] for f in found} == {f"{root}/overlays/prod/kustomization.yaml"}
+    assert code == 2 and {f["path"] for f in found} == {display_path(root / "overlays" / "prod" / "kustomization.yaml")}
 
 
 def test_a_file_named_on_the_command_line_is_always_read(tmp_path: Path) -> None:
@@ -118,7 +121,7 @@ def test_gitignored_paths_are_left_out_inside_a_git_repository(tmp_path: Path) -
     # a nested .gitignore applies below its own directory; a negation in a deeper one wins
     (root / "overlays" / ".gitignore").write_text("", encoding="utf-8")
     code, found = findings(["validate", str(root), "--exclude", "/kustomization.yaml"])
-    assert {f["path"] for f in found} == {f"{root}/overlays/prod/kustomization.yaml"}
+    assert {f["path"] for f in found} == {display_path(root / "overlays" / "prod" / "kustomization.yaml")}
     # .git/info/exclude counts too
     (tmp_path / ".git" / "info").mkdir(exist_ok=True)
     (tmp_path / ".git" / "info" / "exclude").write_text("overlays/\n", encoding="utf-8")
@@ -141,7 +144,9 @@ def test_a_bad_pattern_is_one_located_error(tmp_path: Path) -> None:
     root = monorepo(tmp_path, SETTINGS + 'exclude: [charts/, "\\\\"]\n')  # one backslash: an escape of nothing
     code, found = findings(["validate", str(root)])
     # the settings are refused as a whole (so the kustomization files are read, and reported, too)
-    assert code == 2 and (f"{root}/.allocatable.yaml", 3, "AL004") in [(f["path"], f["line"], f["code"]) for f in found]
+    assert code == 2 and (display_path(root / ".allocatable.yaml"), 3, "AL004") in [
+        (f["path"], f["line"], f["code"]) for f in found
+    ]
     r = run_cli("lint", str(root), "--exclude", "\\")
     assert (
         r.exit_code == 2
