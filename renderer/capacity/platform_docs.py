@@ -24,8 +24,9 @@ Generated from `renderer/platforms/` (one module per platform) by `allocatable p
 default (shown in `explain` as `platform-default:<name>`); a policy can name any formula below in
 `spec.autoSizing.formula`, or write its own (`spec.autoSizing.custom`, [formulas.md](formulas.md)).
 
-A Node's platform comes from its labels, `status.nodeInfo`, `spec.providerID` or its name (the first platform in
-the order below whose signal matches); a NodePool states it (`spec.platform`). `platformDefaults` in
+A Node's platform comes from its labels, `status.nodeInfo`, `spec.providerID`, its name or a `status.capacity`
+resource (the first platform in the order below whose signal matches; a platform's hints never detect it, they rank
+the platforms `verify` suggests for a node it cannot explain); a NodePool states it (`spec.platform`). `platformDefaults` in
 `.allocatable.yaml` picks a profile per platform for NodePools and Nodes alike (a Node's own release decides where
 nothing is set), and `platformDefaults.generic: <platform>` gives pools whose labels name no platform another
 platform's defaults; `verify --platform PLATFORM[/PROFILE][:SELECTOR]` does the same for the nodes of one dump.
@@ -81,6 +82,10 @@ def section(platform: Platform) -> str:
     for s in platform.signals:
         out.append(f"- {s.describe()}: {s.source}")
     if platform.signals:
+        out.append("")
+    if platform.hints:
+        out += ["**Hints** (never detect it; rank it first among verify's suggestions for a node carrying them)", ""]
+        out += [f"- {s.describe()}: {s.source}" for s in platform.hints]
         out.append("")
     if platform.defaults:
         out += ["**Defaults** (what a pool no policy selects gets)", ""]

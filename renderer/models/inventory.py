@@ -42,6 +42,8 @@ class Pool:
     node_info: dict[str, str] = field(default_factory=dict)
     reported: dict[str, Quantity] = field(default_factory=dict)
     provider_id: str = ""  # Nodes: spec.providerID
+    # Nodes: every resource name of status.capacity, attachable-volumes-* included (platform identity, not capacity)
+    resources: tuple[str, ...] = ()
     profile: str | None = None  # the platform profile `verify --platform <platform>/<profile>` chose for it
     evidence: str = ""  # what identified the platform (Nodes)
     price: PoolPrice | None = None  # NodePool.spec.price: one node's own price (docs/cost.md)
@@ -89,7 +91,8 @@ def pool_from_node(obj: Node, source: SourceRef) -> Pool:
     capacity = {k: v for k, v in obj.status.capacity.items() if _kept(k)}
     node_info = {k: v for k, v in as_dict(obj.status.nodeInfo).items() if v}
     provider_id = obj.spec.providerID if getattr(obj, "spec", None) is not None else ""
-    platform, evidence = platforms.detect(_Facts(obj.metadata.name, labels, node_info, provider_id))
+    resources = tuple(sorted(obj.status.capacity))
+    platform, evidence = platforms.detect(_Facts(obj.metadata.name, labels, node_info, provider_id, resources))
     pods = capacity.get("pods")
     return Pool(
         name=obj.metadata.name,
@@ -105,6 +108,7 @@ def pool_from_node(obj: Node, source: SourceRef) -> Pool:
         node_info=node_info,
         reported={k: v for k, v in obj.status.allocatable.items() if _kept(k)},
         provider_id=provider_id,
+        resources=resources,
         evidence=evidence,
     )
 
@@ -114,6 +118,7 @@ class _Facts(NamedTuple):
     labels: dict[str, str]
     node_info: dict[str, str]
     provider_id: str
+    resources: tuple[str, ...]
 
 
 def with_platform(pool: Pool, platform: str, profile: str | None = None) -> Pool:

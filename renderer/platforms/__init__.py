@@ -119,6 +119,7 @@ __all__ = [
     "formulas",
     "gce_machine_memory_mib",
     "get",
+    "identified",
     "known_label_value",
     "memory_tiers",
     "module_names",
@@ -186,6 +187,15 @@ def detect(facts: Facts) -> tuple[str, str]:
         if why is not None:
             return platform.name, why
     return fallback().name, ""
+
+
+def identified(facts: Facts, skip: str = "") -> list[tuple[Platform, list[str]]]:
+    """The platforms whose signals or hints ``facts`` carry, with what they carry (``Platform.identity``): most
+    signs first, then detection order; ``skip`` (a platform name) left out. O(platforms x signals)."""
+    found = [(p, p.identity(facts)) for p in ordered() if not p.fallback and p.name != skip]
+    ranked = [(p, signs) for p, signs in found if signs]
+    ranked.sort(key=lambda pair: -len(pair[1]))  # stable: detection order among equals
+    return ranked
 
 
 def formulas() -> dict[str, Formula]:

@@ -4,7 +4,11 @@ A platform module (``renderer/platforms/<name>.py``, the name with ``_`` written
 :class:`Platform` and decorates it with :func:`register`. The class says, as data where it can:
 
 - ``signals``: how a Node shows it is on this platform (labels, ``status.nodeInfo``, ``spec.providerID``, the node
-  name), each with where that convention comes from; :meth:`Platform.detect` tests them in order;
+  name, a ``status.capacity`` resource), each with where that convention comes from; :meth:`Platform.detect` tests
+  them in order; ``hints``: signs a Node carries that point to the platform without proving it (a cloud's
+  providerID or volume-attach resource, which self-managed clusters on that cloud share). Both together are the
+  platform's identity (:meth:`Platform.identity`): ``verify`` ranks the platforms it suggests for a node it cannot
+  explain by them, naming the sign;
 - ``formulas``: the reservation formulas a ReservationPolicy may name (``autoSizing.formula``);
 - ``defaults``: what the platform reserves by itself, and ``history``: which default each release applies, a dated
   entry per change citing the upstream commit or document; :meth:`Platform.default` picks one for a pool;
@@ -72,6 +76,11 @@ class Facts(Protocol):
     def node_info(self) -> Mapping[str, str]: ...
     @property
     def provider_id(self) -> str: ...
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """Every resource name of ``status.capacity`` (``attachable-volumes-azure-disk`` and ``vpc.amazonaws.com/*``
+        included, which the capacity model does not read)."""
+        ...
 
 
 class PoolView(Facts, Protocol):
@@ -128,9 +137,10 @@ Cause = Callable[[Probe], "str | None"]
 
 class Signal(NamedTuple):
     """One way a Node shows its platform. ``kind``: label (a key, optionally ``key=value``), label-prefix,
-    providerID (a prefix), kubeletVersion / osImage (a regular expression), name (a regular expression)."""
+    providerID (a prefix), kubeletVersion / osImage (a regular expression), name (a regular expression), resource
+    (a prefix of a ``status.capacity`` resource name)."""
 
-    kind: Literal["label", "label-prefix", "providerID", "kubeletVersion", "osImage", "name"]
+    kind: Literal["label", "label-prefix", "providerID", "kubeletVersion", "osImage", "name", "resource"]
     pattern: str
     source: str  # where the convention is documented or seen
 
@@ -145,8 +155,27 @@ class Signal(NamedTuple):
             return facts.provider_id.startswith(self.pattern)
         if self.kind == "name":
             return re.search(self.pattern, facts.name) is not None
+        if self.kind == "resource":
+            return any(r.startswith(self.pattern) for r in facts.resources)
         text = facts.node_info.get(self.kind, "")
         return bool(text) and re.search(self.pattern, text) is not None
+
+    def shown(self, facts: Facts) -> str | None:
+        """What ``facts`` carry that matches, in a few words (``attachable-volumes-azure-disk``, ``label
+        kubernetes.azure.com/cluster``, ``providerID aws://``), or None when the signal does not match."""
+        if not self.matches(facts):
+            return None
+        if self.kind == "label":
+            return f"label {self.pattern}"
+        if self.kind == "label-prefix":
+            return "label " + min(k for k in facts.labels if k.startswith(self.pattern))
+        if self.kind == "providerID":
+            return f"providerID {self.pattern}"
+        if self.kind == "name":
+            return f"name {facts.name}"
+        if self.kind == "resource":
+            return min(r for r in facts.resources if r.startswith(self.pattern))
+        return f"{self.kind} {facts.node_info[self.kind]}"
 
     def describe(self) -> str:
         what = {
@@ -156,6 +185,7 @@ class Signal(NamedTuple):
             "kubeletVersion": "status.nodeInfo.kubeletVersion matching",
             "osImage": "status.nodeInfo.osImage matching",
             "name": "node name matching",
+            "resource": "a status.capacity resource starting with",
         }[self.kind]
         return f"{what} `{self.pattern}`"
 
@@ -258,6 +288,8 @@ class Platform:
     #: detection order: lower first (a platform whose nodes also carry another's labels goes first)
     order: ClassVar[int] = 100
     signals: ClassVar[tuple[Signal, ...]] = ()
+    #: signs that point to the platform without proving it (ranking only, never detection)
+    hints: ClassVar[tuple[Signal, ...]] = ()
     formulas: ClassVar[tuple[Formula, ...]] = ()
     defaults: ClassVar[tuple[Default, ...]] = ()
     history: ClassVar[tuple[Release, ...]] = ()
@@ -297,6 +329,16 @@ class Platform:
             if signal.matches(facts):
                 return signal.describe()
         return None
+
+    def identity(self, facts: Facts) -> list[str]:
+        """What ``facts`` carry of this platform's signals and hints, each in a few words, signals first (empty:
+        nothing points to it). O(signals + hints)."""
+        out: list[str] = []
+        for signal in (*self.signals, *self.hints):
+            shown = signal.shown(facts)
+            if shown is not None and shown not in out:
+                out.append(shown)
+        return out
 
     # -- defaults ---------------------------------------------------------------------------------------
 

@@ -177,6 +177,12 @@ class Aks(Platform):
         Signal("label", "kubernetes.azure.com/node-image-version", "AKS node images"),
         Signal("name", _NODE_NAME, "AKS VM scale set naming (aks-<pool>-<digits>-vmss<6 chars>); a convention"),
     )
+    hints = (
+        Signal("label-prefix", "kubernetes.azure.com/", "AKS node labels (also on AKS Engine's nodes)"),
+        Signal("name", r"^aks-[a-z0-9]+-", "AKS node names start aks-<pool>- (scale sets and availability sets)"),
+        Signal("providerID", "azure://", "the Azure cloud provider (also AKS Engine and self-managed clusters)"),
+        Signal("resource", "attachable-volumes-azure-disk", "the in-tree Azure Disk volume limit of nodes on Azure VMs"),
+    )
     formulas = (AKS, AKS_LEGACY, AKS_WINDOWS)
     memory_source = (
         f"the VM size's memory: label {SKU_MEMORY_LABEL} (MiB), else the built-in Azure VM-size table "

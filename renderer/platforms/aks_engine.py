@@ -25,6 +25,11 @@ class AksEngine(Platform):
         Signal("label", "kubernetes.azure.com/cluster", "aks-engine's node labels (AKS nodes match AKS first)"),
         Signal("label", "kubernetes.azure.com/role", "aks-engine's node labels"),
     )
+    hints = (
+        Signal("providerID", "azure://", "the Azure cloud provider (also AKS and self-managed clusters)"),
+        Signal("resource", "attachable-volumes-azure-disk", "the in-tree Azure Disk volume limit of nodes on Azure VMs"),
+        Signal("name", r"^k8s-[a-z0-9]+-[0-9]+-", "aks-engine names its nodes k8s-<pool>-<digits>-; a convention"),
+    )
     defaults = (
         Default(
             "aks-engine",

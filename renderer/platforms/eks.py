@@ -25,6 +25,11 @@ Every reservation here is kube-reserved; none sets system-reserved. Sources (aws
   ``11 x maxPods + 255`` from 43bcd5231c316ac295ee64f105d8a7bfc7594ff5 (0.25.0); the AMI's own bootstrap from
   8f5d0a1516e0795272fd88d31fbf5eb0af0ff946 (0.47.0). These groups kept the kubelet's default eviction.
 
+- Windows nodes (the EKS-optimized Windows AMIs, whose bootstrap script is not public): nothing reserved and no hard
+  eviction, as the one published Windows EKS node shows (aws/containers-roadmap#481, 2019-09-16: t2.large, capacity
+  and allocatable both cpu 2, memory 8388208Ki, pods 110; tests/real-nodes/eks/windows-t2-large-2019.yaml). Later
+  Windows AMIs are not pinned by a published node; a node that differs says so (``unexplained``).
+
 The ``eks`` formula a policy names is Karpenter's and Bottlerocket's reading (``11 x maxPods + 255`` with the
 node's maxPods, aws/karpenter-provider-aws@1d927085 ``pkg/providers/instancetype/types.go`` l.678-707); the AMI
 defaults read the ENI limit instead (``machineTypes.<type>.eniMaxPods`` in .allocatable.yaml when it differs from
@@ -203,6 +208,17 @@ _BOTTLEROCKET_OS = re.compile(r"^Bottlerocket OS (\d+)\.(\d+)\.(\d+)")
 #: auto-migrate-fargate.adoc). AWS publishes no kubelet reservation for them (automode-learn-instances.adoc: "AWS
 #: determines the operating system and image"), and no published node pins one here.
 _EKS_AUTO = re.compile(r"^Bottlerocket \(EKS Auto\)")
+_WINDOWS_NODE = "https://github.com/aws/containers-roadmap/issues/481 (kubectl get node -o json, 2019-09-16)"
+
+
+def _windows(pool: PoolView) -> bool:
+    """A Windows node: its os labels, status.nodeInfo.operatingSystem, or a Windows Server osImage."""
+    labels = pool.labels
+    return (
+        "windows" in (labels.get("kubernetes.io/os"), labels.get("beta.kubernetes.io/os"))
+        or pool.node_info.get("operatingSystem") == "windows"
+        or pool.node_info.get("osImage", "").startswith("Windows")
+    )
 
 
 def _who(default: str | None) -> str:
@@ -249,6 +265,19 @@ class Eks(Platform):
         Signal("label", "alpha.eksctl.io/nodegroup-name", "eksctl node groups"),
         Signal("kubeletVersion", r"-eks-", "EKS kubelet builds (v1.30.4-eks-a737599)"),
         Signal("osImage", r"^Bottlerocket OS .*\(aws-k8s", "Bottlerocket's aws-k8s variants (BUILDSYS_PRETTY_NAME)"),
+        Signal(
+            "resource",
+            "vpc.amazonaws.com/",
+            "the Amazon VPC resource controller, which EKS runs for Windows nodes (vpc.amazonaws.com/PrivateIPv4Address) "
+            "and security groups for pods (vpc.amazonaws.com/pod-eni): aws/amazon-vpc-resource-controller-k8s",
+        ),
+    )
+    hints = (
+        Signal("providerID", "aws://", "the AWS cloud provider (also self-managed clusters and OpenShift on AWS)"),
+        Signal("label", "k8s.io/cloud-provider-aws", "the AWS cloud controller manager labels the nodes it manages"),
+        Signal("label-prefix", "topology.k8s.aws/", "the AWS cloud controller manager (topology.k8s.aws/zone-id)"),
+        Signal("label-prefix", "eks.amazonaws.com/", "EKS labels (capacityType, nodegroup-image, compute-type)"),
+        Signal("resource", "attachable-volumes-aws-ebs", "the in-tree EBS volume limit of nodes on EC2"),
     )
     formulas = (EKS,)
     recommended = "eks"
@@ -310,6 +339,14 @@ class Eks(Platform):
         ),
         Default("bottlerocket-1.0.7", "Bottlerocket before v1.0.8: nothing reserved; kubelet eviction"),
         Default(
+            "eks-windows",
+            "EKS Windows AMIs: nothing reserved, no hard eviction (a published node)",
+            None,
+            {},
+            (_WINDOWS_NODE,),
+            os="windows",
+        ),
+        Default(
             "eksctl-0.16",
             "eksctl unmanaged groups before 0.17: nothing reserved; kubelet eviction",
             sources=("eksctl-io/eksctl 0.16.0:pkg/nodebootstrap/assets/kubelet.yaml",),
@@ -367,6 +404,13 @@ class Eks(Platform):
             "bottlerocket",
             "bottlerocket-os/bottlerocket@3b6ad4514e4e8deb63fc63d7e1b50efd3a7bb939",
         ),
+        Release(
+            "Windows AMIs (as published on a 2019 node)",
+            "2019-09-16",
+            "eks-windows",
+            _WINDOWS_NODE,
+            "capacity = allocatable; later Windows AMIs are not pinned by a published node",
+        ),
         Release("eksctl before 0.17.0 (unmanaged groups)", "", "eksctl-0.16", "eksctl-io/eksctl tag 0.16.0"),
         Release(
             "eksctl 0.17.0 to 0.24",
@@ -398,6 +442,8 @@ class Eks(Platform):
         if chosen is not None:
             return self.default_named(chosen).because(why)
         image = pool.node_info.get("osImage", "")
+        if _windows(pool):
+            return self.default_named("eks-windows").because(f"a Windows node{f' (osImage {image})' if image else ''}")
         m = _BOTTLEROCKET_OS.match(image)
         if m is not None:
             version = tuple(int(g) for g in m.groups())
@@ -413,8 +459,19 @@ class Eks(Platform):
             return self.default_named("eks-al2").because(f"osImage {image}: bootstrap.sh")
         return self.default_named("eks").because("EKS nodeadm / bootstrap defaults")
 
+    def alternatives(self, pool: PoolView, settings: Settings) -> list[Default]:
+        """A Windows node's only default is the Windows one; a Linux node's are all but it."""
+        windows = _windows(pool)
+        return [d for d in self.defaults if (d.os == "windows") == windows]
+
     def unexplained(self, pool: PoolView) -> str | None:
         image = pool.node_info.get("osImage", "")
+        if _windows(pool):
+            return (
+                f"EKS Windows: unpublished reservation ({'osImage ' + image if image else 'a Windows node'}): the "
+                "Windows AMIs' bootstrap script is not public, and the published Windows node reserves nothing; state "
+                "the node's own values in a ReservationPolicy for its pool to predict it"
+            )
         if not _EKS_AUTO.match(image):
             return None
         return (

@@ -228,6 +228,13 @@ class Gke(Platform):
         Signal("label", "cloud.google.com/gke-nodepool", "GKE labels every node with its node pool"),
         Signal("kubeletVersion", r"-gke\.", "GKE kubelet builds (v1.31.4-gke.1256000)"),
     )
+    hints = (
+        Signal("label-prefix", "cloud.google.com/gke-", "GKE node labels (gke-os-distribution, gke-boot-disk, ...)"),
+        Signal("label-prefix", "topology.gke.io/", "GKE's Persistent Disk CSI driver topology label"),
+        Signal("providerID", "gce://", "the GCE cloud provider (also self-managed clusters and OpenShift on GCP)"),
+        Signal("resource", "attachable-volumes-gce-pd", "the in-tree GCE PD volume limit of nodes on Compute Engine"),
+        Signal("name", r"^gke-", "GKE names its nodes gke-<cluster>-<pool>-<hash>-<suffix>; a convention"),
+    )
     formulas = (GKE,)
     recommended = "gke"
     memory_source = (

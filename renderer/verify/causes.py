@@ -197,8 +197,39 @@ def explain_named(s: Situation) -> tuple[str, str]:
             "evictionHard, maxPods) with the repo"
         )
         note = None if unpublished else platform.no_formula_note()
-        found.append(f"{text}; {note}" if note else text)
+        closest = _closest(s, platform)
+        found.append("; ".join(part for part in (text, note, closest) if part))
     return first, f"{delta_text(s)}: " + "; or ".join(found)
+
+
+def _platform_flag(own: platforms.Platform, name: str, node: str) -> str:
+    """The ``--platform`` value that gives one node platform ``name``: unscoped for a node whose labels name no
+    platform, else scoped to the node (an unscoped value leaves detected nodes alone)."""
+    return f"--platform {name}" if own.fallback else f"--platform {name}:kubernetes.io/hostname={node}"
+
+
+def _closest(s: Situation, own: platforms.Platform) -> str | None:
+    """The platforms the node's own signs point to (``Platform.identity``: signals and hints), most signs first,
+    each with the signs and what its default gives for the resource: ``closest: aks (attachable-volumes-azure-disk),
+    whose platform-default:aks gives 1.95Gi``. None when the node carries no other platform's sign. Up to three platforms, one recomputation
+    each."""
+    ranked = platforms.identified(s.pool, skip=own.name)[:3]
+    if not ranked:
+        return None
+    shown = []
+    for platform, signs in ranked:
+        pool = with_platform(s.pool, platform.name)
+        other = s.recompute(pool=pool, policies=False, default=platform.default(pool, s.settings))
+        if s.resource == "pods":
+            gives = str(other.max_pods)
+        else:
+            got = other.allocatable.get(s.resource)
+            gives = amount(got, s.resource) if got is not None else "nothing"
+        if s.matches(other):
+            gives += ", as reported"
+        default = other.platform_default.source if other.platform_default is not None else "the kubelet's defaults"
+        shown.append(f"{platform.name} ({', '.join(signs)}), whose {default} gives {gives}")
+    return f"closest: {'; '.join(shown)}: try {_platform_flag(own, ranked[0][0].name, s.pool.name)}"
 
 
 def _policy_ref(pc: PoolCapacity) -> str | None:
@@ -273,17 +304,25 @@ def _other_platforms(s: Situation) -> str | None:
     """Every platform default (each platform's alternatives) that reproduces all the node reports."""
     pc = s.pc
     own = platforms.effective(pc.pool, s.settings)
-    node_os = pc.pool.labels.get("kubernetes.io/os") or pc.pool.node_info.get("operatingSystem") or "linux"
+    node_os = (
+        pc.pool.labels.get("kubernetes.io/os")
+        or pc.pool.labels.get("beta.kubernetes.io/os")
+        or pc.pool.node_info.get("operatingSystem")
+        or "linux"
+    )
+    # the platforms the node's own signs point to first (most signs first), then the rest in detection order
+    signs = {p.name: found_signs for p, found_signs in platforms.identified(pc.pool, skip=own.name)}
+    candidates = [platforms.get(name) for name in signs]
+    candidates += [p for p in platforms.ordered() if p.name not in signs and p.name != own.name]
     found: list[tuple[str, str]] = []  # (platform, default)
-    for platform in platforms.ordered():
-        if platform.name == own.name:
-            continue
+    for platform in candidates:
         for alt in platform.alternatives(pc.pool, s.settings):
             if alt.os is not None and alt.os != node_os:
                 continue
             other = s.recompute(pool=with_platform(pc.pool, platform.name), default=alt)
             if s.matches_all(other):
-                found.append((platform.name, alt.source))
+                sign = f" ({', '.join(signs[platform.name])})" if platform.name in signs else ""
+                found.append((platform.name, alt.source + sign))
                 break
     if not found:
         return None
@@ -293,7 +332,7 @@ def _other_platforms(s: Situation) -> str | None:
     choice = names[0] if len(names) == 1 else " or ".join(names[:3])
     same = " (the same numbers)" if len(found) > 1 else ""
     labels = "no platform labels" if own.fallback else f"{own.title}'s labels"
-    scoped = "" if own.fallback else f", or --platform {names[0]}:kubernetes.io/hostname={pc.pool.name}"
+    scoped = "" if own.fallback else f", or {_platform_flag(own, names[0], pc.pool.name)}"
     return (
         f"it matches {shown} exactly{same}; the node carries {labels}: set platformDefaults.{own.name}: {choice} in "
         f".allocatable.yaml or pass --platform {names[0]}{scoped}"
