@@ -37,7 +37,10 @@ _RHCOS = re.compile(r"CoreOS (\d)(\d+)\.\d+\.(\d{8})")
 _ES_FLAG_BACKPORT = {9: "20221123", 10: "20221110", 11: "20221021"}
 _CPU_FLOOR_416 = "20250707"  # cee78ae5
 _CPU_FLOOR_417 = "20250513"  # 10f431d8 on main; the 4.17-4.19 backports are later
-_ES_43 = "20200206"  # ab2ee0cf on release-4.3
+#: ab2ee0cf (authored 2020-02-06) merged into release-4.3 on 2020-05-01 (9ddb81966ad238ade8932b147a50d660509d07af,
+#: PR #1458, Bug 1801824): 4.3.z built before it keep 500m / 500Mi (a published 4.3.8 node, RHCOS 43.81.20200319,
+#: reserves exactly that: tests/real-nodes/openshift/ocp43-aws-m4-4xlarge-worker.yaml)
+_ES_43 = "20200501"
 
 _GIB_SHOWN = (Fraction(GIB), "GiB")
 _HALF_UP_GIB = Rounding("half-up", Fraction(GIB))
@@ -248,7 +251,7 @@ _STATIC = _static(
     "openshift-static",
     "OpenShift with auto sizing off: system-reserved cpu 500m, memory 1Gi, ephemeral-storage 1Gi",
     {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi"},
-    f"{_MCO}@ab2ee0cfaddee95c255c063f4125bc413b76bb7a",
+    f"{_MCO}@ab2ee0cfaddee95c255c063f4125bc413b76bb7a (release-4.3 from 9ddb8196, 2020-05-01; 4.4: b8116160)",
 )
 _STATIC_42 = _static(
     "openshift-4.2",

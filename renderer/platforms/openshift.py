@@ -3,10 +3,12 @@
 OpenShift sets only systemReserved (never kubeReserved) and no evictionHard, so the kubelet's defaults apply. All
 facts from openshift/machine-config-operator (MCO; branches release-4.1 to release-5.2, main @ 7ff337a4):
 
-- 4.1, 4.2 and early 4.3.z: static system-reserved cpu 500m, memory 500Mi (``templates/{worker,master}/
-  01-*-kubelet/_base/files/kubelet.yaml``).
-- 4.3.z from ab2ee0cfaddee95c255c063f4125bc413b76bb7a (2020-02-06, release-4.3; b8116160 on release-4.4) to 4.7:
-  cpu 500m, memory 1Gi, ephemeral-storage 1Gi in kubelet.conf.
+- 4.1, 4.2 and 4.3.z before May 2020: static system-reserved cpu 500m, memory 500Mi (``templates/{worker,master}/
+  01-*-kubelet/_base/files/kubelet.yaml``). A 4.3 node whose RHCOS build does not tell (its kubelet, 1.16, only)
+  is taken as these: every 4.3.z of the first three months of 4.3 (a published 4.3.8 node reserves them).
+- 4.3.z from ab2ee0cfaddee95c255c063f4125bc413b76bb7a (authored 2020-02-06, merged into release-4.3 on 2020-05-01 by
+  9ddb81966ad238ade8932b147a50d660509d07af; b8116160 reached master, i.e. 4.4, on 2020-02-11) to 4.7: cpu 500m,
+  memory 1Gi, ephemeral-storage 1Gi in kubelet.conf.
 - 4.8 (4fdea851cf8984722518895ed7b07b746ff09fa1, 2021-03-18): the values move to ``/etc/node-sizing-enabled.env``
   and reach the kubelet as ``--system-reserved=cpu=...,memory=...``; a command-line map replaces the file's whole
   map, so ephemeral-storage is not reserved until SYSTEM_RESERVED_ES joined the flag (28f062ba on main/4.12,
@@ -109,16 +111,17 @@ class OpenShift(Platform):
     profiles = {**{d.name: d.title for d in defaults}, "osd": "OpenShift Dedicated: the same as rosa"}
     history = (
         Release(
-            "4.1, 4.2, 4.3.z before 2020-02",
+            "4.1, 4.2, 4.3.z before 2020-05 (and 4.3 without an RHCOS build date)",
             "2019-06-04",
             "openshift-4.2",
             f"{_MCO} release-4.1:templates/worker/01-worker-kubelet/_base/files/kubelet.yaml",
         ),
         Release(
-            "4.3.z from 2020-02 to 4.7",
-            "2020-02-06",
+            "4.3.z from 2020-05, 4.4 to 4.7",
+            "2020-05-01",
             "openshift-static",
-            f"{_MCO}@ab2ee0cfaddee95c255c063f4125bc413b76bb7a (4.3), b8116160 (4.4)",
+            f"{_MCO}@ab2ee0cfaddee95c255c063f4125bc413b76bb7a merged by 9ddb81966ad238ade8932b147a50d660509d07af "
+            "(release-4.3), b8116160 (4.4, 2020-02-11)",
         ),
         Release(
             "4.8 to 4.20 (auto sizing opt-in)",
@@ -219,8 +222,9 @@ class OpenShift(Platform):
         return next((r for r in sorted(roles) if r in _CONTROL_PLANE), None)
 
     def _static_for(self, pool: PoolView, minor: int | None, built: str | None, why: str) -> Default:
-        if minor is not None and (minor <= 2 or (minor == 3 and built is not None and built < _ES_43)):
-            return self.default_named("openshift-4.2").because(f"{why}; OpenShift 4.{minor}: 500m / 500Mi")
+        if minor is not None and (minor <= 2 or (minor == 3 and (built is None or built < _ES_43))):
+            when = "" if minor != 3 else " before 2020-05" if built is not None else " (no RHCOS build date to tell)"
+            return self.default_named("openshift-4.2").because(f"{why}; OpenShift 4.{minor}{when}: 500m / 500Mi")
         return self._es(self.default_named("openshift-static"), pool, minor, built, why)
 
     def _es(

@@ -32,12 +32,25 @@ def _rhcos(build: str) -> str:
     [
         # 4.1/4.2: kubelet.yaml systemReserved cpu 500m, memory 500Mi (release-4.1 templates), no ephemeral-storage
         (WORKER, _rhcos("42.80.20191002.0"), "v1.14.6+c07e432", "openshift-4.2", {"cpu": "500m", "memory": "500Mi"}),
-        # 4.3 built before ab2ee0cf (2020-02-06) still 500Mi; after it 1Gi and ephemeral-storage 1Gi
+        # 4.3: ab2ee0cf was authored 2020-02-06 but merged into release-4.3 only on 2020-05-01 (9ddb8196, MCO
+        # release-4.3 first-parent history): builds before it still 500Mi (the published 4.3.8 node, RHCOS
+        # 43.81.202003191953.0, reserves 500m / 500Mi: tests/real-nodes/openshift/ocp43-aws-m4-4xlarge-worker.yaml);
+        # builds after it 1Gi and ephemeral-storage 1Gi
         (WORKER, _rhcos("43.81.202001142154.0"), "v1.16.2", "openshift-4.2", {"cpu": "500m", "memory": "500Mi"}),
+        (WORKER, _rhcos("43.81.202003111353.0"), "v1.16.2", "openshift-4.2", {"cpu": "500m", "memory": "500Mi"}),
+        (WORKER, _rhcos("43.81.202003191953.0"), "v1.16.2", "openshift-4.2", {"cpu": "500m", "memory": "500Mi"}),
         (
             WORKER,
-            _rhcos("43.81.202003111353.0"),
+            _rhcos("43.81.202005200338.0"),
             "v1.16.2",
+            "openshift-static",
+            {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi"},
+        ),
+        # 4.4 (kubelet 1.17): b8116160 reached master (4.4) on 2020-02-11, before 4.4 branched: 1Gi throughout
+        (
+            WORKER,
+            _rhcos("44.81.202003062006-0"),
+            "v1.17.1",
             "openshift-static",
             {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi"},
         ),
@@ -86,6 +99,15 @@ def test_the_release_decides(
     assert reserved(pc, "systemReserved") == {k: Q(v) for k, v in values.items()}
     assert pc.kube_reserved == {}
     assert pc.eviction_source == "kubelet default"  # OpenShift sets no evictionHard
+
+
+@pytest.mark.parametrize(("kubelet", "name"), [("v1.14.6+c07e432", "openshift-4.2"), ("v1.16.2", "openshift-4.2")])
+def test_a_4_3_node_known_by_its_kubelet_alone_follows_4_1_to_4_2(kubelet: str, name: str) -> None:
+    # kubelet 1.16 is OpenShift 4.3; without an RHCOS build date the node is taken as a 4.3.z of before the
+    # 2020-05-01 merge (9ddb8196), the 4.1-4.2 values, as the published 4.3.8 node shows
+    d = default(node(labels=WORKER, capacity=CAP, kubeletVersion=kubelet))
+    assert d is not None and d.name == name, d
+    assert "500m / 500Mi" in d.reason
 
 
 def test_hypershift_workers_stay_static_until_4_23() -> None:
