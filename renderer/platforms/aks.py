@@ -181,7 +181,9 @@ class Aks(Platform):
         Signal("label-prefix", "kubernetes.azure.com/", "AKS node labels (also on AKS Engine's nodes)"),
         Signal("name", r"^aks-[a-z0-9]+-", "AKS node names start aks-<pool>- (scale sets and availability sets)"),
         Signal("providerID", "azure://", "the Azure cloud provider (also AKS Engine and self-managed clusters)"),
-        Signal("resource", "attachable-volumes-azure-disk", "the in-tree Azure Disk volume limit of nodes on Azure VMs"),
+        Signal(
+            "resource", "attachable-volumes-azure-disk", "the in-tree Azure Disk volume limit of nodes on Azure VMs"
+        ),
     )
     formulas = (AKS, AKS_LEGACY, AKS_WINDOWS)
     memory_source = (

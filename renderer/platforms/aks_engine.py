@@ -27,7 +27,9 @@ class AksEngine(Platform):
     )
     hints = (
         Signal("providerID", "azure://", "the Azure cloud provider (also AKS and self-managed clusters)"),
-        Signal("resource", "attachable-volumes-azure-disk", "the in-tree Azure Disk volume limit of nodes on Azure VMs"),
+        Signal(
+            "resource", "attachable-volumes-azure-disk", "the in-tree Azure Disk volume limit of nodes on Azure VMs"
+        ),
         Signal("name", r"^k8s-[a-z0-9]+-[0-9]+-", "aks-engine names its nodes k8s-<pool>-<digits>-; a convention"),
     )
     defaults = (

@@ -331,11 +331,16 @@ def _other_platforms(s: Situation) -> str | None:
     names = [name for name, _ in found]
     choice = names[0] if len(names) == 1 else " or ".join(names[:3])
     same = " (the same numbers)" if len(found) > 1 else ""
-    labels = "no platform labels" if own.fallback else f"{own.title}'s labels"
-    scoped = "" if own.fallback else f", or {_platform_flag(own, names[0], pc.pool.name)}"
+    if own.fallback:
+        return (
+            f"it matches {shown} exactly{same}; the node carries no platform labels: set platformDefaults."
+            f"{own.name}: {choice} in .allocatable.yaml or pass --platform {names[0]}"
+        )
+    # platformDefaults.<platform> takes that platform's own profiles: only a flag scoped to the node moves it
+    by = "--platform" if pc.pool.evidence == "--platform" else pc.pool.evidence or "its labels"
     return (
-        f"it matches {shown} exactly{same}; the node carries {labels}: set platformDefaults.{own.name}: {choice} in "
-        f".allocatable.yaml or pass --platform {names[0]}{scoped}"
+        f"it matches {shown} exactly{same}; the node is taken as {own.title} ({by}): pass "
+        f"{_platform_flag(own, names[0], pc.pool.name)}"
     )
 
 

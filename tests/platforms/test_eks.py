@@ -143,3 +143,44 @@ def test_al2_amis_before_v20191119_reserved_nothing() -> None:
     assert old.allocatable["cpu"] == Q("2") and old.allocatable["memory"] == Q("7832056Ki")
     text = explain(Situation(pc, "memory", pc.allocatable["memory"], Q("7832056Ki"), settings(), True))
     assert "eks-al2-2018" in text, text
+
+
+# EKS Windows: the published node of aws/containers-roadmap#481 (tests/real-nodes/eks/windows-t2-large-2019.yaml):
+# t2.large, capacity = allocatable (cpu 2, memory 8388208Ki, pods 110): nothing reserved and no hard eviction.
+WINDOWS_CAP = {"cpu": "2", "memory": "8388208Ki", "ephemeral-storage": "0", "pods": "110"}
+
+
+@pytest.mark.parametrize(
+    ("labels", "info"),
+    [
+        ({"beta.kubernetes.io/os": "windows"}, {}),  # the published node: only the beta label
+        ({"kubernetes.io/os": "windows"}, {}),
+        ({}, {"operatingSystem": "windows"}),
+        ({}, {"osImage": "Windows Server 2022 Datacenter"}),
+    ],
+)
+def test_a_windows_node_gets_the_windows_default(labels: dict[str, str], info: dict[str, str]) -> None:
+    pool = node(labels={**EKS, **labels}, capacity=WINDOWS_CAP, **info)
+    d = default(pool)
+    assert d is not None and d.name == "eks-windows" and d.formula is None and d.eviction == {}
+    pc = model(pool)
+    assert reserved(pc) == {}
+    assert pc.allocatable["memory"] == Q("8388208Ki")  # as published: nothing reserved, nothing evicted
+    # a Windows node's only alternative is the Windows default; a Linux node never gets it
+    eks = platforms.get("eks")
+    assert [a.name for a in eks.alternatives(pool, settings())] == ["eks-windows"]
+    linux = node(labels=EKS, capacity=CAP, osImage="Amazon Linux 2023.6.20250107")
+    assert "eks-windows" not in [a.name for a in eks.alternatives(linux, settings())]
+
+
+def test_vpc_resources_detect_eks() -> None:
+    # the VPC resource controller advertises vpc.amazonaws.com/* on EKS nodes (Windows IPs, pod ENIs)
+    pool = node(capacity={**WINDOWS_CAP, "vpc.amazonaws.com/PrivateIPv4Address": "11"}, provider_id="aws:///a/i-0")
+    assert pool.platform == "eks" and "vpc.amazonaws.com/" in pool.evidence
+    assert node(capacity=WINDOWS_CAP, provider_id="aws:///a/i-0").platform == "generic"  # aws:// alone is a hint
+
+
+def test_a_windows_node_that_differs_says_the_reservation_is_unpublished() -> None:
+    pool = node(labels={**EKS, "kubernetes.io/os": "windows"}, capacity=WINDOWS_CAP)
+    text = platforms.get("eks").unexplained(pool)
+    assert text is not None and text.startswith("EKS Windows: unpublished reservation")
