@@ -218,8 +218,7 @@ def _closest(s: Situation, own: platforms.Platform) -> str | None:
         return None
     shown = []
     for platform, signs in ranked:
-        pool = with_platform(s.pool, platform.name)
-        other = s.recompute(pool=pool, policies=False, default=platform.default(pool, s.settings))
+        other = s.recompute(pool=with_platform(s.pool, platform.name), policies=False)
         if s.resource == "pods":
             gives = str(other.max_pods)
         else:
@@ -227,8 +226,12 @@ def _closest(s: Situation, own: platforms.Platform) -> str | None:
             gives = amount(got, s.resource) if got is not None else "nothing"
         if s.matches(other):
             gives += ", as reported"
-        default = other.platform_default.source if other.platform_default is not None else "the kubelet's defaults"
-        shown.append(f"{platform.name} ({', '.join(signs)}), whose {default} gives {gives}")
+        if other.platform_default is not None:
+            shown.append(f"{platform.name} ({', '.join(signs)}), whose {other.platform_default.source} gives {gives}")
+        else:
+            shown.append(
+                f"{platform.name} ({', '.join(signs)}), which reserves nothing (the kubelet's defaults give {gives})"
+            )
     return f"closest: {'; '.join(shown)}: try {_platform_flag(own, ranked[0][0].name, s.pool.name)}"
 
 

@@ -12,9 +12,11 @@ Measured (bench/serve.py, 2026-12-06, docs/performance.md "serve"): the capacity
 
 What a shape is: every field of the Pool the model reads, and the policies matched to it (by identity, so a policy
 that selects one node by name or hostname makes that node its own shape). Left out are only what no capacity
-arithmetic reads: the name, the source, the reported allocatable, the detection evidence, the providerID (read only
-by platform detection, which ran when the Node was read), the ``kubernetes.io/hostname`` label and the per-machine
-ids of ``status.nodeInfo`` (machineID, systemUUID, bootID). A pool with a delivery, autoscaler or price (NodePools,
+arithmetic reads: the name, the source, the reported allocatable, the detection evidence, the providerID and
+``Pool.resources`` (every resource name of ``status.capacity``, attachable-volumes-* included; both read only by
+platform detection, which ran when the Node was read, and by verify's identity ranking, which reads each node's own
+Pool), the ``kubernetes.io/hostname`` label and the per-machine ids of ``status.nodeInfo`` (machineID, systemUUID,
+bootID). A pool with a delivery, autoscaler or price (NodePools,
 never Nodes) is its own shape. Cost: O(nodes × their labels) for the keys, plus the model of one node per shape.
 """
 
