@@ -4,7 +4,9 @@ A node that disagrees usually differs by exactly one known quantity. Each cause 
 allocatable under one alternative — the selecting policy not rolled out, one of its reservations missing, another
 eviction threshold, the platform's other default, a platform default the repo does not state, another machine
 memory, another maxPods or boot disk — and is named only when that alternative reproduces the reported number
-exactly. When none does, the explanation says so and where to look.
+exactly. When none does, the explanation says so and where to look, and names the platforms the node's own signs
+point to (``Platform.identity``: each platform module's signals and hints), which also come first among another
+platform's defaults that reproduce the node.
 
 A cause is a function ``(Situation) -> str | None``; ``CAUSES`` is the list, in the order they are tried, and a
 delivery (e.g. a Karpenter target with its own rounding) adds its cause with ``register``. Cost: a handful of
@@ -202,18 +204,25 @@ def explain_named(s: Situation) -> tuple[str, str]:
     return first, f"{delta_text(s)}: " + "; or ".join(found)
 
 
-def _platform_flag(own: platforms.Platform, name: str, node: str) -> str:
+def _platform_flag(own: platforms.Platform, name: str, pool: Pool) -> str:
     """The ``--platform`` value that gives one node platform ``name``: unscoped for a node whose labels name no
-    platform, else scoped to the node (an unscoped value leaves detected nodes alone)."""
-    return f"--platform {name}" if own.fallback else f"--platform {name}:kubernetes.io/hostname={node}"
+    platform, else scoped to the node by its ``kubernetes.io/hostname`` label (an unscoped value leaves detected
+    nodes alone; the label is not always the node's name: ``ip-10-0-142-27`` on OpenShift on AWS)."""
+    if own.fallback:
+        return f"--platform {name}"
+    return f"--platform {name}:kubernetes.io/hostname={pool.labels.get('kubernetes.io/hostname', pool.name)}"
 
 
 def _closest(s: Situation, own: platforms.Platform) -> str | None:
     """The platforms the node's own signs point to (``Platform.identity``: signals and hints), most signs first,
     each with the signs and what its default gives for the resource: ``closest: aks (attachable-volumes-azure-disk),
-    whose platform-default:aks gives 1.95Gi``. None when the node carries no other platform's sign. Up to three platforms, one recomputation
-    each."""
-    ranked = platforms.identified(s.pool, skip=own.name)[:3]
+    whose platform-default:aks gives 1.95Gi``. A node its own platform's signals detected is pointed only to platforms
+    whose signals it carries too (a cloud's hints, such as OpenShift on AWS's providerID, prove nothing against a
+    signal). None when nothing points elsewhere. Up to three platforms, one recomputation each."""
+    ranked = platforms.identified(s.pool, skip=own.name)
+    if own.detect(s.pool) is not None:
+        ranked = [(p, signs) for p, signs in ranked if p.detect(s.pool) is not None]
+    ranked = ranked[:3]
     if not ranked:
         return None
     shown = []
@@ -232,7 +241,7 @@ def _closest(s: Situation, own: platforms.Platform) -> str | None:
             shown.append(
                 f"{platform.name} ({', '.join(signs)}), which reserves nothing (the kubelet's defaults give {gives})"
             )
-    return f"closest: {'; '.join(shown)}: try {_platform_flag(own, ranked[0][0].name, s.pool.name)}"
+    return f"closest: {'; '.join(shown)}: try {_platform_flag(own, ranked[0][0].name, s.pool)}"
 
 
 def _policy_ref(pc: PoolCapacity) -> str | None:
@@ -343,7 +352,7 @@ def _other_platforms(s: Situation) -> str | None:
     by = "--platform" if pc.pool.evidence == "--platform" else pc.pool.evidence or "its labels"
     return (
         f"it matches {shown} exactly{same}; the node is taken as {own.title} ({by}): pass "
-        f"{_platform_flag(own, names[0], pc.pool.name)}"
+        f"{_platform_flag(own, names[0], pc.pool)}"
     )
 
 

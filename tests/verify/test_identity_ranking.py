@@ -42,7 +42,7 @@ def _strip(node: dict[str, Any], *prefixes: str, node_info: tuple[str, ...] = ()
 
 def _verify(tmp_path: Path, node: dict[str, Any], *args: str) -> dict[str, Any]:
     repo = tmp_path / "repo"
-    repo.mkdir()
+    repo.mkdir(parents=True)
     (repo / ".allocatable.yaml").write_text(SETTINGS.read_text(encoding="utf-8"), encoding="utf-8")
     dump = tmp_path / "nodes.yaml"
     dump.write_text(yaml.safe_dump(node, sort_keys=False), encoding="utf-8")
@@ -161,6 +161,29 @@ def test_gke_node_without_its_node_pool_label_is_closest_to_gke(tmp_path: Path) 
     closest = _closest(_explanations(node)["memory"])
     assert closest.startswith("gke (label cloud.google.com/gke-boot-disk, label topology.gke.io/zone, "), closest
     assert "attachable-volumes-gce-pd" in closest and "platform-default:gke gives 2.75Gi" in closest, closest
+
+
+def test_a_node_its_own_signals_detect_is_not_pointed_elsewhere_by_hints(tmp_path: Path) -> None:
+    # The published OpenShift 4.3 worker on AWS with its memory allocatable lowered by 100000Ki: its providerID-less
+    # dump still carries attachable-volumes-aws-ebs, an EKS hint, but OpenShift's own label detected it, and a
+    # cloud's hint proves nothing against that: no "closest".
+    raw = _load(CORPUS / "openshift" / "ocp43-aws-m4-4xlarge-worker.yaml")
+    raw["status"]["allocatable"]["memory"] = "65228868Ki"
+    node = _verify(tmp_path, raw)
+    assert node["platform"] == "openshift"
+    text = _explanations(node)["memory"]
+    assert "no known cause reproduces it" in text and "closest" not in text, text
+    # the same node given to EKS by --platform: OpenShift's signal (label node.openshift.io/os_id) is named
+    hostname = raw["metadata"]["labels"]["kubernetes.io/hostname"]  # ip-10-0-142-27, not the node's name
+    node = _verify(tmp_path / "given", raw, "--platform", f"eks:kubernetes.io/hostname={hostname}")
+    assert node["platform"] == "eks"
+    closest = _closest(_explanations(node)["memory"])
+    assert closest.startswith(
+        "openshift (label node.openshift.io/os_id, osImage Red Hat Enterprise Linux CoreOS 43.81.202003191953.0 "
+        "(Ootpa)), whose platform-default:openshift-4.2 gives 62.30Gi"
+    ), closest
+    # the flag selects the node by its hostname label, which is what --platform selectors read
+    assert closest.endswith(f"try --platform openshift:kubernetes.io/hostname={hostname}"), closest
 
 
 def test_a_node_without_any_sign_gets_no_closest(tmp_path: Path) -> None:
