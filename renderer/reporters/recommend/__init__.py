@@ -290,8 +290,9 @@ def _percent(share: float | None) -> str:
 
 
 def write_documents(r: Recommendation, out: TextIO) -> None:
-    """``-o yaml``: each document, with the file it replaces, then the review command (all as YAML comments but
-    the documents). Nothing to write: one comment saying why."""
+    """``-o yaml``: each document, with the file it replaces, then each pool's evidence (MemoryPressure, OOM kills,
+    memory stalls: every node-day) and the review command (all as YAML comments but the documents). Nothing to write: one comment saying why."""
+    from renderer.escaping import plain
     from renderer.reporters.derived import dump_yaml
 
     parts: list[str] = []
@@ -301,5 +302,10 @@ def write_documents(r: Recommendation, out: TextIO) -> None:
     if not parts:
         out.write("# nothing to write: no pool could be advised (see `allocatable recommend` without -o yaml)\n")
         return
+    report = document(r)
+    limit = report["method"]["stallLimitPercent"]
+    for p in report["pools"]:
+        said = evidence_sentences(p, limit, shown=len(p["oomKills"]) + len(p["memoryStall"]) + len(p["memoryPressure"]))
+        parts.extend(plain(f"# evidence, pool {p['name']}: {line}") + "\n" for line in said)  # one comment line each
     parts.append(f"# write these over the files named above, then review what they do:\n#   {r.review}\n")
     out.write("".join(parts))
