@@ -90,8 +90,10 @@ def pods_series(s: Selectors, metric: str) -> str:
 #:
 #: - ``podInfo``: kubernetes-mixin's own join (rules/node.libsonnet, recording rule ``node_namespace_pod:kube_pod_info:``
 #:   and its use in ``node:node_num_cpu:sum``: ``* on (namespace, pod) group_left(node) topk by (namespace, pod) (1,
-#:   ...)``), written out on kube-state-metrics' ``kube_pod_info`` so it needs no recording rule; its pods over the
-#:   day (``max_over_time(...[1d])``), so a node-exporter pod replaced during a day still finds its node;
+#:   ...)``), written out on kube-state-metrics' ``kube_pod_info`` so it needs no recording rule. As the mixin's, the
+#:   join is instant (the pods at the day's end): a range over every pod of the cluster would read each one's whole
+#:   day of samples, 14 times a fortnight; the price is that a node-exporter pod replaced during a day finds no node
+#:   for the part of the day its predecessor measured;
 #: - ``instance``: kube-prometheus' node-exporter ServiceMonitor relabels ``__meta_kubernetes_pod_node_name`` into
 #:   ``instance`` (jsonnet/kube-prometheus/components/node-exporter.libsonnet), so ``instance`` is the node's name.
 NODE_EXPORTER_NODE = ("podInfo", "instance")
@@ -102,7 +104,7 @@ def node_exporter_by_node(s: Selectors, expr: str) -> str:
     ``s.node_exporter_node`` says."""
     if s.node_exporter_node == "instance":
         return f'label_replace({expr}, "node", "$1", "instance", "(.+)")'
-    pods = f'max by (node, namespace, pod) (max_over_time(kube_pod_info{{{s.kube_state_metrics}, node!=""}}[1d]))'
+    pods = f'max by (node, namespace, pod) (kube_pod_info{{{s.kube_state_metrics}, node!=""}})'
     return f"({expr}) * on (namespace, pod) group_left (node) topk by (namespace, pod) (1, {pods})"
 
 
