@@ -7,13 +7,18 @@ The stall limit is systemd-oomd's default, 60 % (oomd.conf(5): ``DefaultMemoryPr
 from __future__ import annotations
 
 import io
+import shutil
+from pathlib import Path
 
+from conftest import run_cli
 from renderer.recommend.advice import MI, Options, advise
 from renderer.recommend.evidence import STALL_LIMIT, OomKill, Stall, absent, oom_kills, stalls
 from renderer.recommend.nodes import NodeDays, node_days
 from renderer.recommend.result import Recommendation
 from renderer.recommend.usage import Usage
 from renderer.reporters.recommend import write_documents
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
 
 
 def _node(name: str, **kw: object) -> NodeDays:
@@ -109,3 +114,41 @@ def test_yaml_documents_carry_the_evidence_as_one_comment_line_each() -> None:
     assert len(evidence) == 2
     assert "OOM kills in pods" in evidence[0] and "2024-10-04 ×1" in evidence[0]
     assert "some 75% full -" in evidence[1]
+
+
+def _repo(tmp: Path, selectors: str) -> Path:
+    repo = tmp / "policies"
+    shutil.copytree(EXAMPLE / "policies", repo)
+    (repo / ".allocatable.yaml").write_text(
+        f"apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrecommend:\n  selectors:\n{selectors}",
+        encoding="utf-8",
+    )
+    return repo
+
+
+def test_the_node_exporter_join_is_chosen_in_the_settings(tmp_path: Path) -> None:
+    window = ["--end", "2025-11-09", "--window", "8d"]
+    default = run_cli("recommend", str(EXAMPLE / "policies"), "--print-queries", *window)
+    repo = _repo(tmp_path, "    nodeExporterNode: instance\n    nodeExporter: 'job=\"node\"'\n")
+    chosen = run_cli("recommend", str(repo), "--print-queries", *window)
+    assert (default.exit_code, chosen.exit_code) == (0, 0), chosen.stderr
+
+    def query(out: str, name: str) -> str:
+        return next(line for line in out.splitlines() if line.endswith(f"> {name}.json"))
+
+    # kubernetes-mixin's join by default; the instance label (kube-prometheus' relabeling) when chosen
+    assert "group_left (node) topk by (namespace, pod)" in query(default.stdout, "memory_stall")
+    assert 'node_pressure_memory_waiting_seconds_total{job="node-exporter"}' in query(default.stdout, "memory_stall")
+    stall = query(chosen.stdout, "memory_stall")
+    assert 'label_replace(max_over_time(rate(node_pressure_memory_waiting_seconds_total{job="node"}[5m])' in stall
+    assert '"node", "$1", "instance", "(.+)"' in stall and "kube_pod_info" not in stall
+    assert "kube_pod_info" not in query(chosen.stdout, "oom_kills")
+
+
+def test_an_unknown_node_exporter_join_is_one_located_error(tmp_path: Path) -> None:
+    # (--print-queries prints the defaults for a repo that does not load; recommend itself refuses it)
+    repo = _repo(tmp_path, "    nodeExporterNode: hostname\n")
+    done = run_cli("recommend", str(repo), "--usage", str(EXAMPLE / "usage" / "memory_stall.json"))
+    assert done.exit_code == 2
+    errors = [line for line in (done.stdout + done.stderr).splitlines() if ": error: " in line]
+    assert len(errors) == 1 and ".allocatable.yaml:5:23: error: recommend.selectors.nodeExporterNode" in errors[0]
