@@ -265,6 +265,12 @@ def advise(
             _cpu_commit(nodes, percents.get("cpu", 100), opts),
             _memory_commit(nodes, percents.get("memory", 100)),
         ]
+        killed = {(k.node, k.day) for k in out.oom_kills if k.scope == "pods"}
+        if killed:  # the evidence, in the memory percent's own reasoning
+            out.commits[1].reasoning += (
+                f"; pods were OOM-killed on {len(killed)} node-day(s) of the window (oom_kills): they already meet "
+                "their memory limits or the node's, no room for a memory over-commit"
+            )
     return out
 
 

@@ -152,3 +152,27 @@ def test_an_unknown_node_exporter_join_is_one_located_error(tmp_path: Path) -> N
     assert done.exit_code == 2
     errors = [line for line in (done.stdout + done.stderr).splitlines() if ": error: " in line]
     assert len(errors) == 1 and ".allocatable.yaml:5:23: error: recommend.selectors.nodeExporterNode" in errors[0]
+
+
+def test_pod_kills_are_said_in_the_memory_percents_reasoning() -> None:
+    # a week of one node: pods at 50 % of their memory requests (100 / (0.5 × 1.15) = 173.9: capped at 100 anyway),
+    # killed on two days: the reasoning says so; a node without kills says nothing of them
+    def node(kills: dict[int, float]) -> NodeDays:
+        days = range(7)
+        return _node(
+            "n",
+            total={"memory": {d: 300.0 * MI for d in days}, "cpu": {d: 0.1 for d in days}},
+            memory_ratio={d: 0.5 for d in days},
+            cpu_ratio={d: 0.3 for d in days},
+            oom={"pods": kills},
+        )
+
+    killed = advise("p", [node({2: 1.0, 5: 3.0})], 1, 10, {}, {}, Options())
+    quiet = advise("p", [node({})], 1, 10, {}, {}, Options())
+    memory = next(c for c in killed.commits if c.resource == "memory")
+    assert memory.recommended == 100
+    assert memory.reasoning.endswith(
+        "; pods were OOM-killed on 2 node-day(s) of the window (oom_kills): they already "
+        "meet their memory limits or the node's, no room for a memory over-commit"
+    )
+    assert "OOM-killed on" not in next(c for c in quiet.commits if c.resource == "memory").reasoning
