@@ -13,6 +13,9 @@ The kubelet's and the runtime's daily peaks are added, though they may peak at d
 below the peak of the sum, so a reservation from it errs towards safety (and the total, from ``/system.slice`` or the
 sum, bounds it from above).
 
+The evidence queries' series carry the kind of their value as ``id`` (``renderer.recommend.queries``): OOM kills per
+scope (``OOM_SCOPES``), memory stall per PSI line (``STALL_KINDS``); an ``id`` of another kind is left out.
+
 Cost: O(nodes × cgroups × days).
 """
 

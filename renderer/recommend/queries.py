@@ -15,6 +15,11 @@ them twice; the reader decides per node whether they are (``renderer.recommend.u
 ``/kubepods.slice`` (systemd driver) or ``/kubepods`` (cgroupfs driver): both are matched, the driver is told by the
 ``id`` that answered.
 
+The ``optional`` queries are evidence beside the statistics (MemoryPressure, OOM kills, memory PSI:
+``renderer.recommend.evidence``); their series name the kind of their value in ``id`` (``system``/``pods``/``all``,
+``some``/``full``), set after the aggregation. node-exporter's series get their node as ``renderer.promql`` says
+(``NODE_EXPORTER_NODE``).
+
 Each query has a ``name``: an offline export of it is a file named ``<name>.json`` (or ``<name>.<anything>.json``),
 which is how ``--usage`` knows what a file holds (a Prometheus response does not carry its query).
 
