@@ -147,8 +147,9 @@ def queries(s: Selectors | None = None) -> tuple[Query, ...]:
 
 def _named(expr: str, name: str) -> str:
     """``expr`` (one series per node) with an ``id`` label set to ``name``: the kind of the series, not a cgroup.
-    Set after the aggregation, so that two series of a node never become one label set."""
-    return f'label_replace({expr}, "id", "{name}", "", "")'
+    Set after the aggregation, so that two series of a node never become one label set; matched on ``node`` (any
+    value), not on an empty source label, which not every PromQL engine takes."""
+    return f'label_replace({expr}, "id", "{name}", "node", ".*")'
 
 
 def _oom_kills(s: Selectors) -> str:
