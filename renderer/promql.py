@@ -29,6 +29,7 @@ from typing import Final, NamedTuple
 
 __all__ = [
     "CADVISOR",
+    "NODE_EXPORTER_NODE",
     "REPO_DAEMON_RESERVED_BYTES",
     "RESERVATION_EXHAUSTED",
     "RESERVATION_EXHAUSTED_FOR",
@@ -37,6 +38,7 @@ __all__ = [
     "WORKING_SET",
     "Selectors",
     "daemon_memory_bytes",
+    "node_exporter_by_node",
     "pods_series",
     "reservation_exhausted",
     "reserved_series",
@@ -67,6 +69,10 @@ class Selectors(NamedTuple):
     #: the memory series: the working set (what the kubelet's eviction reads) or the RSS (what OpenShift's
     #: SystemMemoryExceedsReservation alert reads)
     memory_metric: str = WORKING_SET
+    #: node-exporter's series (node_pressure_memory_*, node_vmstat_oom_kill) as kube-prometheus-stack scrapes them
+    node_exporter: str = 'job="node-exporter"'
+    #: how a node-exporter series gets its node (``NODE_EXPORTER_NODE``): "podInfo" or "instance"
+    node_exporter_node: str = "podInfo"
 
 
 def reserved_series(s: Selectors, metric: str, *more: str) -> str:
@@ -78,6 +84,28 @@ def reserved_series(s: Selectors, metric: str, *more: str) -> str:
 def pods_series(s: Selectors, metric: str) -> str:
     """cAdvisor's ``metric`` of the pods' top cgroup (one series per node)."""
     return f'{metric}{{{s.cadvisor}, id=~"{s.pods_ids}"}}'
+
+
+#: How node-exporter's series (which carry ``instance``, ``namespace`` and ``pod``, not ``node``) get a node label:
+#:
+#: - ``podInfo``: kubernetes-mixin's own join (rules/node.libsonnet, recording rule ``node_namespace_pod:kube_pod_info:``
+#:   and its use in ``node:node_num_cpu:sum``: ``* on (namespace, pod) group_left(node) topk by (namespace, pod) (1,
+#:   ...)``), written out on kube-state-metrics' ``kube_pod_info`` so it needs no recording rule. As the mixin's, the
+#:   join is instant (the pods at the day's end): a range over every pod of the cluster would read each one's whole
+#:   day of samples, 14 times a fortnight; the price is that a node-exporter pod replaced during a day finds no node
+#:   for the part of the day its predecessor measured;
+#: - ``instance``: kube-prometheus' node-exporter ServiceMonitor relabels ``__meta_kubernetes_pod_node_name`` into
+#:   ``instance`` (jsonnet/kube-prometheus/components/node-exporter.libsonnet), so ``instance`` is the node's name.
+NODE_EXPORTER_NODE = ("podInfo", "instance")
+
+
+def node_exporter_by_node(s: Selectors, expr: str) -> str:
+    """``expr`` (a vector of node-exporter series, evaluated at a day's end) with a ``node`` label, the way
+    ``s.node_exporter_node`` says."""
+    if s.node_exporter_node == "instance":
+        return f'label_replace({expr}, "node", "$1", "instance", "(.+)")'
+    pods = f'max by (node, namespace, pod) (kube_pod_info{{{s.kube_state_metrics}, node!=""}})'
+    return f"({expr}) * on (namespace, pod) group_left (node) topk by (namespace, pod) (1, {pods})"
 
 
 def daemon_memory_bytes(s: Selectors) -> str:

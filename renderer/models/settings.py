@@ -169,6 +169,8 @@ class RecommendSelectors(Record):
     podsCgroups: str
     cpuQuantile: float
     memoryMetric: str
+    nodeExporter: str
+    nodeExporterNode: str
 
     def promql(self) -> Selectors:
         """These selectors as the queries and the alerts take them (``renderer.promql``)."""
@@ -180,6 +182,8 @@ class RecommendSelectors(Record):
             pods_ids=self.podsCgroups,
             cpu_quantile=f"{self.cpuQuantile:g}",
             memory_metric=self.memoryMetric,
+            node_exporter=self.nodeExporter,
+            node_exporter_node=self.nodeExporterNode,
         )
 
 

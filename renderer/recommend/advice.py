@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from renderer.recommend.evidence import OomKill, Stall, absent, oom_kills, stalls
 from renderer.recommend.nodes import NodeDays
 
 __all__ = [
@@ -131,6 +132,8 @@ class Coverage:
     enough_reservations: bool = False
     enough_commit: bool = False
     why: list[str] = field(default_factory=list)
+    #: optional series (evidence) with no series on some nodes, in words
+    absent: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -144,6 +147,10 @@ class PoolAdvice:
     commits: list[Commit] = field(default_factory=list)
     #: (node, day) the node reported MemoryPressure: the kubelet was evicting pods (evidence beside the statistics)
     pressure: list[tuple[str, int]] = field(default_factory=list)
+    #: node-days with OOM kills, per scope (``renderer.recommend.evidence``)
+    oom_kills: list[OomKill] = field(default_factory=list)
+    #: node-days whose memory stall share (PSI) reached ``evidence.STALL_LIMIT``
+    stalls: list[Stall] = field(default_factory=list)
     #: with a snapshot: (the pool's nodes in it, nodes freed, pods newly Pending, nodes to add) under the documents
     repack: tuple[int, int, int, int] | None = None
 
@@ -238,6 +245,9 @@ def advise(
     cov = _coverage(nodes, pool_nodes, opts)
     out = PoolAdvice(pool, [nd.name for nd in nodes], max_pods, cov)
     out.pressure = sorted((nd.name, d) for nd in nodes for d, v in nd.pressure.items() if v >= 1)
+    out.oom_kills = oom_kills(nodes, current.get(("total", "memory")))
+    out.stalls = stalls(nodes)
+    cov.absent = absent(nodes)
     if cov.enough_reservations:
         out.slope = _slope(nodes, max_pods)
         use_slope = out.slope.used
@@ -255,6 +265,12 @@ def advise(
             _cpu_commit(nodes, percents.get("cpu", 100), opts),
             _memory_commit(nodes, percents.get("memory", 100)),
         ]
+        killed = {(k.node, k.day) for k in out.oom_kills if k.scope == "pods"}
+        if killed:  # the evidence, in the memory percent's own reasoning
+            out.commits[1].reasoning += (
+                f"; pods were OOM-killed on {len(killed)} node-day(s) of the window (oom_kills): they already meet "
+                "their memory limits or the node's, no room for a memory over-commit"
+            )
     return out
 
 

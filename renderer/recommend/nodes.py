@@ -13,6 +13,9 @@ The kubelet's and the runtime's daily peaks are added, though they may peak at d
 below the peak of the sum, so a reservation from it errs towards safety (and the total, from ``/system.slice`` or the
 sum, bounds it from above).
 
+The evidence queries' series carry the kind of their value as ``id`` (``renderer.recommend.queries``): OOM kills per
+scope (``OOM_SCOPES``), memory stall per PSI line (``STALL_KINDS``); an ``id`` of another kind is left out.
+
 Cost: O(nodes × cgroups × days).
 """
 
@@ -24,7 +27,12 @@ from dataclasses import dataclass, field
 from renderer.promql import SYSTEM_SLICE
 from renderer.recommend.usage import Usage
 
-__all__ = ["NodeDays", "node_days"]
+__all__ = ["OOM_SCOPES", "STALL_KINDS", "NodeDays", "node_days"]
+
+#: The ``id`` of the oom_kills query's series: where the killed process ran (``renderer.recommend.queries``).
+OOM_SCOPES = ("system", "pods", "all")
+#: The ``id`` of the memory_stall query's series: PSI's two lines.
+STALL_KINDS = ("some", "full")
 
 _KUBELET = re.compile(r".*/kubelet\.service")
 _RUNTIME = re.compile(r".*/(containerd|crio|docker)\.service")
@@ -43,6 +51,10 @@ class NodeDays:
     cpu_ratio: dict[int, float] = field(default_factory=dict)
     #: 1 on the days the node reported MemoryPressure
     pressure: dict[int, float] = field(default_factory=dict)
+    #: OOM kills: "system" (in the reserved cgroups), "pods", "all" (node-exporter: any process) → day → kills
+    oom: dict[str, dict[int, float]] = field(default_factory=dict)
+    #: memory PSI: "some", "full" → day → the largest 5-minute share of time stalled
+    stall: dict[str, dict[int, float]] = field(default_factory=dict)
     #: "nested" (services under /system.slice), "beside" (elsewhere), "" (unknown: a service's series missing)
     layout: str = ""
     #: the reserved cgroups with no series on this node: "/system.slice", "kubelet.service", "runtime service"
@@ -81,6 +93,15 @@ def node_days(usage: Usage) -> dict[str, NodeDays]:
     ):
         for (node, _), days in usage.days.get(query, {}).items():
             target: dict[int, float] = getattr(get(node), attr)
+            for day, value in days.items():
+                if value > target.get(day, -1.0):
+                    target[day] = value
+    for query, attr, kinds in (("oom_kills", "oom", OOM_SCOPES), ("memory_stall", "stall", STALL_KINDS)):
+        for (node, kind), days in usage.days.get(query, {}).items():
+            if kind not in kinds:
+                continue  # a series of another kind (an overridden query's): not ours to guess
+            by_kind: dict[str, dict[int, float]] = getattr(get(node), attr)
+            target = by_kind.setdefault(kind, {})
             for day, value in days.items():
                 if value > target.get(day, -1.0):
                     target[day] = value

@@ -15,6 +15,11 @@ them twice; the reader decides per node whether they are (``renderer.recommend.u
 ``/kubepods.slice`` (systemd driver) or ``/kubepods`` (cgroupfs driver): both are matched, the driver is told by the
 ``id`` that answered.
 
+The ``optional`` queries are evidence beside the statistics (MemoryPressure, OOM kills, memory PSI:
+``renderer.recommend.evidence``); their series name the kind of their value in ``id`` (``system``/``pods``/``all``,
+``some``/``full``), set after the aggregation. node-exporter's series get their node as ``renderer.promql`` says
+(``NODE_EXPORTER_NODE``).
+
 Each query has a ``name``: an offline export of it is a file named ``<name>.json`` (or ``<name>.<anything>.json``),
 which is how ``--usage`` knows what a file holds (a Prometheus response does not carry its query).
 
@@ -25,7 +30,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from renderer.promql import CADVISOR, Selectors, pods_series, reserved_series
+from renderer.promql import CADVISOR, Selectors, node_exporter_by_node, pods_series, reserved_series
 
 __all__ = [
     "CADVISOR",
@@ -53,6 +58,8 @@ class Query(NamedTuple):
     promql: str
     labels: tuple[str, ...]
     metrics: tuple[str, ...]
+    #: evidence beside the statistics: its absence is said, never an error, and advises nothing less
+    optional: bool = False
 
 
 def queries(s: Selectors | None = None) -> tuple[Query, ...]:
@@ -110,8 +117,67 @@ def queries(s: Selectors | None = None) -> tuple[Query, ...]:
             f'condition="MemoryPressure", status="true"}}[1d]))',
             ("node",),
             ("kube_node_status_condition",),
+            True,
+        ),
+        Query(
+            "oom_kills",
+            "OOM kills per node and day, by the killed process' cgroup: the reserved slices (system) or the pods "
+            "(pods), from cAdvisor; every kill on the node (all), from node-exporter",
+            _oom_kills(s),
+            ("node", "id"),
+            ("container_oom_events_total", "node_vmstat_oom_kill"),
+            True,
+        ),
+        Query(
+            "memory_stall",
+            "daily peak share of time (5m rate) some task waited for memory (PSI some) and all were stalled (PSI "
+            "full), per node: the kubelet's cAdvisor root cgroup, else node-exporter",
+            _memory_stall(s),
+            ("node", "id"),
+            (
+                "container_pressure_memory_waiting_seconds_total",
+                "container_pressure_memory_stalled_seconds_total",
+                "node_pressure_memory_waiting_seconds_total",
+                "node_pressure_memory_stalled_seconds_total",
+            ),
+            True,
         ),
     )
+
+
+def _named(expr: str, name: str) -> str:
+    """``expr`` (one series per node) with an ``id`` label set to ``name``: the kind of the series, not a cgroup.
+    Set after the aggregation, so that two series of a node never become one label set; matched on ``node`` (any
+    value), not on an empty source label, which not every PromQL engine takes."""
+    return f'label_replace({expr}, "id", "{name}", "node", ".*")'
+
+
+def _oom_kills(s: Selectors) -> str:
+    """cAdvisor counts a kill on the killed task's own cgroup (``task_memcg`` of the kernel's oom-kill line:
+    utils/oomparser, manager.watchForNewOoms), so a kill is counted once, in the leaf cgroup: the kills under the
+    reserved cgroups and under the pods' are summed per node and day, each sum named by its scope. Counter resets (a
+    kubelet restart restarts cAdvisor's count) are ``increase``'s to account for."""
+    parts = []
+    for scope, ids in (("system", s.reserved_ids), ("pods", s.pods_ids)):
+        kills = f'increase(container_oom_events_total{{{s.cadvisor}, id=~"({ids})(/.*)?"}}[1d])'
+        parts.append(_named(f"sum by (node) ({kills})", scope))
+    node = node_exporter_by_node(s, f"increase(node_vmstat_oom_kill{{{s.node_exporter}}}[1d])")
+    parts.append(_named(f"sum by (node) ({node})", "all"))
+    return " or ".join(parts)
+
+
+def _memory_stall(s: Selectors) -> str:
+    """Per node and day, the largest 5-minute share of time stalled on memory, "some" and "full": the root cgroup's
+    PSI from the kubelet's cAdvisor (KubeletPSI), where a node has none node-exporter's (``or`` keeps the first)."""
+    parts = []
+    for kind, psi in (("some", "waiting"), ("full", "stalled")):
+        cadvisor = f'rate(container_pressure_memory_{psi}_seconds_total{{{s.cadvisor}, id="/"}}[5m])'
+        parts.append(_named(f"max by (node) (max_over_time({cadvisor}[1d:{SUBQUERY_STEP}]))", kind))
+    for kind, psi in (("some", "waiting"), ("full", "stalled")):
+        exporter = f"rate(node_pressure_memory_{psi}_seconds_total{{{s.node_exporter}}}[5m])"
+        daily = node_exporter_by_node(s, f"max_over_time({exporter}[1d:{SUBQUERY_STEP}])")
+        parts.append(_named(f"max by (node) ({daily})", kind))
+    return " or ".join(parts)
 
 
 #: The default queries (kube-prometheus-stack conventions).

@@ -123,11 +123,12 @@ def recommend_pools(
         unplaced_count=len(unplaced),
     )
     for q in queries:
+        name = f"{q.name} (optional evidence)" if q.optional else q.name
         if q.name not in usage.days:
-            rec.notes.append(f"{q.name}: no export read (--usage {q.name}.json; --print-queries prints its query)")
+            rec.notes.append(f"{name}: no export read (--usage {q.name}.json; --print-queries prints its query)")
         elif not usage.days[q.name]:
             rec.notes.append(
-                f"{q.name}: no series at all; check that the series it reads ({', '.join(q.metrics)}) are scraped "
+                f"{name}: no series at all; check that the series it reads ({', '.join(q.metrics)}) are scraped "
                 "with a node label (recommend.selectors in .allocatable.yaml for other setups)"
             )
     rec.notes.extend(usage.issues())

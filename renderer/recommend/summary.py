@@ -8,6 +8,11 @@ dumps per node over time are booked as the queries' answers are: each day keeps 
 has no requests, so these dumps advise reservations only, never commit percents (the report says the ratio series
 are missing). ``pods`` entries without stats are counted all the same: the kubelet lists the pods it runs.
 
+Memory PSI, where the kubelet reports it (``node.memory.psi``: the KubeletPSI feature, Kubernetes 1.33 alpha, 1.34
+beta, KEP-4205's ``PSIStats``, ``some``/``full`` each with ``total`` and the kernel's running averages ``avg10``,
+``avg60``, ``avg300`` in percent): the one-minute average at ``node.memory.time`` is booked as the ``memory_stall``
+answer (``some``, ``full``, as a share), one instant per dump — a weak peak, as the memory is: dump often.
+
 Cost: one bounded read and one ``json.loads`` per dump (a dump is tens of kilobytes a node; bounded at 64 MiB).
 """
 
@@ -60,8 +65,27 @@ def book(usage: Usage, doc: dict[str, Any], memory_field: str = "workingSetBytes
                 problems.append(f"{name}: systemContainers {role} {section}.{key} or its time is missing")
                 continue
             usage.add(query, {"node": name, "id": role}, [[t, str(value * scale)]])
+    problems.extend(_psi(usage, name, node.get("memory")))
     t = _time((node.get("memory") or {}).get("time")) or _time((node.get("cpu") or {}).get("time"))
     pods = doc.get("pods")
     if t is not None and isinstance(pods, list):
         usage.add("running_pods", {"node": name}, [[t, str(len(pods))]])
+    return problems
+
+
+def _psi(usage: Usage, name: str, memory: Any) -> list[str]:
+    """The node's memory PSI (``memory.psi.some|full.avg60``, percent) as ``memory_stall`` shares; nothing when the
+    kubelet reports none."""
+    psi = memory.get("psi") if isinstance(memory, dict) else None
+    if psi is None:
+        return []
+    t = _time(memory.get("time"))
+    problems = []
+    for kind in ("some", "full"):
+        line = psi.get(kind) if isinstance(psi, dict) else None
+        value = line.get("avg60") if isinstance(line, dict) else None
+        if not isinstance(value, int | float) or isinstance(value, bool) or t is None or not 0 <= value <= 100:
+            problems.append(f"{name}: node memory.psi.{kind}.avg60 (a percent) or memory.time is missing or invalid")
+            continue
+        usage.add("memory_stall", {"node": name, "id": kind}, [[t, str(value / 100)]])
     return problems

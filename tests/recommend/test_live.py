@@ -53,11 +53,11 @@ def test_live_and_offline_say_the_same(server: str, fmt: str) -> None:
     assert (live.exit_code, offline.exit_code) == (0, 0), live.stderr + offline.stderr
     assert live.stdout == offline.stdout
     asked = [line for line in live.stderr.splitlines() if line.startswith("recommend: asked ")]
-    # the six answers as committed: their bytes and series, counted independently here
+    # the answers as committed: their bytes and series, counted independently here
     files = [EXAMPLE / "usage" / f"{q.name}.json" for q in QUERIES]
     size = sum(len(f.read_bytes()) for f in files)
     series = sum(len(json.loads(f.read_bytes())["data"]["result"]) for f in files)
-    assert asked == [f"recommend: asked 6 queries to {server}: {series} series, {size} bytes of answers"]
+    assert asked == [f"recommend: asked {len(QUERIES)} queries to {server}: {series} series, {size} bytes of answers"]
     assert live.stderr.replace(asked[0] + "\n", "") == offline.stderr
 
 

@@ -172,3 +172,42 @@ def test_summary_dumps_advise_reservations_never_commit(tmp_path: Path) -> None:
     # 81965056 B = 78.17Mi -> 79Mi observed; x 1.15 = 89.9Mi -> 90Mi
     assert (kube["observed"], kube["recommended"]) == ("79Mi", "90Mi")
     assert "pods_cpu_ratio: no export read" in done.stderr
+
+
+def _with_psi(doc: dict, stamp: str, some: object, full: object) -> dict:
+    """``doc`` at ``stamp`` with the node's memory PSI as KEP-4205 adds it to the Summary API (``PSIStats``: ``some``
+    and ``full``, each ``total`` in microseconds and the kernel's running averages in percent)."""
+    out = json.loads(json.dumps(doc))
+    out["node"]["memory"]["time"] = stamp
+    out["node"]["memory"]["psi"] = {
+        "some": {"total": 912345678, "avg10": 80.5, "avg60": some, "avg300": 20.1},
+        "full": {"total": 412345678, "avg10": 50.2, "avg60": full, "avg300": 9.8},
+    }
+    return out
+
+
+def test_node_memory_psi_is_booked_as_the_memory_stall(tmp_path: Path) -> None:
+    # two dumps of the edge node on 2022-10-22 with memory PSI: 18:45 one-minute averages some 64.25 %, full 31.5 %;
+    # 20:00 some 12 %, full 3 %. The day keeps the larger of each, as a share: 0.6425 and 0.315. The EDGE dump itself
+    # (no psi: a kubelet without KubeletPSI) books nothing and says nothing.
+    files = [
+        _write(tmp_path, "a.json", _with_psi(EDGE, "2022-10-22T18:45:02Z", 64.25, 31.5)),
+        _write(tmp_path, "b.json", _with_psi(EDGE, "2022-10-22T20:00:00Z", 12, 3)),
+        _write(tmp_path, "c.json", EDGE),
+    ]
+    usage = read_files(files, QUERIES, 1 << 30)
+    day = (1666464302 - 1) // DAY
+    assert node_days(usage)["edgenode01"].stall == {"some": {day: 0.6425}, "full": {day: 0.315}}
+    assert usage.summary_notes == []
+
+
+def test_a_broken_psi_is_said_not_booked(tmp_path: Path) -> None:
+    # avg60 is a percent: 150 cannot be; a string is not a number. Each named, nothing booked for it.
+    usage = read_files(
+        [_write(tmp_path, "x.json", _with_psi(EDGE, "2022-10-22T18:45:02Z", 150, "3"))], QUERIES, 1 << 30
+    )
+    assert node_days(usage)["edgenode01"].stall == {}
+    assert [n.split(": ", 1)[1] for n in usage.summary_notes] == [
+        "edgenode01: node memory.psi.some.avg60 (a percent) or memory.time is missing or invalid",
+        "edgenode01: node memory.psi.full.avg60 (a percent) or memory.time is missing or invalid",
+    ]

@@ -22,8 +22,17 @@ Pool ``general`` (nodes gp-1, gp-2, gp-3; systemd layout: kubelet.service and co
   requests.
 
 - MemoryPressure (kube-state-metrics' node condition): gp-2 on day 5, the day its daemons peaked at 400Mi.
-
-- MemoryPressure (kube-state-metrics' node condition): gp-2 on day 5, the day its daemons peaked at 400Mi.
+- OOM kills (cAdvisor's ``container_oom_events_total``, counted on the killed process' cgroup; every general node
+  has a zero counter for kubelet.service): on gp-2 one kill in ``/system.slice/systemd-journald.service`` at 12:31
+  on day 5 (2025-11-06, the day its daemons exceeded the reservation); on gp-3 a pod's container killed at 09:00
+  and 15:00 on day 2 (2025-11-03), then the kubelet restarts at 06:00 on day 6 (cAdvisor's count starts again at
+  0: a counter reset) and the container is killed once more at 10:00 (2025-11-07). node-exporter's
+  ``node_vmstat_oom_kill`` on gp-3 counts the same three kills (from 17 since boot; it has no reset).
+- Memory PSI (seconds counters sampled every 150 s): gp-1 and gp-2 from the kubelet's cAdvisor (root cgroup
+  ``id="/"``), gp-3 from node-exporter only (its kubelet without KubeletPSI), joined to its node through
+  ``kube_pod_info`` (pod ``monitoring/node-exporter-x7k2p``; its ``instance`` is the node name, as kube-prometheus
+  relabels it). Stalled shares "some"/"full": 0.01/0.002 all the time, but 12:00–12:30 of gp-2's day 5 0.72/0.41,
+  of gp-3's day 3 (2025-11-04) 0.65/0.20, and of gp-1's day 1 (2025-11-02) 0.55/0.30 (under systemd-oomd's 60 %).
 
 Pool ``batch``: node bt-1, only the last 3 days (2025-11-06 to 08): too little data. Node stray-1: running pods only,
 in no pool.
@@ -86,6 +95,45 @@ def _plateau(peak: float) -> object:
     return lambda d, s: peak if 11.5 * 3600 <= s < 12.5 * 3600 else peak / 10
 
 
+#: node-exporter as kube-prometheus-stack scrapes it: the namespace and pod of its target, instance relabeled to the
+#: node name
+NODE_EXPORTER = {"job": "node-exporter", "namespace": "monitoring", "pod": "node-exporter-x7k2p", "instance": "gp-3"}
+
+
+def _steps(value_at: object, days: range) -> list[tuple[int, float]]:
+    """A counter sampled as the gauges are (every 5 minutes from 00:01) whose value is ``value_at(d, seconds)``."""
+    return [(START + d * DAY + k * 300 + 60, float(value_at(d, k * 300 + 60))) for d in days for k in range(288)]  # type: ignore[operator]
+
+
+def journald_kills(d: int, s: int) -> int:
+    return 1 if (d, s) >= (5, 12 * 3600 + 1860) else 0
+
+
+def pod_kills(d: int, s: int) -> int:
+    """gp-3's container: killed at 09:00 and 15:00 on day 2; the kubelet restarts at 06:00 on day 6 (count 0 again),
+    killed at 10:00 that day."""
+    if d > 6 or (d == 6 and s >= 6 * 3600):
+        return 1 if (d, s) >= (6, 10 * 3600) else 0
+    return sum(1 for t in ((2, 9 * 3600), (2, 15 * 3600)) if (d, s) >= t)
+
+
+def vmstat_kills(d: int, s: int) -> int:
+    return 17 + sum(1 for t in ((2, 9 * 3600), (2, 15 * 3600), (6, 10 * 3600)) if (d, s) >= t)
+
+
+#: (node, day) → the PSI "some" and "full" shares 12:00–12:30 (0.01 and 0.002 at any other time)
+STALLS = {("gp-2", 5): (0.72, 0.41), ("gp-3", 3): (0.65, 0.20), ("gp-1", 1): (0.55, 0.30)}
+
+
+def _stall(node: str, kind: int) -> object:
+    def rate(d: int, s: int) -> float:
+        if 12 * 3600 <= s < 12.5 * 3600 and (node, d) in STALLS:
+            return STALLS[(node, d)][kind]
+        return (0.01, 0.002)[kind]
+
+    return rate
+
+
 def series() -> Iterator[tuple[str, dict[str, str], list[tuple[int, float]]]]:
     every = range(DAYS)
     for n, node in enumerate(GENERAL, start=1):
@@ -130,6 +178,34 @@ def series() -> Iterator[tuple[str, dict[str, str], list[tuple[int, float]]]]:
             return plateau if 8 * 3600 <= s < 20 * 3600 else 0.5
 
         yield "container_cpu_usage_seconds_total", {**c, "id": "/kubepods.slice"}, _counter(pods_rate, every)
+        yield "container_oom_events_total", {**c, "id": "/system.slice/kubelet.service"}, _steps(lambda d, s: 0, every)
+        if node == "gp-2":
+            journald = {**c, "id": "/system.slice/systemd-journald.service"}
+            yield "container_oom_events_total", journald, _steps(journald_kills, every)
+        if node == "gp-3":
+            scope = (
+                "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod3f1c.slice/cri-containerd-9a7e.scope"
+            )
+            yield "container_oom_events_total", {**c, "id": scope}, _steps(pod_kills, every)
+            yield "node_vmstat_oom_kill", NODE_EXPORTER, _steps(vmstat_kills, every)
+            for kind, psi in ((0, "waiting"), (1, "stalled")):
+                yield f"node_pressure_memory_{psi}_seconds_total", NODE_EXPORTER, _counter(_stall(node, kind), every)
+            pod_info = {
+                "job": "kube-state-metrics",
+                "namespace": "monitoring",
+                "pod": "node-exporter-x7k2p",
+                "node": "gp-3",
+                "host_ip": "10.0.3.7",
+                "uid": "5b0c2a8e-2f8d-4a43-9d0e-0d1c6f7a9b21",
+            }
+            yield "kube_pod_info", pod_info, _gauge({d: 1 for d in every}, every)
+        else:
+            for kind, psi in ((0, "waiting"), (1, "stalled")):
+                yield (
+                    f"container_pressure_memory_{psi}_seconds_total",
+                    {**c, "id": "/"},
+                    _counter(_stall(node, kind), every),
+                )
         pressure = {d: 1 if (node, d) == ("gp-2", 5) else 0 for d in every}
         yield (
             "kube_node_status_condition",
@@ -162,4 +238,11 @@ def series() -> Iterator[tuple[str, dict[str, str], list[tuple[int, float]]]]:
     yield "kubelet_running_pods", {**KUBELET, "node": "stray-1"}, _gauge({d: 5 for d in every}, every)
 
 
-TYPES = {"container_cpu_usage_seconds_total": "counter"}
+TYPES = {
+    "container_cpu_usage_seconds_total": "counter",
+    "container_oom_events_total": "counter",
+    "container_pressure_memory_waiting_seconds_total": "counter",
+    "container_pressure_memory_stalled_seconds_total": "counter",
+    "node_pressure_memory_waiting_seconds_total": "counter",
+    "node_pressure_memory_stalled_seconds_total": "counter",
+}

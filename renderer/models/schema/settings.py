@@ -291,6 +291,19 @@ class RecommendSelectors(Strict, records.RecommendSelectors):
         description="the cAdvisor memory series: the working set (what the kubelet's eviction reads) or the RSS (what "
         "OpenShift's SystemMemoryExceedsReservation alert reads)",
     )
+    nodeExporter: str = Field(
+        default=_QUERIES.node_exporter,
+        min_length=1,
+        max_length=1000,
+        description="label matchers of node-exporter (node_pressure_memory_*, node_vmstat_oom_kill): PSI and OOM "
+        "kills where the kubelet's cAdvisor has none",
+    )
+    nodeExporterNode: Literal["podInfo", "instance"] = Field(
+        default="podInfo",
+        description="how node-exporter's series get their node: podInfo joins them on namespace and pod with "
+        "kube-state-metrics' kube_pod_info (kubernetes-mixin's node_namespace_pod:kube_pod_info: rule); instance "
+        "takes the instance label (kube-prometheus relabels it to the node name)",
+    )
 
 
 class RecommendSettings(Strict, records.RecommendSettings):

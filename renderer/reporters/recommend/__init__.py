@@ -8,18 +8,29 @@ documents themselves, to write over the repo's files, then the command that revi
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import datetime, timezone
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TextIO
 
 from renderer.recommend.advice import FLOOR, MARGIN, MI, PoolAdvice, Reservation
+from renderer.recommend.evidence import STALL_LIMIT
 from renderer.recommend.queries import DAY
 from renderer.recommend.result import Recommendation
 
 if TYPE_CHECKING:
     from renderer.recommend.pricing import RecommendCost
 
-__all__ = ["EXCEEDED_SHOWN", "amount", "cost_sentences", "date", "document", "money", "write_documents"]
+__all__ = [
+    "EXCEEDED_SHOWN",
+    "amount",
+    "cost_sentences",
+    "date",
+    "document",
+    "evidence_sentences",
+    "money",
+    "write_documents",
+]
 
 #: node-days listed per reservation in the text and markdown formats (the JSON lists every one)
 EXCEEDED_SHOWN = 5
@@ -61,6 +72,10 @@ def _reservation(r: Reservation) -> dict[str, Any]:
     }
 
 
+def _share(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
 def _pool(p: PoolAdvice, cost: RecommendCost | None) -> dict[str, Any]:
     c = p.coverage
     out: dict[str, Any] = {
@@ -76,9 +91,23 @@ def _pool(p: PoolAdvice, cost: RecommendCost | None) -> dict[str, Any]:
             "missing": list(c.missing),
             "mixed": c.mixed or None,
             "why": list(c.why),
+            "absent": list(c.absent),
         },
         "nodes": list(p.nodes),
         "memoryPressure": [{"node": n, "day": date(d)} for n, d in p.pressure],
+        "oomKills": [
+            {
+                "node": k.node,
+                "day": date(k.day),
+                "scope": k.scope,
+                "kills": k.kills,
+                "overReservation": k.over_reservation,
+            }
+            for k in p.oom_kills
+        ],
+        "memoryStall": [
+            {"node": x.node, "day": date(x.day), "some": _share(x.some), "full": _share(x.full)} for x in p.stalls
+        ],
         "reservations": [_reservation(r) for r in p.reservations],
         "slope": None,
         "commit": [
@@ -139,6 +168,7 @@ def document(r: Recommendation) -> dict[str, Any]:
             "minNodes": o.min_nodes,
             "cpuTargetPercent": round(o.cpu_target * 100),
             "cpuCeilingPercent": o.cpu_ceiling,
+            "stallLimitPercent": round(STALL_LIMIT * 100),
         },
         "pools": [_pool(p, r.cost) for p in r.pools],
         "unplaced": {"count": r.unplaced_count, "nodes": list(r.unplaced)},
@@ -205,9 +235,64 @@ def cost_sentences(p: dict[str, Any], cost: dict[str, Any]) -> list[str]:
     return out
 
 
+#: What an OOM kill of each scope says (``renderer.recommend.evidence``).
+_OOM_SCOPE = {
+    "system": "in the reserved slices",
+    "pods": "in pods (evidence against memory over-commit)",
+    "all": "on the node (node-exporter: any process)",
+}
+
+
+def evidence_sentences(
+    p: dict[str, Any], limit: int, name: Callable[[str], str] = str, shown: int = EXCEEDED_SHOWN
+) -> list[str]:
+    """A pool's evidence beside the statistics, in words (text and markdown write them, ``name`` escaping a node's
+    name; ``-o json`` has every node-day): MemoryPressure, OOM kills per scope, memory stalls at or above ``limit``
+    percent."""
+
+    def listed(items: list[str], what: str) -> str:
+        more = len(items) - shown
+        return f"{what} on {len(items)} node-day(s): {', '.join(items[:shown])}" + (
+            f" and {more} more" if more > 0 else ""
+        )
+
+    out = []
+    if p["memoryPressure"]:
+        out.append(
+            listed(
+                [f"{name(e['node'])} {e['day']}" for e in p["memoryPressure"]], "MemoryPressure (the kubelet evicting)"
+            )
+        )
+    for scope, what in _OOM_SCOPE.items():
+        kills = [k for k in p["oomKills"] if k["scope"] == scope]
+        if not kills:
+            continue
+        items = [
+            f"{name(k['node'])} {k['day']} ×{k['kills']}"
+            + (" while over the current reservation" if k["overReservation"] else "")
+            for k in kills
+        ]
+        line = listed(items, f"OOM kills {what}")
+        if any(k["overReservation"] for k in kills):
+            line += ": the reservation is too small for what it protects"
+        out.append(line)
+    if p["memoryStall"]:
+        items = [
+            f"{name(x['node'])} {x['day']} some {_percent(x['some'])} full {_percent(x['full'])}"
+            for x in p["memoryStall"]
+        ]
+        out.append(listed(items, f"memory stalled (PSI, 5m) at or above {limit}% (systemd-oomd's default limit)"))
+    return out
+
+
+def _percent(share: float | None) -> str:
+    return "-" if share is None else f"{share:.0%}"
+
+
 def write_documents(r: Recommendation, out: TextIO) -> None:
-    """``-o yaml``: each document, with the file it replaces, then the review command (all as YAML comments but
-    the documents). Nothing to write: one comment saying why."""
+    """``-o yaml``: each document, with the file it replaces, then each pool's evidence (MemoryPressure, OOM kills,
+    memory stalls: every node-day) and the review command (all as YAML comments but the documents). Nothing to write: one comment saying why."""
+    from renderer.escaping import plain
     from renderer.reporters.derived import dump_yaml
 
     parts: list[str] = []
@@ -217,5 +302,10 @@ def write_documents(r: Recommendation, out: TextIO) -> None:
     if not parts:
         out.write("# nothing to write: no pool could be advised (see `allocatable recommend` without -o yaml)\n")
         return
+    report = document(r)
+    limit = report["method"]["stallLimitPercent"]
+    for p in report["pools"]:
+        said = evidence_sentences(p, limit, shown=len(p["oomKills"]) + len(p["memoryStall"]) + len(p["memoryPressure"]))
+        parts.extend(plain(f"# evidence, pool {p['name']}: {line}") + "\n" for line in said)  # one comment line each
     parts.append(f"# write these over the files named above, then review what they do:\n#   {r.review}\n")
     out.write("".join(parts))

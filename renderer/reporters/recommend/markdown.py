@@ -7,7 +7,7 @@ from typing import Any, TextIO
 from renderer.escaping import markdown as md
 from renderer.escaping import markdown_code
 from renderer.recommend.result import Recommendation
-from renderer.reporters.recommend import EXCEEDED_SHOWN, cost_sentences, document, money
+from renderer.reporters.recommend import EXCEEDED_SHOWN, cost_sentences, document, evidence_sentences, money
 
 __all__ = ["write"]
 
@@ -16,7 +16,7 @@ def _row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
+def _pool(p: dict[str, Any], cost: dict[str, Any] | None, limit: int) -> list[str]:
     c = p["coverage"]
     lines = [
         f"#### Pool {markdown_code(p['name'])}",
@@ -81,14 +81,8 @@ def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
                 )
             )
         lines.append("")
-    if p["memoryPressure"]:
-        shown = ", ".join(f"{md(e['node'])} {e['day']}" for e in p["memoryPressure"][:EXCEEDED_SHOWN])
-        more = len(p["memoryPressure"]) - EXCEEDED_SHOWN
-        lines.append(
-            f"MemoryPressure (the kubelet evicting) on {len(p['memoryPressure'])} node-day(s): {shown}"
-            + (f" and {more} more." if more > 0 else ".")
-        )
-        lines.append("")
+    for line in evidence_sentences(p, limit, md):
+        lines.extend([line + ".", ""])
     r = p["repack"]
     if r is not None:
         lines.append(
@@ -102,9 +96,10 @@ def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
     for why in c["why"]:
         lines.append(f"- no recommendation: {md(why)}")
     lines.extend(f"- missing: {md(m)}" for m in c["missing"])
+    lines.extend(f"- absent (optional): {md(a)}" for a in c["absent"])
     if c["mixed"]:
         lines.append(f"- {md(c['mixed'])}")
-    if c["why"] or c["missing"] or c["mixed"]:
+    if c["why"] or c["missing"] or c["absent"] or c["mixed"]:
         lines.append("")
     return lines
 
@@ -121,7 +116,7 @@ def write(result: Recommendation, out: TextIO) -> None:
         "",
     ]
     for p in doc["pools"]:
-        lines.extend(_pool(p, doc.get("cost")))
+        lines.extend(_pool(p, doc.get("cost"), m["stallLimitPercent"]))
     if doc["unplaced"]["count"]:
         lines.append(
             f"{doc['unplaced']['count']} node(s) with usage are in no pool: {md(', '.join(doc['unplaced']['nodes']))}"

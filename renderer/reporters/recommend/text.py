@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from renderer.recommend.result import Recommendation
-from renderer.reporters.recommend import EXCEEDED_SHOWN, cost_sentences, document, money
+from renderer.reporters.recommend import EXCEEDED_SHOWN, cost_sentences, document, evidence_sentences, money
 
 __all__ = ["write"]
 
@@ -17,7 +17,7 @@ def _table(rows: list[list[str]], indent: str = "  ") -> list[str]:
     return [indent + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
+def _pool(p: dict[str, Any], cost: dict[str, Any] | None, limit: int) -> list[str]:
     c = p["coverage"]
     lines = [
         f"pool {p['name']}: {c['nodes']} of {c['poolNodes']} node{'s' if c['poolNodes'] != 1 else ''} measured, "
@@ -79,13 +79,7 @@ def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
             )
         lines.extend(_table(rows))
         lines.extend(f"    {k['resource']}: {k['reasoning']}" for k in p["commit"])
-    if p["memoryPressure"]:
-        shown = ", ".join(f"{e['node']} {e['day']}" for e in p["memoryPressure"][:EXCEEDED_SHOWN])
-        more = len(p["memoryPressure"]) - EXCEEDED_SHOWN
-        lines.append(
-            f"  MemoryPressure (the kubelet evicting) on {len(p['memoryPressure'])} node-day(s): {shown}"
-            + (f" and {more} more" if more > 0 else "")
-        )
+    lines.extend(f"  {line}" for line in evidence_sentences(p, limit))
     r = p["repack"]
     if r is not None:
         lines.append(
@@ -97,6 +91,7 @@ def _pool(p: dict[str, Any], cost: dict[str, Any] | None) -> list[str]:
     for why in c["why"]:
         lines.append(f"  no recommendation: {why}")
     lines.extend(f"  missing: {m}" for m in c["missing"])
+    lines.extend(f"  absent (optional): {a}" for a in c["absent"])
     if c["mixed"]:
         lines.append(f"  {c['mixed']}")
     return lines
@@ -113,7 +108,7 @@ def write(result: Recommendation, out: TextIO) -> None:
     ]
     for p in doc["pools"]:
         lines.append("")
-        lines.extend(_pool(p, doc.get("cost")))
+        lines.extend(_pool(p, doc.get("cost"), m["stallLimitPercent"]))
     if doc["unplaced"]["count"]:
         lines.append("")
         lines.append(
