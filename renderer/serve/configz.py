@@ -142,8 +142,8 @@ class ApiReader(Reader):
 
     kind = "in-cluster"
 
-    def __init__(self, endpoint: Endpoint) -> None:
-        self.endpoint = replace(endpoint, timeout=float(TIMEOUT), attempts=1, max_bytes=MAX_BYTES)
+    def __init__(self, endpoint: Endpoint, timeout: float = TIMEOUT, max_bytes: int = MAX_BYTES) -> None:
+        self.endpoint = replace(endpoint, timeout=float(timeout), attempts=1, max_bytes=max_bytes)
 
     def read(self, node: str, stop: threading.Event) -> tuple[bytes, str]:
         from renderer.serve.kubeapi import ApiError, get_one
