@@ -170,7 +170,7 @@ def _source(args: argparse.Namespace) -> NodeSource | str:
     )
 
 
-def _configz(args: argparse.Namespace, source: NodeSource) -> Reader | None | str:
+def _configz(args: argparse.Namespace, source: NodeSource) -> Reader | str | None:
     """Where ``--configz`` reads each node's kubelet configuration (None: it is off), or the usage error."""
     import os
 

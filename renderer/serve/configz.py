@@ -169,7 +169,7 @@ class KubectlReader(Reader):
 
         path = _path(node)
         try:
-            return get_raw(self.kubectl, path, MAX_BYTES, "or save the outputs and pass --configz-dir DIR"), (
+            return get_raw(self.kubectl, path, MAX_BYTES, "save the outputs and pass --configz-dir DIR"), (
                 f"kubectl get --raw {path}"
             )
         except SnapshotError as exc:
@@ -340,9 +340,7 @@ def compare(node: str, want: Leaves, config: dict[str, Any]) -> list[FieldDrift]
     return out
 
 
-def check(
-    reader: Reader, model: CapacityModel, stop: threading.Event, concurrency: int = CONCURRENCY
-) -> Outcome:
+def check(reader: Reader, model: CapacityModel, stop: threading.Event, concurrency: int = CONCURRENCY) -> Outcome:
     """Read the configz of every node of ``model`` a policy selects and compare it with the fields the repo renders
     for the node. Never raises for a node: a failed read is in ``errors`` and the node ``unread``."""
     shapes: dict[tuple[int, ...], Leaves] = {}

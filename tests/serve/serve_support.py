@@ -146,6 +146,8 @@ def wait_ready(base: str, timeout: float = 60.0) -> None:
     raise AssertionError(f"{base}/readyz did not answer 200 within {timeout} s")
 
 
+#: The service account token the replayed API server expects (never a real one).
+TOKEN = "eyJhbGciOiJSUzI1NiJ9.not-a-real-token.signature"
 Answer = tuple[int, bytes, dict[str, str]]
 
 
@@ -178,10 +180,8 @@ def replay_server() -> Iterator[tuple[Replay, Callable[[Callable[[dict[str, str]
             for k, v in headers.items():
                 self.send_header(k, v)
             self.end_headers()
-            try:
+            with contextlib.suppress(OSError):  # the client stopped reading (a bound it keeps)
                 self.wfile.write(body)
-            except OSError:
-                pass  # the client stopped reading (a bound it keeps)
 
         def log_message(self, *args: object) -> None:
             pass

@@ -19,15 +19,13 @@ from typing import Any
 
 import pytest
 import yaml
-
-from serve_support import Answer, Replay, replay_server
+from serve_support import TOKEN, Answer, Replay, replay_server
 
 from conftest import REPO_ROOT
 from renderer.serve.kubeapi import ApiError, Endpoint, list_pages
 from renderer.serve.service import Service
 from renderer.serve.sources import ApiSource, SourceError
 
-TOKEN = "eyJhbGciOiJSUzI1NiJ9.not-a-real-token.signature"
 FILES = sorted((REPO_ROOT / "tests/real-nodes/eks").glob("*.yaml")) + [
     REPO_ROOT / f"tests/real-nodes/gke/{name}.yaml"
     for name in ("c2-standard-16-1-31", "e2-medium-1-23", "e2-small-1-29", "n1-standard-2-1-35", "n2-standard-8-1-16")
