@@ -24,8 +24,10 @@ DESCRIPTION = (
     "(a git-sync checkout or a ConfigMap volume). The result of the last good cycle is served on --listen: "
     "/metrics (Prometheus text; a scrape never computes anything), /healthz and /readyz (ready after the first good "
     "cycle). A cycle that fails (the API server down, a policy commit that does not load) keeps the last good "
-    "result and counts the error. SIGTERM or SIGINT stops after the cycle in progress. With --once, run one cycle, "
-    "print the metrics to stdout and exit. Every metric and alert: docs/serve.md."
+    "result and counts the error. SIGTERM or SIGINT stops after the cycle in progress. With --configz, also read each "
+    "node's kubelet configuration (/configz: through the API server's node proxy, kubectl get --raw, or the saved "
+    "outputs of --configz-dir) and compare it with the fields the repo renders for the node. With --once, run one "
+    "cycle, print the metrics to stdout and exit. Every metric and alert: docs/serve.md."
 )
 EXIT_CODES = {
     0: "stopped by SIGTERM or SIGINT; with --once: every node matches its prediction",
