@@ -414,6 +414,38 @@ def test_kubectl_get_raw_of_the_context(repo: Path, tmp_path: Path, monkeypatch:
 # -- the command ----------------------------------------------------------------------------------------------------
 
 
+def test_live_with_configz_reads_both_through_kubectl(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``serve --live --configz --once``: a stand-in kubectl (ALLOCATABLE_KUBECTL) prints the published node for
+    ``get nodes`` and the published configz, with the repo's kubeReserved written into it, for ``get --raw``: the
+    node's five fields match (exit 0), and kubectl was asked for exactly the node list and that node's configz."""
+    write_repo(repo, {"rp.yaml": POLICY})
+    nodes = write_nodes(tmp_path / "nodes.json")
+    same = published()
+    same["kubeletconfig"]["kubeReserved"] = {"cpu": "500m", "memory": "1Gi"}
+    saved = tmp_path / "configz.json"
+    saved.write_bytes(body(same))
+    calls = tmp_path / "calls"
+    kubectl = tmp_path / "kubectl"
+    kubectl.write_text(
+        f'#!/bin/sh\necho "$@" >> {calls}\nif [ "$2" = "--raw" ]; then cat {saved}; else cat {nodes}; fi\n',
+        encoding="utf-8",
+    )
+    kubectl.chmod(0o755)
+    monkeypatch.setenv("ALLOCATABLE_KUBECTL", str(kubectl))
+    res = run_cli("serve", str(repo), "--live", "--context", "prod", "--configz", "--once")
+    found = samples(res.stdout)
+    assert "allocatable_node_config_drift" not in found
+    assert value(found, "allocatable_pool_config_nodes", pool=POOL, state="match") == 1
+    assert calls.read_text().splitlines() == [
+        "get nodes -o json --request-timeout=60s --context=prod",
+        f"get --raw /api/v1/nodes/{NODE_NAME}/proxy/configz --request-timeout=10s --context=prod",
+    ]
+    # kubelet allocatable still differs (EKS's own reservation is what the node runs): exit 1 is verify's drift
+    assert res.exit_code == 1
+
+
 def test_once_with_saved_outputs_prints_the_drift_and_exits_1(repo: Path, tmp_path: Path) -> None:
     write_repo(repo, {"rp.yaml": POLICY})
     saved = tmp_path / "configz"
