@@ -245,7 +245,7 @@ def expected_fields(pc: PoolCapacity) -> Leaves:
     return tuple(_leaves(fields, ()))
 
 
-def _shape(pc: PoolCapacity) -> tuple[int, ...]:
+def _shape(pc: PoolCapacity) -> tuple[object, ...]:
     """What ``kubelet_fields`` reads of a pool of one, by identity (verify's model shares them per node shape)."""
     return (
         id(pc.policy),
@@ -253,7 +253,7 @@ def _shape(pc: PoolCapacity) -> tuple[int, ...]:
         id(pc.kube_reserved),
         id(pc.eviction_hard),
         id(pc.effective_kubelet),
-        hash(pc.eviction_source),
+        pc.eviction_source,
     )
 
 
@@ -343,7 +343,7 @@ def compare(node: str, want: Leaves, config: dict[str, Any]) -> list[FieldDrift]
 def check(reader: Reader, model: CapacityModel, stop: threading.Event, concurrency: int = CONCURRENCY) -> Outcome:
     """Read the configz of every node of ``model`` a policy selects and compare it with the fields the repo renders
     for the node. Never raises for a node: a failed read is in ``errors`` and the node ``unread``."""
-    shapes: dict[tuple[int, ...], Leaves] = {}
+    shapes: dict[tuple[object, ...], Leaves] = {}
     wanted: list[tuple[str, Leaves]] = []
     for pc in model.pools:
         key = _shape(pc)
