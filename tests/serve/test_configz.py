@@ -502,7 +502,7 @@ def test_the_monitoring_target_grants_nodes_proxy_only_when_configz_is_on(tmp_pa
     assert off["monitoring/rbac.yaml"][0]["rules"] == [nodes]
     assert on["monitoring/rbac.yaml"][0]["rules"] == [
         nodes,
-        {"apiGroups": [""], "resources": ["nodes/proxy"], "verbs": ["get"]},  # get only: no create (exec, ports)
+        {"apiGroups": [""], "resources": ["nodes/proxy"], "verbs": ["get"]},  # the one verb /configz needs
     ]
     args = {
         name: files["monitoring/deployment.yaml"][1]["spec"]["template"]["spec"]["containers"][0]["args"]

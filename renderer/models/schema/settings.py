@@ -88,7 +88,8 @@ class MonitoringSettings(Strict, records.MonitoringSettings):
         default=False,
         description="run serve with --configz: it reads each node's kubelet configuration through the API server's "
         "node proxy and compares it with the fields the repo renders; the ClusterRole then also grants get on "
-        "nodes/proxy (which reaches the whole kubelet API: opt in knowingly)",
+        "nodes/proxy, which is not read-only: it reaches the whole kubelet API, exec in any container included "
+        "(docs/serve.md#kubelet-configuration-configz)",
     )
 
 

@@ -1,8 +1,8 @@
 """``monitoring/``: what runs ``allocatable serve`` in the cluster and alerts on what it finds (docs/serve.md).
 
 - ``serviceaccount.yaml``, ``rbac.yaml``: a ServiceAccount and a read-only ClusterRole (nodes get/list/watch: all
-  serve reads; with ``render.monitoring.configz``, nodes/proxy get too, for ``serve --configz``) with its
-  ClusterRoleBinding.
+  serve reads; with ``render.monitoring.configz``, nodes/proxy get too, for ``serve --configz``, which is not
+  read-only: it reaches every kubelet's whole API, exec included) with its ClusterRoleBinding.
 - ``deployment.yaml``: one replica of ``allocatable serve`` (the image of argocd/serve.Dockerfile) and a git-sync sidecar
   keeping a checkout of the policy repository (``allocatable-serve-source``: ``repo`` and ``ref``, to set); serve
   evaluates ``/git/current/<the policy directory>`` and reloads it on every new commit. Non-root, read-only root
@@ -288,10 +288,11 @@ class MonitoringTarget(Target):
             "metadata": _meta(NAME),
             "spec": rules(ctx.load.policies.settings.recommend.selectors.promql(), configz),
         }
-        access = "read-only: nodes get/list/watch" + (
-            "; nodes/proxy get (render.monitoring.configz: serve --configz reads each kubelet's /configz)"
+        access = (
+            "nodes get/list/watch (read-only), and nodes/proxy get for serve --configz (render.monitoring.configz): "
+            "NOT read-only, it reaches every kubelet's whole API (docs/serve.md#kubelet-configuration-configz)"
             if configz
-            else ""
+            else "read-only: nodes get/list/watch"
         )
         return [
             Output("monitoring/serviceaccount.yaml", (account,), notes=note),
