@@ -176,17 +176,17 @@ def _configz(args: argparse.Namespace, source: NodeSource) -> Reader | str | Non
     """Where ``--configz`` reads each node's kubelet configuration (None: it is off), or the usage error."""
     import os
 
+    if args.configz_dir is not None and not args.configz:
+        return "--configz-dir goes with --configz"
+    if not args.configz:
+        return None
     from renderer.serve.configz import ApiReader, DirReader, KubectlReader
     from renderer.serve.sources import ApiSource, KubectlSource
 
     if args.configz_dir is not None:
-        if not args.configz:
-            return "--configz-dir goes with --configz"
         if not os.path.isdir(args.configz_dir):
             return f"--configz-dir {args.configz_dir}: not a directory"
         return DirReader(args.configz_dir)
-    if not args.configz:
-        return None
     if isinstance(source, ApiSource):
         return ApiReader(source.endpoint)
     if isinstance(source, KubectlSource):
