@@ -291,7 +291,7 @@ def _normal(top: str, value: Any) -> Any:
 
         ranges, _ = parse_cpuset(value)
         if ranges is not None:
-            return ("cpus", frozenset(c for a, b in ranges for c in range(a, min(b, a + 4096) + 1)))
+            return ("cpus", _merged(ranges))
     if value.endswith("%"):
         pct = _number(value[:-1])
         if pct is not None:
@@ -311,6 +311,18 @@ def _normal(top: str, value: Any) -> Any:
         return ("quantity", Quantity.parse(value).value)  # containerLogMaxSize: 10Mi = 10240Ki
     except QuantityError:
         return ("text", value)
+
+
+def _merged(ranges: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """The CPUs of ``ranges`` as sorted disjoint ranges, adjacent ones joined (``0,1`` and ``0-1`` alike), never
+    expanded CPU by CPU (a hostile ``0-999999999`` stays one pair)."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(ranges):
+        if out and start <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return tuple(out)
 
 
 def _shown(value: Any) -> str:

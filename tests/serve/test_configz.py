@@ -134,6 +134,8 @@ def endpoint(base: str, tmp_path: Path) -> Endpoint:
         # a CPU list by its CPUs: 0-1 = {0, 1}
         (("reservedSystemCPUs",), "0-1", "0,1", True),
         (("reservedSystemCPUs",), "0-1", "0-2", False),
+        (("reservedSystemCPUs",), "0-3,8", "8,0,1-2,3", True),  # {0,1,2,3,8} both
+        (("reservedSystemCPUs",), "0-999999999", "0-999999998", False),  # never expanded CPU by CPU
         # numbers by value; the configz writes memoryThrottlingFactor as 0.9
         (("maxPods",), 110, 110.0, True),
         (("memoryThrottlingFactor",), 0.9, 0.9, True),
