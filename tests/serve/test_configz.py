@@ -5,10 +5,12 @@ No Kubernetes API server can run here: the in-cluster tests start a loopback HTT
 (tests/real-nodes, serve_support's docstring) under several names, and for each node's
 ``GET /api/v1/nodes/NAME/proxy/configz`` a recorded configz body or the errors the API server's proxy answers with.
 
-The recorded body, tests/serve/configz/published-kubeadm.json, is a real ``kubectl get --raw
-/api/v1/nodes/NAME/proxy/configz`` output published in a public write-up of aquasecurity/k8s-node-collector's
-``--kubelet-config`` input (a kubeadm node with cri-dockerd, Kubernetes 1.31 or newer: it carries ``failCgroupV1``),
-kept byte for byte: ``{"kubeletconfig": {...}}``, Go durations (``4h0m0s``), evictionHard as the kubelet writes it
+The recorded body, tests/serve/configz/published-kubeadm.json, is a real kubelet ``/configz`` published in a Trivy
+user's public notes (found with the code-search index; node ``sldw93dwm29`` of a kubeadm cluster with cri-dockerd,
+2025-10-28): the ``--kubelet-config`` argument ``trivy k8s`` gave its node-collector 0.3.1 pod, decoded there from
+base64 and bzip2; the kubelet-config mapping in the same notes names its source, ``kubectl get --raw
+"/api/v1/nodes/<node name>/proxy/configz"``. Kubernetes 1.31 or newer (it carries ``failCgroupV1``). Kept byte for
+byte: ``{"kubeletconfig": {...}}``, Go durations (``4h0m0s``), evictionHard as the kubelet writes it
 (``memory.available: 100Mi``, ``nodefs.available: 10%``...), ``enforceNodeAllocatable: [pods]``, no kubeReserved. A
 test that needs another value changes that one field of it and says so. Expected drift is worked out by hand beside
 each assertion.
