@@ -112,7 +112,7 @@ def get_one(ep: Endpoint, path: str, stop: threading.Event | None = None) -> byt
     url = urllib.parse.urlsplit(ep.base)
     conn = _connection(ep, url)
     try:
-        return _get(ep, conn, path, f"{url.path.rstrip('/')}{path}", stop, 1)
+        return _get(ep, conn, path, f"{url.path.rstrip('/')}{path}", stop, 0)
     finally:
         conn.close()
 
@@ -222,10 +222,11 @@ def _retry_after(value: str | None, default: float) -> float:
 
 
 def _body(resp: http.client.HTTPResponse, limit: int, path: str, page: int) -> bytes:
+    what = f"page {page}" if page else "the response"  # page 0: one GET, no list
     length = resp.getheader("Content-Length")
     if length is not None and length.strip().isdigit() and int(length) > limit:
         resp.close()
-        raise ApiError(f"GET {path}: page {page} is {int(length)} bytes, more than the {limit} allowed")
+        raise ApiError(f"GET {path}: {what} is {int(length)} bytes, more than the {limit} allowed")
     chunks: list[bytes] = []
     kept = 0
     while True:
@@ -235,7 +236,7 @@ def _body(resp: http.client.HTTPResponse, limit: int, path: str, page: int) -> b
         kept += len(chunk)
         if kept > limit:
             resp.close()
-            raise ApiError(f"GET {path}: page {page} is more than the {limit} bytes allowed")
+            raise ApiError(f"GET {path}: {what} is more than the {limit} bytes allowed")
         chunks.append(chunk)
 
 
