@@ -10,6 +10,7 @@ from renderer.commands.common import EXIT_FINDINGS, EXIT_OK, add_paths, error, n
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
 if TYPE_CHECKING:
+    from renderer.serve.configz import Reader
     from renderer.serve.service import Service
     from renderer.serve.sources import NodeSource
 
@@ -23,12 +24,15 @@ DESCRIPTION = (
     "(a git-sync checkout or a ConfigMap volume). The result of the last good cycle is served on --listen: "
     "/metrics (Prometheus text; a scrape never computes anything), /healthz and /readyz (ready after the first good "
     "cycle). A cycle that fails (the API server down, a policy commit that does not load) keeps the last good "
-    "result and counts the error. SIGTERM or SIGINT stops after the cycle in progress. With --once, run one cycle, "
-    "print the metrics to stdout and exit. Every metric and alert: docs/serve.md."
+    "result and counts the error. SIGTERM or SIGINT stops after the cycle in progress. With --configz, also read each "
+    "node's kubelet configuration (/configz: through the API server's node proxy, kubectl get --raw, or the saved "
+    "outputs of --configz-dir) and compare it with the fields the repo renders for the node. With --once, run one "
+    "cycle, print the metrics to stdout and exit. Every metric and alert: docs/serve.md."
 )
 EXIT_CODES = {
     0: "stopped by SIGTERM or SIGINT; with --once: every node matches its prediction",
-    1: "with --once: a node differs from its prediction (drift)",
+    1: "with --once: a node differs from its prediction (drift), or with --configz its kubelet configuration "
+    "from the fields the repo renders",
 }
 
 _DURATION = re.compile(r"(\d{1,6})(ms|s|m|h)")
@@ -105,6 +109,19 @@ def register(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="platform of the nodes whose labels name none, as for verify; repeatable",
     )
+    parser.add_argument(
+        "--configz",
+        action="store_true",
+        help="also read each node's kubelet configuration (/configz, through the API server's node proxy: the "
+        "ClusterRole then needs nodes/proxy get) and compare it with the fields the repo renders",
+    )
+    parser.add_argument(
+        "--configz-dir",
+        metavar="DIR",
+        default=None,
+        help="with --configz: read saved outputs instead, DIR/NODE.json each "
+        "(kubectl get --raw /api/v1/nodes/NODE/proxy/configz), again every cycle",
+    )
     parser.add_argument("--tls-cert", metavar="FILE", default=None, help="serve HTTPS with this certificate (PEM)")
     parser.add_argument("--tls-key", metavar="FILE", default=None, help="the private key of --tls-cert (PEM)")
     parser.add_argument(
@@ -155,6 +172,31 @@ def _source(args: argparse.Namespace) -> NodeSource | str:
     )
 
 
+def _configz(args: argparse.Namespace, source: NodeSource) -> Reader | str | None:
+    """Where ``--configz`` reads each node's kubelet configuration (None: it is off), or the usage error."""
+    import os
+
+    if args.configz_dir is not None and not args.configz:
+        return "--configz-dir goes with --configz"
+    if not args.configz:
+        return None
+    from renderer.serve.configz import ApiReader, DirReader, KubectlReader
+    from renderer.serve.sources import ApiSource, KubectlSource
+
+    if args.configz_dir is not None:
+        if not os.path.isdir(args.configz_dir):
+            return f"--configz-dir {args.configz_dir}: not a directory"
+        return DirReader(args.configz_dir)
+    if isinstance(source, ApiSource):
+        return ApiReader(source.endpoint)
+    if isinstance(source, KubectlSource):
+        return KubectlReader(source.kubectl)
+    return (
+        "--configz with --nodes reads saved outputs: pass --configz-dir DIR holding NODE.json for each node "
+        "(kubectl get --raw /api/v1/nodes/NODE/proxy/configz)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     import importlib.util
 
@@ -169,10 +211,14 @@ def run(args: argparse.Namespace) -> int:
     source = _source(args)
     if isinstance(source, str):
         return error(source)
+    reader = _configz(args, source)
+    if isinstance(reader, str):
+        return error(reader)
     from renderer.serve.service import Service
 
     (path,) = paths_of(args)
     service = Service.of(path, source, args.interval, args.max_file_size)
+    service.configz = reader
     if args.once:
         return _once(service)
     return _serve(service, args)
@@ -183,7 +229,8 @@ def _once(service: Service) -> int:
         return error(service.last_error or "the cycle failed")
     sys.stdout.write(service.evaluation.text.decode("utf-8"))
     sys.stdout.flush()
-    return EXIT_FINDINGS if service.evaluation.tally.drift else EXIT_OK
+    tally = service.evaluation.tally
+    return EXIT_FINDINGS if tally.drift or tally.config_drift else EXIT_OK
 
 
 def _serve(service: Service, args: argparse.Namespace) -> int:

@@ -93,6 +93,12 @@ class KarpenterSettings(Record):
     kubeletPassthrough: bool
 
 
+class MonitoringSettings(Record):
+    """How the ``monitoring`` target deploys ``allocatable serve`` (see docs/serve.md)."""
+
+    configz: bool
+
+
 class RenderSettings(Record):
     """What `allocatable render` produces (see docs/render.md)."""
 
@@ -101,6 +107,7 @@ class RenderSettings(Record):
     koordinatorConfigMap: str
     ignitionVersion: Literal["3.2.0", "3.3.0", "3.4.0", "3.5.0"]
     karpenter: KarpenterSettings
+    monitoring: MonitoringSettings
     targets: list[str] | None
     outputDir: str
 

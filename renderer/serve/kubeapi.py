@@ -36,7 +36,7 @@ from typing import Any
 
 from renderer.escaping import plain
 
-__all__ = ["CA_FILE", "MAX_PAGES", "SERVICE_ACCOUNT", "TOKEN_FILE", "ApiError", "Endpoint", "list_pages"]
+__all__ = ["CA_FILE", "MAX_PAGES", "SERVICE_ACCOUNT", "TOKEN_FILE", "ApiError", "Endpoint", "get_one", "list_pages"]
 
 SERVICE_ACCOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
 TOKEN_FILE = f"{SERVICE_ACCOUNT}/token"
@@ -104,6 +104,17 @@ def list_pages(
                     "it can be read; raise the page size or the interval"
                 ) from None
             restarted = True
+
+
+def get_one(ep: Endpoint, path: str, stop: threading.Event | None = None) -> bytes:
+    """The body of one ``GET path`` (no paging: ``/api/v1/nodes/NAME/proxy/configz``), at most ``ep.max_bytes``,
+    with ``ep.attempts`` tries and ``ep.timeout`` for the connection and each read. Raises ``ApiError``."""
+    url = urllib.parse.urlsplit(ep.base)
+    conn = _connection(ep, url)
+    try:
+        return _get(ep, conn, path, f"{url.path.rstrip('/')}{path}", stop, 0)
+    finally:
+        conn.close()
 
 
 class _Expired(Exception):
@@ -211,10 +222,11 @@ def _retry_after(value: str | None, default: float) -> float:
 
 
 def _body(resp: http.client.HTTPResponse, limit: int, path: str, page: int) -> bytes:
+    what = f"page {page}" if page else "the response"  # page 0: one GET, no list
     length = resp.getheader("Content-Length")
     if length is not None and length.strip().isdigit() and int(length) > limit:
         resp.close()
-        raise ApiError(f"GET {path}: page {page} is {int(length)} bytes, more than the {limit} allowed")
+        raise ApiError(f"GET {path}: {what} is {int(length)} bytes, more than the {limit} allowed")
     chunks: list[bytes] = []
     kept = 0
     while True:
@@ -224,7 +236,7 @@ def _body(resp: http.client.HTTPResponse, limit: int, path: str, page: int) -> b
         kept += len(chunk)
         if kept > limit:
             resp.close()
-            raise ApiError(f"GET {path}: page {page} is more than the {limit} bytes allowed")
+            raise ApiError(f"GET {path}: {what} is more than the {limit} bytes allowed")
         chunks.append(chunk)
 
 
@@ -246,6 +258,11 @@ def _status_line(path: str, status: int, reason: str, detail: str) -> str:
     head = f"GET {path}: {status} {plain(reason)[:60]}" + (f": {detail}" if detail else "")
     if status == 401:
         return f"{head}; the service account token was refused: is it expired, or for another cluster?"
+    if status == 403 and "/proxy/" in path:
+        return (
+            f"{head}; the service account may not get nodes/proxy: render the monitoring target with "
+            "render.monitoring.configz: true (docs/serve.md#kubelet-configuration-configz)"
+        )
     if status == 403:
         return (
             f"{head}; the service account may not list this: bind it to the read-only ClusterRole "

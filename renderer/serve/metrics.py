@@ -25,6 +25,7 @@ from prometheus_client.registry import Collector
 if TYPE_CHECKING:
     from renderer.models.inventory import Pool
     from renderer.quantity import Quantity
+    from renderer.serve.configz import Outcome
     from renderer.serve.policy import Policy
     from renderer.verify.result import VerifyResult
 
@@ -62,6 +63,8 @@ class Tally:
     drift: int = 0
     awaiting: int = 0
     pods_not_fitting: int = 0
+    #: With ``--configz``: nodes whose kubelet configuration differs from the fields the repo renders.
+    config_drift: int = 0
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,11 @@ def serialise(families: Iterable[Metric]) -> bytes:
     return generate_latest(_Families(families))
 
 
-def evaluate(result: VerifyResult, nodes: list[Pool], policy: Policy, at: float) -> Evaluation:
-    """The families of one verify result (``nodes``: the pools of one it read, for each node's pool)."""
+def evaluate(
+    result: VerifyResult, nodes: list[Pool], policy: Policy, at: float, configz: Outcome | None = None
+) -> Evaluation:
+    """The families of one verify result (``nodes``: the pools of one it read, for each node's pool) and, with
+    ``--configz``, of the kubelet configurations compared."""
     from renderer.impact.report import PoolIndex, pool_of
 
     index = PoolIndex(policy.nodepools)
@@ -141,7 +147,46 @@ def evaluate(result: VerifyResult, nodes: list[Pool], policy: Policy, at: float)
     families: list[Metric] = [info, predicted, drift, pool_nodes, *_reserved(policy)]
     if result.pods is not None:
         families.extend(_pods(result, pool_of_node, tally))
+    if configz is not None:
+        families.extend(_configz(configz, pool_of_node, tally))
     return Evaluation(serialise(families), tally, at)
+
+
+#: Node states of ``allocatable_pool_config_nodes{state}``.
+CONFIG_STATES = ("match", "drift", "unread")
+
+
+def _configz(outcome: Outcome, pool_of_node: dict[str, str], tally: Tally) -> Iterator[Metric]:
+    """``--configz``: per differing field of a node, 1; per pool, the nodes compared by state; the failed reads."""
+    drift = GaugeMetricFamily(
+        "allocatable_node_config_drift",
+        "1 for each KubeletConfiguration field the repo renders for the node that the kubelet's /configz holds with "
+        "another value (or not at all); absent for the fields that match.",
+        labels=["node", "pool", "field"],
+    )
+    for d in sorted(outcome.drift, key=lambda d: (d.node, d.field)):
+        drift.add_metric([d.node, pool_of_node.get(d.node, "(inventory)"), d.field], 1.0)
+    nodes = GaugeMetricFamily(
+        "allocatable_pool_config_nodes",
+        "Nodes per pool whose kubelet configuration (/configz) matches the fields the repo renders, differs, or "
+        "could not be read this cycle.",
+        labels=["pool", "state"],
+    )
+    counts: dict[tuple[str, str], int] = {}
+    for node, state in outcome.state.items():
+        key = (pool_of_node.get(node, "(inventory)"), state)
+        counts[key] = counts.get(key, 0) + 1
+    for pool in sorted({p for p, _ in counts}):
+        for state in CONFIG_STATES:
+            nodes.add_metric([pool, state], counts.get((pool, state), 0))
+    errors = GaugeMetricFamily(
+        "allocatable_configz_fetch_errors",
+        "Nodes whose /configz could not be read (or was no KubeletConfiguration) in the last cycle; serve's log "
+        "names the first and why.",
+        value=float(len(outcome.errors)),
+    )
+    tally.config_drift = sum(1 for s in outcome.state.values() if s == "drift")
+    yield from (drift, nodes, errors)
 
 
 def _reserved(policy: Policy) -> Iterator[Metric]:

@@ -30,6 +30,8 @@ from renderer.serve.sources import NodeSource, SourceError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from renderer.serve.configz import Reader
+
 __all__ = ["STAGES", "Service"]
 
 STAGES = ("policy", "nodes", "evaluate")
@@ -75,6 +77,8 @@ class Service:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: Called after every cycle (tests and the benchmark count cycles with it).
     after_cycle: Callable[[Service], None] | None = None
+    #: ``--configz``: where each node's kubelet configuration is read (``renderer.serve.configz``); None: not read.
+    configz: Reader | None = None
 
     @classmethod
     def of(cls, path: Path, source: NodeSource, interval: float, max_file_bytes: int | None = None) -> Service:
@@ -144,7 +148,12 @@ class Service:
                 base=previous.load.policies if previous is not None else None,
                 base_ref=previous.label if previous is not None else None,
             )
-            done = evaluate(result, nodes, policy, time.time())
+            outcome = None
+            if self.configz is not None and result.model is not None:
+                from renderer.serve.configz import check
+
+                outcome = check(self.configz, result.model, stop)
+            done = evaluate(result, nodes, policy, time.time(), outcome)
         except Exception as exc:  # one bad cycle never ends the process; the error is counted and logged
             self._fail("evaluate", f"{type(exc).__name__}: {exc}")
             return False
@@ -159,9 +168,10 @@ class Service:
         _trim()
         t = done.tally
         pods_text = f", pods on nodes not fitting {t.pods_not_fitting}" if had_pods else ""
+        configz_text = f"; {outcome.summary()}" if outcome is not None else ""
         self._say(
             f"{t.nodes} node{'s' if t.nodes != 1 else ''}: {t.drift} drift, {t.awaiting} await the rollout"
-            f"{pods_text}; policy {policy.label}"
+            f"{pods_text}{configz_text}; policy {policy.label}"
         )
         return True
 

@@ -279,7 +279,7 @@ def verify(
 ) -> VerifyResult:
     model = node_model(policies, snapshot)
     nodes = _check_nodes(model)
-    result = VerifyResult(nodes, base_ref=base_ref)
+    result = VerifyResult(nodes, base_ref=base_ref, model=model)
     base_model = node_model(replace(base, pools=[]), [pc.pool for pc in model.pools]) if base is not None else None
     if base_model is not None:
         _awaiting(nodes, base_model, base_ref or "the base revision")

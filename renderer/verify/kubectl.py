@@ -29,7 +29,7 @@ from typing import NamedTuple
 from renderer.loading.documents import Source
 from renderer.verify.snapshot import SnapshotError
 
-__all__ = ["DISPLAY", "Kubectl", "live_nodes"]
+__all__ = ["DISPLAY", "Kubectl", "get_raw", "live_nodes"]
 
 #: How problems in kubectl's output are named (``kubectl get nodes:12:5: ...``).
 DISPLAY = "kubectl get nodes"
@@ -49,8 +49,9 @@ class Kubectl:
     #: The kubectl to run (``$ALLOCATABLE_KUBECTL``, else ``kubectl`` on PATH).
     program: str | None = None
 
-    def argv(self, program: str) -> list[str]:
-        argv = [program, "get", "nodes", "-o", "json", f"--request-timeout={self.timeout}s"]
+    def argv(self, program: str, what: tuple[str, ...] = ("nodes", "-o", "json")) -> list[str]:
+        """``kubectl get WHAT`` with the request timeout and this cluster's context and kubeconfig."""
+        argv = [program, "get", *what, f"--request-timeout={self.timeout}s"]
         if self.context is not None:
             argv.append(f"--context={self.context}")
         if self.kubeconfig is not None:
@@ -71,8 +72,18 @@ def _program(k: Kubectl) -> str:
 
 def live_nodes(k: Kubectl, max_bytes: int) -> Source:
     """kubectl's ``get nodes -o json`` output, as a source for the dump reader. Raises ``SnapshotError``."""
+    return Source.of_bytes(_output(k, ("nodes", "-o", "json"), max_bytes, "pass a dump with --nodes FILE"), DISPLAY)
+
+
+def get_raw(k: Kubectl, path: str, max_bytes: int, instead: str) -> bytes:
+    """kubectl's ``get --raw PATH`` output (``/api/v1/nodes/NAME/proxy/configz``), bounded as ``live_nodes``'s;
+    ``instead`` ends a problem with what to do instead. Raises ``SnapshotError``."""
+    return _output(k, ("--raw", path), max_bytes, instead)
+
+
+def _output(k: Kubectl, what: tuple[str, ...], max_bytes: int, instead: str) -> bytes:
     program = _program(k)
-    argv = k.argv(program)
+    argv = k.argv(program, what)
     shown = " ".join(["kubectl", *argv[1:]])
     try:
         proc = subprocess.Popen(
@@ -83,29 +94,28 @@ def live_nodes(k: Kubectl, max_bytes: int) -> Source:
             start_new_session=True,  # stopped with its children (credential plugins) on a timeout
         )
     except OSError as exc:
-        raise SnapshotError(
-            f"`{shown}` could not be started: {exc.strerror or exc}; pass a dump with --nodes FILE"
-        ) from None
+        raise SnapshotError(f"`{shown}` could not be started: {exc.strerror or exc}; {instead}") from None
     deadline = 2 * k.timeout
     got = _collect(proc, max_bytes, deadline)
     out, err, finished, too_much = got.out, got.err, got.finished, got.too_much
     if too_much:
         raise SnapshotError(
             f"`{shown}` printed more than {max_bytes} bytes (the file-size bound): raise it with --max-file-size, "
-            "or pass a dump with --nodes FILE"
+            f"or {instead}"
         )
     if not finished:
         raise SnapshotError(
             f"`{shown}` did not finish within {deadline} seconds: check that the cluster is reachable, raise "
-            "--request-timeout, or pass a dump with --nodes FILE"
+            f"--request-timeout, or {instead}"
         )
     if proc.returncode != 0:
         message = _last_line(b"".join(err)) or "no message"
         raise SnapshotError(
             f"`{shown}` failed (exit {proc.returncode}): {message}; check the context (`kubectl config "
-            "current-context`) and that you may list nodes, or pass a dump with --nodes FILE"
+            f"current-context`) and that you may {'get ' + what[1] if what[0] == '--raw' else 'list nodes'}, "
+            f"or {instead}"
         )
-    return Source.of_bytes(b"".join(out), DISPLAY)
+    return b"".join(out)
 
 
 class _Collected(NamedTuple):

@@ -157,6 +157,9 @@ class VerifyResult:
     #: The re-packing simulation with --pods (``renderer.impact.report.ImpactReport``), set by the composer; the
     #: verify reporters print it as a section of their own.
     impact: Any = None
+    #: The capacity model of the nodes verified (``renderer.capacity.model.CapacityModel``, a pool of one per node):
+    #: ``allocatable serve --configz`` renders each node's KubeletConfiguration fields from it. Not in ``as_json``.
+    model: Any = None
 
     @property
     def drift(self) -> list[NodeCheck]:

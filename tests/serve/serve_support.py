@@ -8,6 +8,7 @@ reproduces exactly (tests/verify/test_real_nodes.py), so with no policy the node
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -16,11 +17,16 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
@@ -138,3 +144,60 @@ def wait_ready(base: str, timeout: float = 60.0) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"{base}/readyz did not answer 200 within {timeout} s")
+
+
+#: The service account token the replayed API server expects (never a real one).
+TOKEN = "eyJhbGciOiJSUzI1NiJ9.not-a-real-token.signature"
+Answer = tuple[int, bytes, dict[str, str]]
+
+
+@dataclass
+class Replay:
+    """What the loopback API server answers: ``paths[path](query)`` for a path it names, else ``answer(query)``,
+    each ``(status, body, headers)``; every request is recorded (path, query, Authorization header)."""
+
+    answer: Callable[[dict[str, str]], Answer]
+    requests: list[tuple[str, dict[str, str], str | None]] = field(default_factory=list)
+    paths: dict[str, Callable[[dict[str, str]], Answer]] = field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def replay_server() -> Iterator[tuple[Replay, Callable[[Callable[[dict[str, str]], Answer]], str]]]:
+    """A loopback HTTP server (127.0.0.1, a free port) standing in for the Kubernetes API server, which cannot run
+    here: it replays recorded responses. Yields the replay and ``start(answer) -> base URL``; stopped on exit."""
+    replay = Replay(lambda q: (500, b"", {}))
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            replay.requests.append((parts.path, query, self.headers.get("Authorization")))
+            code, body, headers = replay.paths.get(parts.path, replay.answer)(query)
+            self.send_response(code)
+            headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), **headers}
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.end_headers()
+            with contextlib.suppress(OSError):  # the client stopped reading (a bound it keeps)
+                self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+
+    def start(answer: Callable[[dict[str, str]], Answer]) -> str:
+        replay.answer = answer
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    try:
+        yield replay, start
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

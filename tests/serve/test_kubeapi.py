@@ -13,21 +13,19 @@ import io
 import json
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
+from serve_support import TOKEN, Answer, Replay, replay_server
 
 from conftest import REPO_ROOT
 from renderer.serve.kubeapi import ApiError, Endpoint, list_pages
 from renderer.serve.service import Service
 from renderer.serve.sources import ApiSource, SourceError
 
-TOKEN = "eyJhbGciOiJSUzI1NiJ9.not-a-real-token.signature"
 FILES = sorted((REPO_ROOT / "tests/real-nodes/eks").glob("*.yaml")) + [
     REPO_ROOT / f"tests/real-nodes/gke/{name}.yaml"
     for name in ("c2-standard-16-1-31", "e2-medium-1-23", "e2-small-1-29", "n1-standard-2-1-35", "n2-standard-8-1-16")
@@ -58,54 +56,10 @@ def status(code: int, reason: str, message: str) -> bytes:
     ).encode()
 
 
-Answer = tuple[int, bytes, dict[str, str]]
-
-
-@dataclass
-class Replay:
-    """What the loopback server answers: ``answer(query) -> (status, body, headers)``; every request is recorded."""
-
-    answer: Callable[[dict[str, str]], Answer]
-    requests: list[tuple[str, dict[str, str], str | None]] = field(default_factory=list)
-
-
 @pytest.fixture
 def api() -> Iterator[tuple[Replay, Callable[[Callable[[dict[str, str]], Answer]], str]]]:
-    replay = Replay(lambda q: (500, b"", {}))
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:
-            parts = urlsplit(self.path)
-            query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-            replay.requests.append((parts.path, query, self.headers.get("Authorization")))
-            code, body, headers = replay.answer(query)
-            self.send_response(code)
-            headers = {"Content-Type": "application/json", "Content-Length": str(len(body)), **headers}
-            for k, v in headers.items():
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-
-    def start(answer: Callable[[dict[str, str]], Answer]) -> str:
-        replay.answer = answer
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    try:
-        yield replay, start
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+    with replay_server() as got:
+        yield got
 
 
 def endpoint(base: str, tmp_path: Path, **options: Any) -> Endpoint:

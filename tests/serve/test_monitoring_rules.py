@@ -48,9 +48,27 @@ def _rules_file(tmp_path: Path) -> Path:
     return path
 
 
-def _annotations(alert: str, **values: str) -> dict[str, str]:
+def configz_rules(tmp_path: Path) -> dict[str, Any]:
+    """The ``spec`` of the PrometheusRule the monitoring case renders with ``render.monitoring.configz: true``."""
+    policies = tmp_path / "monitoring"
+    policies.mkdir(parents=True)
+    for name in ("pools.yaml", "reservations.yaml"):
+        (policies / name).write_text((CASE / name).read_text("utf-8"), "utf-8")
+    (policies / ".allocatable.yaml").write_text(
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender:\n  monitoring:\n    configz: true\n",
+        "utf-8",
+    )
+    with chdir(tmp_path):
+        result = load([Path("monitoring")])
+        assert result.ok, result.findings
+        files = build(result, build_model(result.policies), ["monitoring"]).files
+    (rule,) = [d for d in yaml.safe_load_all(files["monitoring/prometheusrule.yaml"].decode()) if d]
+    return rule["spec"]  # type: ignore[no-any-return]
+
+
+def _annotations(alert: str, spec: dict[str, Any] | None = None, **values: str) -> dict[str, str]:
     """The rule's annotations with its template fields filled in by hand (``node``, ``pool``, ``cause``, ``value``)."""
-    (rule,) = [r for g in rules()["groups"] for r in g["rules"] if r["alert"] == alert]
+    (rule,) = [r for g in (spec or rules())["groups"] for r in g["rules"] if r["alert"] == alert]
     out = {}
     for key, text in rule["annotations"].items():
         for name, value in values.items():
@@ -306,3 +324,58 @@ def test_the_repo_selectors_choose_the_series_for_both(tmp_path: Path) -> None:
     alert = _selector(rule["expr"], "container_memory_rss")
     assert alert.startswith('job="cadvisor", id=~"')
     assert alert.startswith(_selector(line, "container_memory_rss") + ", ")
+
+
+@pytest.mark.external
+def test_config_drift_fires_and_stays_quiet(tmp_path: Path) -> None:
+    """AllocatableConfigDrift (render.monitoring.configz): n1's kubelet runs two fields other than the repo renders
+    for 90 minutes; n2's differed for 30 minutes and then matched (its series ends: serve exports only differing
+    fields). At 30 minutes nothing fires (pending for 1 hour); at 70 minutes n1 fires with value 2 (two fields), and
+    n2, whose difference ended at 30 minutes, does not."""
+    promtool = find("promtool", how="apt-get install prometheus")
+    spec = configz_rules(tmp_path / "render")
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump(spec, sort_keys=False), encoding="utf-8")
+    n1 = 'allocatable_node_config_drift{node="n1",pool="p",field="kubeReserved.%s"}'
+    n2 = 'allocatable_node_config_drift{node="n2",pool="p",field="evictionHard.memory.available"}'
+    test = {
+        "interval": "1m",
+        "input_series": [
+            {"series": n1 % "memory", "values": "1x90"},
+            {"series": n1 % "cpu", "values": "1x90"},
+            {"series": n2, "values": "1x30 _x60"},
+        ],
+        "alert_rule_test": [
+            {"eval_time": "30m", "alertname": "AllocatableConfigDrift", "exp_alerts": []},
+            {
+                "eval_time": "70m",
+                "alertname": "AllocatableConfigDrift",
+                "exp_alerts": [
+                    {
+                        "exp_labels": {"severity": "warning", "node": "n1", "pool": "p"},
+                        "exp_annotations": _annotations("AllocatableConfigDrift", spec, node="n1", pool="p", value="2"),
+                    }
+                ],
+            },
+        ],
+    }
+    spec_file = tmp_path / "tests.yaml"
+    spec_file.write_text(
+        yaml.safe_dump({"rule_files": ["rules.yaml"], "evaluation_interval": "1m", "tests": [test]}, sort_keys=False),
+        encoding="utf-8",
+    )
+    done = subprocess.run([promtool, "test", "rules", str(spec_file)], capture_output=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+    checked = subprocess.run([promtool, "check", "rules", "rules.yaml"], capture_output=True, timeout=60, cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout.decode() + checked.stderr.decode()
+    # the harness can fail: n2 expected to fire as well is refused
+    test["alert_rule_test"][1]["exp_alerts"].append(  # type: ignore[index]
+        {"exp_labels": {"severity": "warning", "node": "n2", "pool": "p"}}
+    )
+    spec_file.write_text(yaml.safe_dump({"rule_files": ["rules.yaml"], "tests": [test]}), encoding="utf-8")
+    wrong = subprocess.run([promtool, "test", "rules", str(spec_file)], capture_output=True, timeout=120, cwd=tmp_path)
+    assert wrong.returncode != 0
+    # its runbook is a heading of docs/serve.md
+    text = SERVE_DOC.read_text(encoding="utf-8")
+    (rule,) = [r for g in spec["groups"] for r in g["rules"] if r["alert"] == "AllocatableConfigDrift"]
+    assert rule["annotations"]["runbook_url"].endswith("#allocatableconfigdrift")
+    assert re.search(r"^### AllocatableConfigDrift$", text, re.M)

@@ -85,6 +85,40 @@ def test_prometheus_scrapes_serve_and_answers_queries(repo: Path, tmp_path: Path
     assert code == 0, err
 
 
+@pytest.mark.external
+@pytest.mark.slow
+def test_prometheus_scrapes_the_kubelet_config_drift(repo: Path, tmp_path: Path) -> None:
+    """serve --configz with a saved configz (tests/serve/configz: the published one, test_configz.py's docstring)
+    for the published node, under a policy reserving kubeReserved cpu and memory, which that configz does not set:
+    Prometheus sees the two fields differ, the pool's one node in state drift, and no fetch error."""
+    write_repo(repo, {"rp.yaml": KUBE_RESERVED})
+    saved = tmp_path / "configz"
+    saved.mkdir()
+    (saved / f"{NODE_NAME}.json").write_bytes((Path(__file__).parent / "configz/published-kubeadm.json").read_bytes())
+    nodes = write_nodes(tmp_path / "nodes.json")
+    serve, target = start_serve(
+        str(repo), "--nodes", str(nodes), "--configz", "--configz-dir", str(saved), "--interval", "1s"
+    )
+    config = {
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "scrape_configs": [
+            {"job_name": "allocatable", "static_configs": [{"targets": [target.removeprefix("http://")]}]}
+        ],
+    }
+    try:
+        wait_ready(target)
+        with running(tmp_path, json.dumps(config), "--storage.tsdb.retention.time=1h", ready=60) as base:
+            drift = _until(base, "allocatable_node_config_drift == 1")
+            assert sorted(s["metric"]["field"] for s in drift) == ["kubeReserved.cpu", "kubeReserved.memory"]
+            assert {(s["metric"]["node"], s["metric"]["pool"]) for s in drift} == {(NODE_NAME, POOL)}
+            assert _until(base, 'allocatable_pool_config_nodes{state="drift"} == 1')
+            (errors,) = _until(base, "allocatable_configz_fetch_errors")
+            assert errors["value"][1] == "0"
+    finally:
+        code, err = stop_serve(serve)
+    assert code == 0, err
+
+
 def _fleet(n: int) -> list[dict[str, Any]]:
     """``n`` copies of the published node under made-up names (the figures stay the published node's)."""
     base = real_node()

@@ -81,6 +81,18 @@ class KarpenterSettings(Strict, records.KarpenterSettings):
     )
 
 
+class MonitoringSettings(Strict, records.MonitoringSettings):
+    """How the ``monitoring`` target deploys ``allocatable serve`` (see docs/serve.md)."""
+
+    configz: bool = Field(
+        default=False,
+        description="run serve with --configz: it reads each node's kubelet configuration through the API server's "
+        "node proxy and compares it with the fields the repo renders; the ClusterRole then also grants get on "
+        "nodes/proxy, which is not read-only: it reaches the whole kubelet API, exec in any container included "
+        "(docs/serve.md#kubelet-configuration-configz)",
+    )
+
+
 class RenderSettings(Strict, records.RenderSettings):
     """What `allocatable render` produces (see docs/render.md)."""
 
@@ -103,6 +115,7 @@ class RenderSettings(Strict, records.RenderSettings):
         description="Ignition spec version of rendered MachineConfigs: 3.2.0 works from OpenShift 4.8, 3.4.0 from 4.14",
     )
     karpenter: KarpenterSettings = Field(default_factory=KarpenterSettings)
+    monitoring: MonitoringSettings = Field(default_factory=MonitoringSettings)
     targets: list[DNSLabel] | None = Field(
         default=None,
         description="targets rendered when --target is not given (default: every target that is on by default)",

@@ -1,7 +1,8 @@
 """``monitoring/``: what runs ``allocatable serve`` in the cluster and alerts on what it finds (docs/serve.md).
 
 - ``serviceaccount.yaml``, ``rbac.yaml``: a ServiceAccount and a read-only ClusterRole (nodes get/list/watch: all
-  serve reads) with its ClusterRoleBinding.
+  serve reads; with ``render.monitoring.configz``, nodes/proxy get too, for ``serve --configz``, which is not
+  read-only: it reaches every kubelet's whole API, exec included) with its ClusterRoleBinding.
 - ``deployment.yaml``: one replica of ``allocatable serve`` (the image of argocd/serve.Dockerfile) and a git-sync sidecar
   keeping a checkout of the policy repository (``allocatable-serve-source``: ``repo`` and ``ref``, to set); serve
   evaluates ``/git/current/<the policy directory>`` and reloads it on every new commit. Non-root, read-only root
@@ -11,7 +12,8 @@
   differs from the repo for longer than the rollout window, 1 hour), ``AllocatableNotRolledOut`` (nodes still match
   the policy before a change 6 hours after the change), ``ReservationExhausted`` (``renderer.promql``, on the series
   ``recommend`` reads, the repo's ``recommend.selectors``), ``AllocatablePolicyStale`` and ``AllocatableServeStale``
-  (serve itself cannot do its job).
+  (serve itself cannot do its job); with ``render.monitoring.configz``, ``AllocatableConfigDrift`` (a kubelet runs
+  another value of a field the repo renders for its node, for longer than the rollout window).
 
 Not rendered unless asked (``--target monitoring`` or ``render.targets``). Cost: constant.
 """
@@ -59,12 +61,16 @@ def _policy_path(ctx: RenderContext) -> str:
     return "/git/current" if rel == "." else f"/git/current/{rel.replace(os.sep, '/')}"
 
 
-def _rbac() -> tuple[dict[str, Any], ...]:
+def _rbac(configz: bool) -> tuple[dict[str, Any], ...]:
+    rules: list[dict[str, Any]] = [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}]
+    if configz:
+        # GET /api/v1/nodes/NAME/proxy/configz: the subresource nodes/proxy, verb get (and nothing else of it)
+        rules.append({"apiGroups": [""], "resources": ["nodes/proxy"], "verbs": ["get"]})
     role = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
         "metadata": _meta(NAME, namespaced=False),
-        "rules": [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "list", "watch"]}],
+        "rules": rules,
     }
     binding = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
@@ -85,12 +91,15 @@ def _restricted() -> dict[str, Any]:
     }
 
 
-def _deployment(policy_path: str) -> dict[str, Any]:
+def _deployment(policy_path: str, configz: bool) -> dict[str, Any]:
     source = {"name": f"{NAME}-source"}
+    args = ["serve", policy_path, f"--listen=:{PORT}", "--interval=5m", "--in-cluster"]
+    if configz:
+        args.append("--configz")
     serve = {
         "name": "serve",
         "image": IMAGE,
-        "args": ["serve", policy_path, f"--listen=:{PORT}", "--interval=5m", "--in-cluster"],
+        "args": args,
         "ports": [{"name": "metrics", "containerPort": PORT, "protocol": "TCP"}],
         "livenessProbe": {"httpGet": {"path": "/healthz", "port": "metrics"}, "periodSeconds": 30},
         "readinessProbe": {"httpGet": {"path": "/readyz", "port": "metrics"}, "periodSeconds": 10},
@@ -181,10 +190,23 @@ def _alert(name: str, expr: str, duration: str, summary: str, description: str) 
     }
 
 
-def rules(selectors: promql.Selectors | None = None) -> dict[str, Any]:
+def _config_drift() -> dict[str, Any]:
+    return _alert(
+        "AllocatableConfigDrift",
+        "count by (node, pool) (allocatable_node_config_drift == 1) > 0",
+        DRIFT_FOR,
+        "The kubelet on {{ $labels.node }} runs another configuration than the policy repo renders.",
+        "{{ $value }} KubeletConfiguration field(s) the policy repo renders for node {{ $labels.node }} (pool "
+        "{{ $labels.pool }}) have had another value in the kubelet's /configz for "
+        + DRIFT_FOR
+        + ": allocatable_node_config_drift names them (its field label).",
+    )
+
+
+def rules(selectors: promql.Selectors | None = None, configz: bool = False) -> dict[str, Any]:
     """The ``spec`` of the PrometheusRule: also what ``promtool check rules`` reads (its ``groups``).
     ``selectors``: the series ``allocatable recommend`` reads (the repo's ``recommend.selectors``), which
-    ReservationExhausted measures too."""
+    ReservationExhausted measures too; ``configz``: serve reads the kubelets' /configz (AllocatableConfigDrift)."""
     return {
         "groups": [
             {
@@ -240,6 +262,7 @@ def rules(selectors: promql.Selectors | None = None) -> dict[str, Any]:
                         "The figures allocatable serve exports are {{ $value | humanizeDuration }} old: cycles fail "
                         "(allocatable_cycle_errors_total says at which stage, its log says why).",
                     ),
+                    *([_config_drift()] if configz else []),
                 ],
             }
         ]
@@ -256,20 +279,27 @@ class MonitoringTarget(Target):
     default = False
 
     def render(self, ctx: RenderContext) -> list[Output]:
+        configz = ctx.settings.monitoring.configz
         note = ("allocatable serve: docs/serve.md",)
         account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": _meta(NAME)}
         rule = {
             "apiVersion": "monitoring.coreos.com/v1",
             "kind": "PrometheusRule",
             "metadata": _meta(NAME),
-            "spec": rules(ctx.load.policies.settings.recommend.selectors.promql()),
+            "spec": rules(ctx.load.policies.settings.recommend.selectors.promql(), configz),
         }
+        access = (
+            "nodes get/list/watch (read-only), and nodes/proxy get for serve --configz (render.monitoring.configz): "
+            "NOT read-only, it reaches every kubelet's whole API (docs/serve.md#kubelet-configuration-configz)"
+            if configz
+            else "read-only: nodes get/list/watch"
+        )
         return [
             Output("monitoring/serviceaccount.yaml", (account,), notes=note),
-            Output("monitoring/rbac.yaml", _rbac(), notes=("read-only: nodes get/list/watch",)),
+            Output("monitoring/rbac.yaml", _rbac(configz), notes=(access,)),
             Output(
                 "monitoring/deployment.yaml",
-                (_source(), _deployment(_policy_path(ctx))),
+                (_source(), _deployment(_policy_path(ctx), configz)),
                 notes=("set repo and ref of ConfigMap allocatable-serve-source to the policy repository",),
             ),
             Output("monitoring/service.yaml", _service(), notes=note),
