@@ -27,7 +27,6 @@ from renderer.loading.textwindow import CHUNK, TextWindow
 __all__ = ["CHUNK", "Stop", "StreamedItem", "stream_json"]
 
 
-
 class StreamedItem(NamedTuple):
     """One object of the dump: its kept fields, where it starts, and the window it was read from (``text[start:end]``
     is its text, for locating a problem in it; the window is dropped once the caller lets go of the item)."""
