@@ -107,7 +107,6 @@ def snapshot_sources(args: argparse.Namespace) -> list[str] | str:
 def run(args: argparse.Namespace) -> int:
     from renderer.loading.files import is_stdin
     from renderer.pipeline import diff
-    from renderer.verify.snapshot import SnapshotError
 
     paths = paths_of(args)
     if any(is_stdin(p) for p in paths):
@@ -118,18 +117,15 @@ def run(args: argparse.Namespace) -> int:
     assignments = platform_assignments(args.platform)
     if isinstance(assignments, str):
         return error(assignments)
-    try:
-        done = diff(
-            paths,
-            base=args.base,
-            head=args.head,
-            max_file_bytes=args.max_file_size,
-            base_tip=args.base_tip,
-            snapshot=sources or None,
-            platform=assignments,
-        )
-    except SnapshotError as exc:
-        return error(str(exc))
+    done = diff(  # a dump that cannot be read is a SnapshotError, a UserError: one line, exit 2 (renderer.cli)
+        paths,
+        base=args.base,
+        head=args.head,
+        max_file_bytes=args.max_file_size,
+        base_tip=args.base_tip,
+        snapshot=sources or None,
+        platform=assignments,
+    )
     write("diff", args.output, done.result)
     failed = False
     if done.impact is not None:
