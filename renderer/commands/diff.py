@@ -9,13 +9,15 @@ import argparse
 from renderer.commands.common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    add_file_outputs,
     add_paths,
     error,
+    file_outputs,
     note,
     output_choices,
     paths_of,
     platform_assignments,
-    write,
+    write_all,
 )
 
 NAME = "diff"
@@ -82,6 +84,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "self-contained file), json, yaml or jsonpath=TEMPLATE "
         "(kubectl's)",
     )
+    add_file_outputs(parser, "diff")  # --markdown-output, --json-output, --html-output, ...: one run, several files
 
 
 def snapshot_sources(args: argparse.Namespace) -> list[str] | str:
@@ -117,7 +120,10 @@ def run(args: argparse.Namespace) -> int:
     assignments = platform_assignments(args.platform)
     if isinstance(assignments, str):
         return error(assignments)
-    done = diff(  # a dump that cannot be read is a SnapshotError, a UserError: one line, exit 2 (renderer.cli)
+    files = file_outputs(args, "diff")
+    if isinstance(files, str):
+        return error(files)
+    done = diff(
         paths,
         base=args.base,
         head=args.head,
@@ -126,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         snapshot=sources or None,
         platform=assignments,
     )
-    write("diff", args.output, done.result)
+    write_all("diff", args.output, done.result, files)
     failed = False
     if done.impact is not None:
         from renderer.reporters.impact.text import summary
