@@ -107,8 +107,14 @@ class PoolDiff:
             out.append("commit percent " + ", ".join(moved))
         if rb != ra:
             out.append(f"ReservationPolicy {_names(rb)} → {_names(ra)}")
-        if not out and any(c.changed for c in self.allocatable.values()):
+        if not out and any(c.changed for r, c in self.allocatable.items() if not is_extended(r)):
             out.append("reservations, eviction thresholds or capacity changed")
+        # an extended resource (nvidia.com/gpu) is all capacity: its per-node count is the reason it moved
+        out += [
+            f"{r} per node {c.before} → {c.after}"
+            for r, c in self.allocatable.items()
+            if is_extended(r) and c.changed and c.before is not None and c.after is not None
+        ]
         return out
 
     def as_dict(self) -> dict[str, Any]:

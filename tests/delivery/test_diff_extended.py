@@ -63,6 +63,7 @@ def test_json_carries_the_gpus(tmp_path: Path) -> None:
     gpu = next(p for p in data["pools"] if p["name"] == "gpu")
     assert gpu["committed"]["nvidia.com/gpu"] == {"before": "1", "after": "4", "delta": "3", "deltaPercent": "300.0"}
     assert gpu["allocatable"]["nvidia.com/gpu"]["after"] == "4"
+    assert gpu["reasons"] == ["node count 2 → 3", "nvidia.com/gpu per node 1 → 4"]
     assert gpu["cluster"]["nvidia.com/gpu"] == {"before": "2", "after": "12", "delta": "10", "deltaPercent": "500.0"}
     general = next(p for p in data["pools"] if p["name"] == "general")
     assert "nvidia.com/gpu" not in general["committed"]
@@ -113,3 +114,31 @@ def test_a_cpu_only_fleet_has_no_more_columns(tmp_path: Path) -> None:
     assert "| pool | nodes | cpu (cores) | memory | ephemeral-storage | pods | why |" in md
     assert "| | nodes | cpu (cores) | memory | ephemeral-storage | pods |" in md
     assert "/" not in json.dumps(json.loads(_diff(repo, "json"))["totals"])
+
+
+def test_a_gpu_count_is_named_beside_the_other_reasons() -> None:
+    from renderer.capacity.diff import Change, PoolDiff
+    from renderer.quantity import Quantity
+
+    def change(before: str, after: str) -> Change:
+        return Change(Quantity.parse(before), Quantity.parse(after))
+
+    # same count, classes and policies: memory moved (a reservation or capacity) and the GPUs per node 1 -> 2
+    pd = PoolDiff(
+        ref="NodePool/gpu",
+        name="gpu",
+        origin="NodePool",
+        status="changed",
+        count=(2, 2),
+        committed={},
+        allocatable={"memory": change("30Gi", "29Gi"), "nvidia.com/gpu": change("1", "2")},
+        cluster={},
+        commit_classes=([], []),
+        reservation_policies=(["static"], ["static"]),
+        percent=({}, {}),
+        platform="eks",
+        source="policies/pools.yaml",
+    )
+    assert pd.reasons == ["reservations, eviction thresholds or capacity changed", "nvidia.com/gpu per node 1 → 2"]
+    pd.allocatable.pop("memory")
+    assert pd.reasons == ["nvidia.com/gpu per node 1 → 2"]
