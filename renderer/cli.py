@@ -16,6 +16,7 @@ from types import ModuleType
 from renderer import __version__
 from renderer.commands.common import EXIT_OK, EXIT_USAGE, USAGE_EXIT, add_color, describe, error, exit_codes_text
 from renderer.commands.common import Parser as _Parser
+from renderer.errors import UserError
 
 DESCRIPTION = (
     "Own node capacity from git: validate, lint and render CommitClass, ReservationPolicy, RuntimeClass and NodePool "
@@ -153,11 +154,9 @@ def _main(argv: list[str] | None, prog: str = "allocatable") -> int:
         raise
     except RecursionError:
         return error("input nested too deeply to process; reduce its nesting")
+    except UserError as exc:  # bad usage or input, whichever command and stage found it: one line, exit 2
+        return error(str(exc))
     except Exception as exc:  # never a traceback for users; say what happened in one line
-        from renderer.loading.files import UsageError
-
-        if isinstance(exc, UsageError):
-            return error(str(exc))
         return error(f"internal error: {type(exc).__name__}: {exc}; please report this with the input")
     finally:
         if excluded is not None:

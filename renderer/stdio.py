@@ -16,6 +16,8 @@ import contextlib
 import os
 import sys
 
+from renderer.errors import UserError
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["InputError", "StreamError", "closed_stream", "guard", "read_input", "silence", "write_line"]
 
 
-class InputError(Exception):
+class InputError(UserError):
     """Standard input cannot be read: closed (``<&-``: Python sets ``sys.stdin`` to None) or failing (a descriptor
     open for writing only, an I/O error). The message says which and what to do."""
 

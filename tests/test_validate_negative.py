@@ -6,7 +6,14 @@ Expected wording, from the kubelet's sources (kubernetes/kubernetes, read 2026-1
   ``resource quantity for %q cannot be negative: %v``
 - ``pkg/kubelet/eviction/helpers.go`` ``parseThresholdStatement`` (evictionHard, evictionSoft):
   ``eviction threshold %v must be positive: %s`` for a quantity, ``eviction percentage threshold %v must be >= 0%%: %s``
-  for a percentage.
+  for a percentage;
+- ``pkg/kubelet/eviction/helpers.go`` ``parseMinimumReclaims`` (kubelet.evictionMinimumReclaim):
+  ``negative eviction minimum reclaim specified for %v`` for a quantity (zero is allowed: ``quantity.Sign() < 0``),
+  ``eviction percentage minimum reclaim %v must be positive: %s`` for a percentage (``percentage <= 0``: 0% too).
+
+Siblings read and left alone, because the kubelet takes them: ``containerLogMaxSize`` (a negative size turns log
+rotation off, pkg/kubelet/logs/container_log_manager.go), ``reservedMemory`` limits (validation_reserved_memory.go
+refuses zero, duplicates and other resources, which rule AL325 covers, not a sign).
 
 Before this, ``validate`` passed all of them (only ``lint`` said so, with a clause about CommitClasses), and the
 JSON Schema of ReservationPolicy accepted them.
@@ -57,6 +64,18 @@ CASES = [
         "eviction percentage threshold nodefs.available must be >= 0%: -5%",
         "9:3",
     ),
+    # located at the signal's value: 4 spaces, "evictionMinimumReclaim" (22), ": {", "memory.available" (16), ": "
+    # come first on line 10, 47 characters, so column 48; below, 6 spaces, "imagefs.available" (17), ": ": column 26
+    (
+        "  kubelet:\n    evictionMinimumReclaim: {memory.available: -1Gi}\n",
+        "negative eviction minimum reclaim specified for memory.available",
+        "10:48",
+    ),
+    (
+        "  kubelet:\n    evictionMinimumReclaim:\n      nodefs.available: 500Mi\n      imagefs.available: '-5%'\n",
+        "eviction percentage minimum reclaim imagefs.available must be positive: -5%",
+        "12:26",
+    ),
 ]
 
 
@@ -76,10 +95,25 @@ def test_zero_and_positive_values_still_validate(tmp_path: Path) -> None:
     spec = (
         "  systemReserved: {memory: '0', cpu: 100m}\n  kubeReserved: {memory: +1Gi}\n"
         "  evictionHard: {memory.available: 100Mi, nodefs.available: 0%, imagefs.available: 10%}\n"
+        "  kubelet:\n    evictionMinimumReclaim: {memory.available: '0', nodefs.available: +500Mi, imagefs.available: 2%}\n"
     )
     write_repo(tmp_path, {"rp.yaml": HEAD + spec})
     r = run_cli("validate", str(tmp_path))
     assert r.exit_code == 0, r.stdout + r.stderr
+
+
+def test_a_zero_percent_minimum_reclaim_is_refused_and_a_zero_quantity_is_not(tmp_path: Path) -> None:
+    # parseMinimumReclaims: a percentage must be > 0 (float32(0) / 100 <= 0), a quantity only not negative.
+    spec = "  kubelet:\n    evictionMinimumReclaim: {memory.available: '0', nodefs.available: '0%'}\n"
+    write_repo(tmp_path, {"rp.yaml": HEAD + spec})
+    r = run_cli("validate", str(tmp_path), "-o", "json")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    (finding,) = json.loads(r.stdout)["findings"]
+    assert "eviction percentage minimum reclaim nodefs.available must be positive: 0%" in finding["message"]
+    schema = json.loads((REPO_ROOT / "schemas" / "reservationpolicy.json").read_text(encoding="utf-8"))
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(yaml.safe_load(HEAD + spec), schema)
+    jsonschema.validate(yaml.safe_load(HEAD + spec.replace("'0%'", "'0.5%'")), schema)
 
 
 @pytest.mark.parametrize("spec", [c[0] for c in CASES])

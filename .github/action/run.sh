@@ -9,12 +9,12 @@
 #                                                                                        notices, lint-exit, annotations
 #   run.sh sarif         SARIF for code scanning                                        → outputs: sarif-file
 #   run.sh diff          capacity diff against the base (with nodes-file and pods-file:  → outputs: capacity-changed,
-#                        the simulation of the change on that cluster), job summary        diff-file, pods-pending,
-#                                                                                        impact-exit,
-#                                                                                        monthly-cost-change,
-#                                                                                        cost-exit
-#   run.sh report        the capacity report for the artifact: diff -o html with a base → outputs: file
-#                        (and the snapshot files), else explain -o html
+#                        the simulation of the change on that cluster), job summary;     diff-file, pods-pending,
+#                        one run writes the markdown, the JSON and (with                  impact-exit,
+#                        INPUT_CAPACITY_REPORT) the reviewer's HTML page                  monthly-cost-change,
+#                                                                                        cost-exit, html-file
+#   run.sh report        the capacity report for the artifact: the diff step's page     → outputs: file
+#                        (DIFF_HTML) with a base, else explain -o html
 #   run.sh render-check  allocatable render --check (not checked while lint has errors) → outputs: render-exit
 #   run.sh verify        allocatable verify on the nodes/pods snapshot files, if given  → outputs: verify-exit,
 #                                                                                        nodes-drifted, pods-over
@@ -316,12 +316,20 @@ diff)
   if [ -n "${INPUT_NODES_FILE:-}" ] && [ -n "${INPUT_PODS_FILE:-}" ]; then
     snapshot=("--nodes=$INPUT_NODES_FILE" "--pods=$INPUT_PODS_FILE")
   fi
-  allocatable diff "--base=$BASE" "${snapshot[@]}" -o markdown -- "$arg" >"$md"
+  # One run, three formats (the simulation runs once): the markdown on stdout, the JSON for the outputs and, when
+  # the capacity report is wanted, the reviewer's page (docs/diff.md#several-formats-from-one-run).
+  json="$tmp/allocatable-diff.json"
+  html=""
+  more=("--json-output=$json")
+  if [ -n "${INPUT_CAPACITY_REPORT:-}" ]; then
+    html="$tmp/allocatable-capacity-report/capacity.html"
+    mkdir -p -- "$(dirname -- "$html")"
+    more+=("--html-output=$html")
+  fi
+  allocatable diff "--base=$BASE" "${snapshot[@]}" "${more[@]}" -o markdown -- "$arg" >"$md"
   code=$?
   if [ "$code" -le 1 ]; then
     summarize "allocatable diff: the whole report" <"$md"
-    json="$tmp/allocatable-diff.json"
-    allocatable diff "--base=$BASE" "${snapshot[@]}" -o json -- "$arg" >"$json" 2>/dev/null
     read -r changed pending cost cost_failed <<<"$(
       python3 - "$json" <<'PY'
 import json, sys
@@ -341,6 +349,7 @@ PY
     )"
     output capacity-changed "${changed#-}"
     output diff-file "$md"
+    output html-file "$html"
     # With pricing in .allocatable.yaml (docs/cost.md): what the change adds to the monthly bill, and whether it is
     # more than impact.maxMonthlyCostIncrease allows.
     output monthly-cost-change "${cost#-}"
@@ -352,14 +361,15 @@ PY
   else
     echo "::warning title=allocatable::the capacity diff against $(escape_data "$BASE") failed (see the log above)"
     output capacity-changed ""
+    output html-file ""
   fi
   ;;
 
 report)
   # The capacity report attached as an artifact: in a pull request (a base), the reviewer's page of the change
   # (`diff -o html`: before -> after bars per pool and, with nodes-file and pods-file, the simulation's impact
-  # table); on a push, the policies as they are (`explain -o html`). Exit 1 of diff (pods newly Pending) still
-  # writes the page: the Result step decides on it.
+  # table), written by the diff step's own run (DIFF_HTML: no second simulation); on a push, the policies as they
+  # are (`explain -o html`). Exit 1 of diff (pods newly Pending) still writes the page: the Result step decides.
   file="$tmp/allocatable-capacity-report/capacity.html"
   mkdir -p -- "$(dirname -- "$file")"
   if ! check_path >/dev/null; then # the lint step has said why
@@ -367,12 +377,12 @@ report)
     exit 0
   fi
   if [ -n "${BASE:-}" ]; then
-    snapshot=()
-    if [ -n "${INPUT_NODES_FILE:-}" ] && [ -n "${INPUT_PODS_FILE:-}" ]; then
-      snapshot=("--nodes=$INPUT_NODES_FILE" "--pods=$INPUT_PODS_FILE")
+    # the diff step's page; when it wrote none, its own warning said why
+    code=2
+    if [ -n "${DIFF_HTML:-}" ] && [ -f "$DIFF_HTML" ]; then
+      file="$DIFF_HTML"
+      code=0
     fi
-    allocatable diff "--base=$BASE" "${snapshot[@]}" -o html -- "$arg" >"$file"
-    code=$?
   else
     allocatable explain -o html -- "$arg" >"$file"
     code=$?
@@ -596,6 +606,7 @@ all)
   # What action.yml does, run where you are (docs/github-action.md, "Run it locally"): the inputs are the same
   # INPUT_* variables; each step writes its outputs to a file of its own, read back and passed on as `env:` does.
   self="${BASH_SOURCE[0]}"
+  export INPUT_CAPACITY_REPORT="${INPUT_CAPACITY_REPORT-allocatable-capacity-report}" # action.yml's default
   export GITHUB_STEP_SUMMARY="${GITHUB_STEP_SUMMARY:-$tmp/allocatable-summary.md}"
   : >"$GITHUB_STEP_SUMMARY"
   outputs="$(mktemp "$tmp/allocatable-outputs.XXXXXX")"
@@ -618,8 +629,8 @@ all)
   if [ -n "$BASE" ]; then
     step diff
     DIFF_FILE="$(value diff-file)" CAPACITY_CHANGED="$(value capacity-changed)" IMPACT_EXIT="$(value impact-exit)"
-    COST_EXIT="$(value cost-exit)"
-    export DIFF_FILE CAPACITY_CHANGED IMPACT_EXIT COST_EXIT
+    COST_EXIT="$(value cost-exit)" DIFF_HTML="$(value html-file)"
+    export DIFF_FILE CAPACITY_CHANGED IMPACT_EXIT COST_EXIT DIFF_HTML
   fi
   if [ "${INPUT_RENDER_CHECK:-false}" = true ]; then
     step render-check
@@ -632,7 +643,9 @@ all)
   if [ "${INPUT_COMMENT:-false}" != false ]; then
     step comment
   fi
-  step report
+  if [ -n "$INPUT_CAPACITY_REPORT" ]; then
+    step report
+  fi
   echo "== result (the job summary is in $GITHUB_STEP_SUMMARY)"
   GITHUB_OUTPUT="$outputs" bash "$self" result
   ;;

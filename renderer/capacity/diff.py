@@ -5,6 +5,7 @@ compared by code, object and message. Pure data; ``renderer.reporters.diff`` wri
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -14,10 +15,19 @@ from renderer.findings import Finding
 from renderer.loading.git import Revision
 from renderer.models import validators
 from renderer.quantity import Quantity
+from renderer.resourcenames import is_extended
 
-#: Resources compared per pool: the three the commit rule applies to, plus the pod count.
+#: Resources compared per pool: the three the commit rule applies to, plus the pod count; then every extended
+#: resource (``nvidia.com/gpu``) a side has, by name (``compared``), so a CPU-only fleet's diff has no more.
 DIFF_RESOURCES: tuple[str, ...] = (*RESOURCES, "pods")
 ZERO = Quantity.from_value(0)
+
+
+def compared(*sides: Iterable[str] | None) -> list[str]:
+    """The resources of ``sides`` a diff compares: ``DIFF_RESOURCES`` in that order, then the extended resources any
+    side has, by name. Cost: O(resources of the sides)."""
+    present = {r for side in sides if side is not None for r in side}
+    return [r for r in DIFF_RESOURCES if r in present] + sorted(r for r in present if is_extended(r))
 
 
 @dataclass(frozen=True)
@@ -97,8 +107,14 @@ class PoolDiff:
             out.append("commit percent " + ", ".join(moved))
         if rb != ra:
             out.append(f"ReservationPolicy {_names(rb)} → {_names(ra)}")
-        if not out and any(c.changed for c in self.allocatable.values()):
+        if not out and any(c.changed for r, c in self.allocatable.items() if not is_extended(r)):
             out.append("reservations, eviction thresholds or capacity changed")
+        # an extended resource (nvidia.com/gpu) is all capacity: its per-node count is the reason it moved
+        out += [
+            f"{r} per node {c.before} → {c.after}"
+            for r, c in self.allocatable.items()
+            if is_extended(r) and c.changed and c.before is not None and c.after is not None
+        ]
         return out
 
     def as_dict(self) -> dict[str, Any]:
@@ -177,7 +193,7 @@ def _pool_key(pc: PoolCapacity) -> str:
 
 def _changes(before: dict[str, Quantity] | None, after: dict[str, Quantity] | None) -> dict[str, Change]:
     out: dict[str, Change] = {}
-    for r in DIFF_RESOURCES:
+    for r in compared(before, after):
         b = None if before is None else before.get(r)
         a = None if after is None else after.get(r)
         if b is None and a is None:
@@ -245,7 +261,7 @@ def _pool_diff(before: PoolCapacity | None, after: PoolCapacity | None) -> PoolD
 
 def _sum(model: CapacityModel) -> dict[str, Quantity]:
     totals = model.total_quantities(keys=("committedAllocatable",))["committedAllocatable"]
-    return {r: q for r, q in totals.items() if r in DIFF_RESOURCES}
+    return {r: totals[r] for r in compared(totals)}
 
 
 def finding_key(f: Finding) -> tuple[str, str, str]:
@@ -320,11 +336,7 @@ def compare(
     pools = [_pool_diff(before.get(k), after.get(k)) for k in order]
     pools.sort(key=lambda p: p.status == "unchanged")  # changed, added and removed first; file order within
     totals_b, totals_a = _sum(base_model), _sum(head_model)
-    totals = {
-        r: Change(totals_b.get(r, ZERO), totals_a.get(r, ZERO))
-        for r in DIFF_RESOURCES
-        if r in totals_b or r in totals_a
-    }
+    totals = {r: Change(totals_b.get(r, ZERO), totals_a.get(r, ZERO)) for r in compared(totals_b, totals_a)}
     new, fixed, unchanged = compare_findings(base_findings, head_findings)
     return DiffResult(
         base_label=base_label,

@@ -9,6 +9,7 @@ from typing import Any
 from renderer.capacity.model import RESOURCES as _POOL_RESOURCES
 from renderer.capacity.model import CapacityModel, PoolCapacity, Reserved
 from renderer.quantity import Quantity
+from renderer.resourcenames import is_extended
 from renderer.units import column, is_bytes
 
 #: One resource order for every view — tables, totals, JSON: the pool resources, then pods.
@@ -135,13 +136,14 @@ def table(rows: list[list[str]]) -> list[str]:
     return ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
 
 
-def pool_resources(pc: PoolCapacity, wide: bool = False) -> list[str]:
+def pool_resources(pc: PoolCapacity, wide: bool = False, extended: bool = False) -> list[str]:
     """The columns of a pool's table: cpu, memory and ephemeral-storage; ``wide``: then pods and every other
-    resource the pool has (hugepages-*, extended resources such as nvidia.com/gpu), by name."""
+    resource the pool has (hugepages-*, extended resources such as nvidia.com/gpu), by name; ``extended``: then the
+    extended resources the pool has (the HTML page's columns: a CPU-only pool's table does not grow)."""
     res = [r for r in _POOL_RESOURCES if r in pc.capacity]
-    if wide:
+    if wide or extended:
         extra = {*pc.capacity, *pc.allocatable} - set(_POOL_RESOURCES)
-        res += sorted(extra, key=resource_key)
+        res += sorted((r for r in extra if wide or is_extended(r)), key=resource_key)
     return res
 
 
@@ -150,10 +152,10 @@ def narrow_leaves_out(pc: PoolCapacity) -> list[str]:
     return [r for r in pool_resources(pc, wide=True) if r not in _POOL_RESOURCES and r != "pods"]
 
 
-def pool_rows(pc: PoolCapacity, wide: bool = False) -> list[list[str]]:
+def pool_rows(pc: PoolCapacity, wide: bool = False, extended: bool = False) -> list[list[str]]:
     """The rows of a pool's table (``pool_resources`` its columns), each column in one unit. A value the model
     does not derive for a resource (the allocatable of an extended resource) is ``-``."""
-    res = pool_resources(pc, wide)
+    res = pool_resources(pc, wide, extended)
     n = pc.pool.count
     labels = ["capacity", "systemReserved", "kubeReserved", "hard eviction"]
     hugepages = not pc.hugepages.is_zero()
@@ -192,20 +194,24 @@ def exact(pc: PoolCapacity, wide: bool = False) -> list[tuple[str, str]]:
     return out
 
 
-def totals_rows(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> list[list[str]]:
+def totals_rows(
+    model: CapacityModel, pools: list[PoolCapacity], wide: bool = False, extended: bool = False
+) -> list[list[str]]:
     """Cluster totals as table rows, in the pool tables' resource order (pods last), each column in one unit;
-    ``wide``: with every other resource of the pools too."""
-    res = totals_resources(model, pools, wide)
+    ``wide``: with every other resource of the pools too; ``extended``: with their extended resources."""
+    res = totals_resources(model, pools, wide, extended)
     totals = model.total_quantities(pools)
     keys = ("capacity", "allocatable", "committedAllocatable")
     values = {r: [totals[k].get(r) for k in keys] for r in res}
     return _table(["capacity", "allocatable", "committed"], res, values)
 
 
-def totals_resources(model: CapacityModel, pools: list[PoolCapacity], wide: bool = False) -> list[str]:
+def totals_resources(
+    model: CapacityModel, pools: list[PoolCapacity], wide: bool = False, extended: bool = False
+) -> list[str]:
     totals = model.total_quantities(pools)
     present = {r for key in ("capacity", "allocatable", "committedAllocatable") for r in totals[key]}
-    return sorted((r for r in present if wide or r in RESOURCES), key=resource_key)
+    return sorted((r for r in present if wide or r in RESOURCES or (extended and is_extended(r))), key=resource_key)
 
 
 @dataclass(frozen=True)

@@ -63,8 +63,8 @@ class OutOfRange(UsageError):
     def __init__(self, pool: Pool, what: str) -> None:
         src = pool.source
         super().__init__(
-            f"{src.path}:{src.line}:{src.column}: {pool.origin}/{pool.name}: {what}; no real node or fleet has that "
-            "much: correct the values"
+            f"{pool.origin}/{pool.name}: {what}; no real node or fleet has that much: correct the values",
+            f"{src.path}:{src.line}:{src.column}",
         )
 
 

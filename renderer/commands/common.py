@@ -317,3 +317,71 @@ def platform_assignments(values: list[str] | None) -> list[Any] | str:
         return [platforms.parse_assignment(v) for v in values or []]
     except ValueError as exc:
         return str(exc)
+
+
+def add_file_outputs(parser: argparse.ArgumentParser, report: str) -> None:
+    """``--FORMAT-output PATH`` for every format of ``report`` that takes no argument (``--markdown-output``,
+    ``--json-output``, ``--html-output``, ...): the same run written in more formats, each to its file, as
+    semgrep's ``--json-output``/``--sarif-output`` and golangci-lint's ``output.<format>.path`` do; ``-o`` still
+    says what goes to stdout. A new format is a new option (the formats are the files of the report's folder)."""
+    from renderer import reporters
+
+    group = parser.add_argument_group(
+        "more formats from the same run", "each written to its file, all or nothing; -o still chooses stdout's"
+    )
+    for name in reporters.names(report):
+        if reporters.DERIVED.get(name):  # jsonpath needs its template: -o jsonpath=TEMPLATE, on stdout
+            continue
+        group.add_argument(
+            f"--{name}-output",
+            metavar="PATH",
+            dest=f"file_output_{name}",
+            default=None,
+            help=f"also write the {name} report to PATH",
+        )
+
+
+def file_outputs(args: argparse.Namespace, report: str) -> dict[str, str] | str:
+    """The ``--FORMAT-output`` files given: format → path, or the usage error to print (a path given for two
+    formats, or ``-``: standard output is ``-o``'s)."""
+    from renderer import reporters
+
+    given = {
+        name: path
+        for name in reporters.names(report)
+        if (path := getattr(args, f"file_output_{name}", None)) is not None
+    }
+    seen: dict[str, str] = {}
+    for name, path in given.items():
+        if path == "-" or not path:
+            return f"--{name}-output needs a file; standard output is -o's (-o {name})"
+        real = os.path.realpath(path)
+        if real in seen:
+            return f"--{seen[real]}-output and --{name}-output name the same file {path}; give each its own"
+        seen[real] = name
+    return given
+
+
+def write_all(report: str, fmt: str, result: object, files: Mapping[str, str]) -> None:
+    """``result`` in format ``fmt`` on stdout and in each format of ``files`` (format → path) to its file: every file's
+    text made first (one result, so the files and stdout agree byte for byte with separate runs), each file written
+    all or nothing (``renderer.safepath.put``: staged, then renamed; a symlink on the way inside the repository, or
+    ``.git/``, is refused), stdout last. A file that cannot be written is an ``OutputError``: one line, exit 2.
+    Memory: the text of every file at once (each format already makes its whole text once)."""
+    import io
+
+    from renderer import reporters
+    from renderer.render.dirtree import OutputError
+    from renderer.safepath import FileProblem, put
+
+    texts = []
+    for name, path in files.items():
+        buffer = io.StringIO()
+        reporters.get(report, name)(result, buffer)
+        texts.append((path, buffer.getvalue().encode("utf-8")))
+    for path, data in texts:
+        try:
+            put(path, data)
+        except FileProblem as exc:
+            raise OutputError(str(exc)) from None
+    write(report, fmt, result)

@@ -9,13 +9,15 @@ import argparse
 from renderer.commands.common import (
     EXIT_FINDINGS,
     EXIT_OK,
+    add_file_outputs,
     add_paths,
     error,
+    file_outputs,
     note,
     output_choices,
     paths_of,
     platform_assignments,
-    write,
+    write_all,
 )
 
 NAME = "diff"
@@ -82,6 +84,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "self-contained file), json, yaml or jsonpath=TEMPLATE "
         "(kubectl's)",
     )
+    add_file_outputs(parser, "diff")  # --markdown-output, --json-output, --html-output, ...: one run, several files
 
 
 def snapshot_sources(args: argparse.Namespace) -> list[str] | str:
@@ -107,7 +110,6 @@ def snapshot_sources(args: argparse.Namespace) -> list[str] | str:
 def run(args: argparse.Namespace) -> int:
     from renderer.loading.files import is_stdin
     from renderer.pipeline import diff
-    from renderer.verify.snapshot import SnapshotError
 
     paths = paths_of(args)
     if any(is_stdin(p) for p in paths):
@@ -118,19 +120,19 @@ def run(args: argparse.Namespace) -> int:
     assignments = platform_assignments(args.platform)
     if isinstance(assignments, str):
         return error(assignments)
-    try:
-        done = diff(
-            paths,
-            base=args.base,
-            head=args.head,
-            max_file_bytes=args.max_file_size,
-            base_tip=args.base_tip,
-            snapshot=sources or None,
-            platform=assignments,
-        )
-    except SnapshotError as exc:
-        return error(str(exc))
-    write("diff", args.output, done.result)
+    files = file_outputs(args, "diff")
+    if isinstance(files, str):
+        return error(files)
+    done = diff(
+        paths,
+        base=args.base,
+        head=args.head,
+        max_file_bytes=args.max_file_size,
+        base_tip=args.base_tip,
+        snapshot=sources or None,
+        platform=assignments,
+    )
+    write_all("diff", args.output, done.result, files)
     failed = False
     if done.impact is not None:
         from renderer.reporters.impact.text import summary

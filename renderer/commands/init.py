@@ -85,18 +85,16 @@ def run(args: argparse.Namespace) -> int:
     ]
     if blocked:
         return _fail(f"cannot create {', '.join(sorted(set(blocked)))}: a parent path is a file; move it away")
-    from renderer.render.dirtree import OutputError
     from renderer.render.output import write_files
 
-    try:  # all or nothing, never through a symlinked directory: the render writer's own code
-        write_files(
-            root,
-            {f.path: f.text.encode("utf-8") for f in planned},
-            overwrite=args.force,
-            allowed=[WORKFLOW],  # the one file init itself puts under .github/; never a --policy-dir there
-        )
-    except OutputError as exc:
-        return _fail(str(exc))
+    # all or nothing, never through a symlinked directory: the render writer's own code (an OutputError, a UserError:
+    # one line, exit 2)
+    write_files(
+        root,
+        {f.path: f.text.encode("utf-8") for f in planned},
+        overwrite=args.force,
+        allowed=[WORKFLOW],  # the one file init itself puts under .github/; never a --policy-dir there
+    )
     for f in planned:
         verb = "overwrote" if f.path in clashes else "created"
         sys.stderr.write(f"{verb} {display_path((root / f.path).absolute())}\n")

@@ -88,18 +88,8 @@ def run(args: argparse.Namespace) -> int:
         )
     elif args.nodes is not None:
         return error("--nodes places the nodes of --usage or --prometheus into pools: give one of them")
-    if given is None:
-        done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base, base_tip=args.base_tip)
-    else:
-        from renderer.recommend.source import UsageInputError
-        from renderer.verify.snapshot import SnapshotError
-
-        try:
-            done = lint(
-                paths_of(args), max_file_bytes=args.max_file_size, base=args.base, base_tip=args.base_tip, usage=given
-            )
-        except (UsageInputError, SnapshotError) as exc:
-            return error(str(exc))
+    # an export or dump that cannot be read is a UserError: one line, exit 2 (renderer.cli)
+    done = lint(paths_of(args), max_file_bytes=args.max_file_size, base=args.base, base_tip=args.base_tip, usage=given)
     # A PATH inside a bigger policy repo: the repo is linted, the findings under the PATH are shown (and decide
     # the exit code). Validation errors anywhere stop lint, so they are all shown.
     focus = focus_of(args) if done.valid else None

@@ -262,8 +262,6 @@ def run(args: argparse.Namespace) -> int:
         kubectl = Kubectl(context=args.context)
     from renderer.pipeline import recommend
     from renderer.recommend.advice import Options
-    from renderer.recommend.source import UsageInputError
-    from renderer.verify.snapshot import SnapshotError
 
     paths = paths_of(args)
     review = "allocatable diff --base HEAD" + (f" {args.paths.as_posix()}" if args.paths is not None else "")
@@ -271,7 +269,7 @@ def run(args: argparse.Namespace) -> int:
         review += f" --snapshot {args.snapshot}"
     elif args.pods:
         review += f" --nodes {args.nodes} --pods {args.pods}"
-    try:
+    try:  # an export or dump that cannot be read is a UserError: one line, exit 2 (renderer.cli)
         done = recommend(
             paths,
             usage=args.usage,
@@ -285,8 +283,6 @@ def run(args: argparse.Namespace) -> int:
             max_file_bytes=args.max_file_size,
             review=review,
         )
-    except (UsageInputError, SnapshotError) as exc:
-        return error(str(exc))
     except KeyError as exc:
         return error(f"--pool {exc.args[0]}: the repo has no such pool; `allocatable explain` lists them")
     if done.result is None:

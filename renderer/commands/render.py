@@ -159,12 +159,10 @@ def run(args: argparse.Namespace) -> int:
     out_dir, problem = _destination(args, result)
     if problem is not None:
         return error(problem)
-    try:
+    try:  # a directory that cannot be written safely is an OutputError, a UserError: one line, exit 2 (renderer.cli)
         if args.check:
             return _check(out_dir, rendered.files, args, rendered.delivered, _label(args, result))
         report = output.write(out_dir, rendered.files, rendered.delivered)
-    except output.OutputError as exc:
-        return error(str(exc))
     except OSError as exc:  # pragma: no cover - the writer turns every OSError into an OutputError naming its path
         return error(f"{out_dir.as_posix()}: {exc.strerror or exc}")
     if report.cleaned:

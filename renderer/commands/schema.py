@@ -54,7 +54,7 @@ def register(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from renderer.commands.common import error
     from renderer.pipeline import schemas as generate
-    from renderer.render.dirtree import OutputError, Tree
+    from renderer.render.dirtree import Tree
     from renderer.render.output import write_files
 
     if args.path:
@@ -69,25 +69,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
     files = {name: text.encode("utf-8") for name, text in generated.items()}
     out: Path = args.output
-    try:  # read and written as render writes: no symlinks followed, all or nothing
-        with Tree(out) as tree:
-            stale = [name for name in files if tree.read(name) != files[name]]
-        if args.check:
-            for name in stale:
-                sys.stdout.write(
-                    f"{(out / name).as_posix()}: out of date; run `allocatable schema -o {out.as_posix()}`\n"
-                )
-            sys.stdout.flush()
-            if stale:
-                sys.stderr.write(
-                    f"schema --check: {len(stale)} of {len(files)} schemas out of date in {out.as_posix()}\n"
-                )
-            else:
-                sys.stderr.write(f"schema --check: {out.as_posix()} is up to date ({len(files)} schemas)\n")
-            return 1 if stale else 0
-        write_files(out, {name: files[name] for name in stale}, overwrite=True)
-    except OutputError as exc:
-        return error(str(exc))
+    # read and written as render writes: no symlinks followed, all or nothing (an OutputError: one line, exit 2)
+    with Tree(out) as tree:
+        stale = [name for name in files if tree.read(name) != files[name]]
+    if args.check:
+        for name in stale:
+            sys.stdout.write(f"{(out / name).as_posix()}: out of date; run `allocatable schema -o {out.as_posix()}`\n")
+        sys.stdout.flush()
+        if stale:
+            sys.stderr.write(f"schema --check: {len(stale)} of {len(files)} schemas out of date in {out.as_posix()}\n")
+        else:
+            sys.stderr.write(f"schema --check: {out.as_posix()} is up to date ({len(files)} schemas)\n")
+        return 1 if stale else 0
+    write_files(out, {name: files[name] for name in stale}, overwrite=True)
     for name in stale:
         sys.stderr.write(f"wrote {(out / name).as_posix()}\n")
     return 0

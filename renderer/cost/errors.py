@@ -9,4 +9,4 @@ class PricingError(UsageError):
     """``<file>[:line[:col]]: <what is wrong>; <what to do>`` — the commands print it as one line and exit 2."""
 
     def __init__(self, where: str, message: str) -> None:
-        super().__init__(f"{where}: {message}")
+        super().__init__(message, where)

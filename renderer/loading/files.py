@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from renderer import safepath
+from renderer.errors import UserError
 from renderer.findings import Finding
 from renderer.safepath import FileProblem, not_regular
 from renderer.stdio import InputError, read_input
@@ -45,7 +46,7 @@ STDIN_DISPLAY = "<stdin>"
 STDIN_NAMES = ("-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """Bad command-line input (a path that does not exist, ...): exit 2 with one line."""
 
 

@@ -130,6 +130,43 @@ def check_eviction_thresholds(values: dict[str, str] | None) -> dict[str, str] |
     return values
 
 
+_GO_FLOAT = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _float32(value: float) -> float | None:
+    """``value`` rounded to float32 as Go's ``strconv.ParseFloat(s, 32)`` keeps it; None out of float32's range."""
+    import struct
+
+    try:
+        return float(struct.unpack("f", struct.pack("f", value))[0])
+    except OverflowError:
+        return None
+
+
+def minimum_reclaim_problem(signal: str, text: object) -> str | None:
+    """Why the kubelet refuses ``evictionMinimumReclaim: {signal: text}`` at start, in its words
+    (pkg/kubelet/eviction/helpers.go ``parseMinimumReclaims``): a percentage that is not positive (0% too: float32 of
+    the number, divided by 100, ``<= 0``), or a negative quantity (0 is allowed). None otherwise; what the kubelet
+    cannot parse at all (and an unknown signal) is lint's (AL310, AL313)."""
+    if not isinstance(text, str):
+        return None
+    if text.endswith("%"):
+        number = text.rstrip("%")
+        value = _float32(float(number)) if _GO_FLOAT.fullmatch(number) else None
+        if value is not None and value / 100 <= 0:
+            return (
+                f"the kubelet refuses to start: eviction percentage minimum reclaim {signal} must be positive: {text}"
+            )
+        return None
+    try:
+        q = Quantity.parse(text)
+    except QuantityError:
+        return None
+    if q.is_negative():
+        return f"the kubelet refuses to start: negative eviction minimum reclaim specified for {signal}"
+    return None
+
+
 Operator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
 
 

@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from renderer.errors import UserError
 from renderer.loading.textwindow import CHUNK, TextWindow
 
 __all__ = ["CHUNK", "Export", "ExportError", "read_export"]
@@ -28,12 +29,12 @@ __all__ = ["CHUNK", "Export", "ExportError", "read_export"]
 MAX_MEMBER_CHARS = 64 << 20
 
 
-class ExportError(Exception):
-    """The export cannot be read: ``message`` at ``line``:``column``."""
+class ExportError(UserError):
+    """The export cannot be read: ``message`` at ``line``:``column`` (its reader, which knows the file's name, says
+    where: ``renderer.recommend.source``)."""
 
     def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
         super().__init__(message)
-        self.message = message
         self.line = line
         self.column = column
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from renderer.errors import UserError
 from renderer.recommend.exports import ExportError, read_export
 from renderer.recommend.queries import Query
 from renderer.recommend.usage import BadSample, Usage
@@ -25,7 +26,7 @@ __all__ = ["MAX_SUMMARY_BYTES", "UsageInputError", "query_of", "read_files", "re
 MAX_SUMMARY_BYTES = 64 << 20
 
 
-class UsageInputError(Exception):
+class UsageInputError(UserError):
     """An input that cannot be read: one line, ``source:line:column: what``."""
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from renderer import safepath
+from renderer.errors import UserError
 
 #: Staged and kept names of a render (``.allocatable-new-XXXXXXXX-N`` / ``-old-``; before 0.3 ``.NAME.allocatable-new-
 #: XXXXXXXX``): ours by their marker.
@@ -33,7 +34,7 @@ _READ_FLAGS = (
 )
 
 
-class OutputError(Exception):
+class OutputError(UserError):
     """The output directory cannot be written safely, or a write failed (one line, exit 2)."""
 
 

@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from renderer.errors import UserError
 from renderer.escaping import plain
 
 __all__ = ["CA_FILE", "MAX_PAGES", "SERVICE_ACCOUNT", "TOKEN_FILE", "ApiError", "Endpoint", "get_one", "list_pages"]
@@ -50,7 +51,7 @@ _RETRIED = frozenset({429, 500, 502, 503, 504})
 _RETRY_AFTER_CAP = 30.0
 
 
-class ApiError(Exception):
+class ApiError(UserError):
     """A list that failed: one line saying what and what to do (never the token)."""
 
 

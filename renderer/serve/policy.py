@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from renderer.errors import UserError
 from renderer.escaping import plain
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _GIT_TIMEOUT = 10
 
 
-class PolicyError(Exception):
+class PolicyError(UserError):
     """The policy directory at its newest state does not load: one line."""
 
 

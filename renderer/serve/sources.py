@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from renderer.errors import UserError
 from renderer.loading.documents import Source
 from renderer.loading.prune import NODE_FIELDS, KeepSpec
 from renderer.serve.kubeapi import ApiError, Endpoint, list_pages
@@ -33,7 +34,7 @@ __all__ = ["ApiSource", "FileSource", "KubectlSource", "NodeSource", "SourceErro
 _RUNNING = "status.phase!=Succeeded,status.phase!=Failed"
 
 
-class SourceError(Exception):
+class SourceError(UserError):
     """The nodes or pods could not be read: one line."""
 
 

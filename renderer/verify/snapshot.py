@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
+from renderer.errors import UserError
 from renderer.findings import FieldPath, SourceRef
 from renderer.loading.documents import MAX_DEPTH, Bounds, Problem, Read, Source, read
 from renderer.loading.events import Span
@@ -44,7 +45,7 @@ __all__ = [
 ]
 
 
-class SnapshotError(Exception):
+class SnapshotError(UserError):
     """A problem with a dump: message already located as ``path:line:col``."""
 
 

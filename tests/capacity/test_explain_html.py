@@ -93,6 +93,36 @@ def test_amplification_is_drawn_beyond_the_capacity_marker() -> None:
     assert "commit-class amplification 142.11 cores (888.2%)" in html  # 157.9 − 15.79 cores, of 16
 
 
+GPU_NODE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-g4dn-xlarge-gpu-1-34.yaml"
+
+
+def test_a_real_gpu_node_has_its_gpu_bar_and_column() -> None:
+    # The published EKS g4dn.xlarge (tests/real-nodes/eks/mng-al2023-g4dn-xlarge-gpu-1-34.yaml, its source in its
+    # header): capacity and allocatable nvidia.com/gpu "1". The kubelet reserves no GPU and no CommitClass applies to
+    # one, so its bar is one allocatable segment, 100% of capacity, and its column says 1 in every row it has.
+    html = _html(str(GPU_NODE))
+    text = "".join(_page(html).text)
+    assert "nvidia.com/gpu: capacity 1; allocatable 1 (100.0%); committed allocatable 1" in text
+    assert "<title>nvidia.com/gpu: allocatable 1 (100.0% of capacity)</title>" in html
+    assert html.count(">no CommitClass</text>") == 1  # the pool's bar; the totals' says "× nodes, summed"
+    pool_table, totals_table = html.split("<table>")[1:3]
+    for table in (pool_table, totals_table):
+        assert '<th scope="col">nvidia.com/gpu</th>' in table
+    # hugepages-* (0 on this node) stay for -o wide; the page adds the extended resources only
+    assert "hugepages-" not in html.split("</style>", 1)[1]
+
+
+def test_a_cpu_only_pool_keeps_its_columns_beside_a_gpu_pool(tmp_path: Path) -> None:
+    gpu = POOL.replace("name: batch", "name: gpu").replace('pods: "110"}', 'pods: "110", nvidia.com/gpu: "4"}')
+    write_repo(tmp_path / "policies", {"batch.yaml": POOL, "gpu.yaml": gpu})
+    html = _html(cwd=tmp_path)
+    batch, gpu_section = html.split('<section id="pool-1"')[1], html.split('<section id="pool-2"')[1]
+    assert "nvidia.com/gpu" not in batch.split("</section>", 1)[0]
+    assert '<th scope="col">nvidia.com/gpu</th>' in gpu_section.split("</section>", 1)[0]
+    # 3 nodes × 4 GPUs in the cluster totals
+    assert "nvidia.com/gpu: capacity 12; allocatable 12 (100.0%); committed allocatable 12" in html
+
+
 def test_every_policy_value_is_escaped(tmp_path: Path) -> None:
     hostile = 'x<img src=y onerror="alert(1)">&amp;\x1b.yaml'
     write_repo(tmp_path / "policies", {hostile: POOL})

@@ -135,6 +135,22 @@ def test_explain_wide_shows_the_gpu_of_a_real_gpu_node() -> None:
     assert "more resources: hugepages-1Gi, hugepages-2Mi, nvidia.com/gpu" in run_cli("explain", str(GPU_NODE)).stdout
 
 
+def test_explain_markdown_shows_the_gpu_where_a_pool_has_one(tmp_path: Path) -> None:
+    # The published node: capacity, allocatable and committed nvidia.com/gpu 1 (nothing reserved, no CommitClass).
+    md = run_cli("explain", str(GPU_NODE), "-o", "markdown").stdout.splitlines()
+    assert md[md.index("|   | cpu (cores) | memory | ephemeral-storage | nvidia.com/gpu |") + 2] == (
+        "| capacity | 4 | 15.42Gi | 19.93Gi | 1 |"
+    )
+    assert "|   | cpu (cores) | memory | ephemeral-storage | pods | nvidia.com/gpu |" in md  # the totals
+    # beside a CPU-only pool, that pool's table keeps its three columns; the totals count 3 × 4 GPUs
+    cpu = _pool('example.com/none: "0"').replace("name: gpu", "name: cpu").replace(', example.com/none: "0"', "")
+    repo = write_repo(tmp_path / "policies", {"gpu.yaml": _pool('nvidia.com/gpu: "4"'), "cpu.yaml": cpu})
+    md = run_cli("explain", str(repo), "-o", "markdown").stdout
+    cpu_section = md.split("### `cpu`", 1)[1].split("###", 1)[0]
+    assert "|   | cpu (cores) | memory | ephemeral-storage |\n" in cpu_section
+    assert "| committed | " in md and md.rstrip().endswith("| 12 |")
+
+
 def _dump(tmp_path: Path, node: dict[str, Any], *pods: dict[str, Any]) -> Path:
     path = tmp_path / "snapshot.json"
     path.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node, *pods]}), encoding="utf-8")

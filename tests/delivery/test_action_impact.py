@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from delivery_support import REPO_ROOT, commit_all, git, init_repo, write
@@ -65,6 +67,38 @@ def test_the_attached_report_is_the_reviewers_page_with_the_impact(tmp_path: Pat
     assert HEADLINE in page
     # eks-batch: Pending 0 → 2, the autoscaler 0 → 1 node (worked by hand in the module docstring)
     assert "<td>0 → 2</td><td>0 → 1 (≥ 1)</td>" in page
+
+
+def test_the_simulation_runs_once_for_the_comment_the_outputs_and_the_page(tmp_path: Path) -> None:
+    """The diff step writes the markdown, the JSON and the reviewer's page from one run (``--json-output``,
+    ``--html-output``); the report step attaches that page. Each run of the simulation says its one-line summary on
+    stderr, so the logs hold it once; the page is byte for byte what ``diff -o html`` writes alone."""
+    ws = _pull_request(tmp_path)
+    run = run_action(ws, tmp_path / "run", SNAPSHOT, {"base_ref": "main"})
+    said = "impact: 4 nodes, 15 pods: 2 displaced, 2 newly Pending"
+    # (the verify step simulates another change, the repo against what the nodes report, and says so on its own)
+    assert (run.logs["diff"].count(said), run.logs["report"].count(said)) == (1, 0), run.logs
+    page = Path(run.outputs["capacity-report"])
+    assert page == Path(run.step_outputs["diff"]["html-file"])
+    base = run.step_outputs["base"]["base"]
+    command = [
+        sys.executable,
+        "-m",
+        "renderer",
+        "diff",
+        f"--base={base}",
+        "--nodes=snapshot.json",
+        "--pods=snapshot.json",
+    ]
+    separate = {
+        fmt: subprocess.run(
+            [*command, "-o", fmt, "--", "policies"], cwd=ws, capture_output=True, check=False, timeout=300
+        )
+        for fmt in ("html", "markdown")
+    }
+    assert separate["html"].returncode == 1, separate["html"].stderr
+    assert page.read_bytes() == separate["html"].stdout
+    assert Path(run.step_outputs["diff"]["diff-file"]).read_bytes() == separate["markdown"].stdout
 
 
 def test_a_threshold_that_allows_them_passes(tmp_path: Path) -> None:

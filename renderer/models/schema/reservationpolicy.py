@@ -6,9 +6,11 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
 from renderer import platforms
 from renderer.models import reservationpolicy as records
+from renderer.models.common import minimum_reclaim_problem
 from renderer.models.reservationpolicy import (
     check_auto_sizing,
     check_custom,
@@ -136,6 +138,43 @@ class AutoSizing(Strict, records.AutoSizing):
 KubeletFieldName = Annotated[str, AfterValidator(check_kubelet_field)]
 
 
+def check_kubelet_values(values: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The passed-through fields whose quantities the kubelet refuses when negative: ``evictionMinimumReclaim``
+    (``minimum_reclaim_problem``), each problem located at its signal. (Its siblings with fields of their own,
+    systemReserved, kubeReserved, evictionHard and evictionSoft, are checked by their types.)"""
+    reclaims = (values or {}).get("evictionMinimumReclaim")
+    if isinstance(reclaims, dict):
+        errors = [
+            InitErrorDetails(
+                type=PydanticCustomError("value_error", "{error}", {"error": problem}),
+                loc=("evictionMinimumReclaim", str(signal)),
+                input=text,
+            )
+            for signal, text in reclaims.items()
+            if (problem := minimum_reclaim_problem(str(signal), text)) is not None
+        ]
+        if errors:
+            raise ValidationError.from_exception_data("kubelet", errors)
+    return values
+
+
+#: The JSON Schema of the same: a minimum reclaim is a string (map[string]string in types.go), neither negative nor a
+#: percentage of zero.
+_KUBELET_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "evictionMinimumReclaim": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "string",
+                "pattern": r"^(?!-)(?!\+?0*\.?0*%$)",
+                "description": 'a quantity ("500Mi") or a percentage ("5%"); the kubelet refuses a negative one, '
+                "and a percentage of zero",
+            },
+        }
+    }
+}
+
+
 class ReservationPolicySpec(Strict, records.ReservationPolicySpec):
     selector: list[NodeSelectorTerm]  # type: ignore[assignment]  # the schema's own records
     systemReserved: ReservedMap = None
@@ -153,8 +192,10 @@ class ReservationPolicySpec(Strict, records.ReservationPolicySpec):
     maxPods: int | None = None
     podsPerCore: int | None = None
     podPidsLimit: int | None = None
-    kubelet: dict[KubeletFieldName, Any] | None = Field(
-        default=None, description="other KubeletConfiguration v1beta1 fields, passed through to the rendered config"
+    kubelet: Annotated[dict[KubeletFieldName, Any] | None, AfterValidator(check_kubelet_values)] = Field(
+        default=None,
+        description="other KubeletConfiguration v1beta1 fields, passed through to the rendered config",
+        json_schema_extra=_KUBELET_SCHEMA,
     )
 
 

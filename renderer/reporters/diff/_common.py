@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from renderer.capacity.diff import DIFF_RESOURCES, Change, DiffResult, PoolDiff
+from renderer.capacity.diff import Change, DiffResult, PoolDiff, compared
 from renderer.escaping import markdown as md
 from renderer.escaping import plain
 from renderer.findings import Finding
 from renderer.quantity import Quantity
+from renderer.resourcenames import is_extended
 from renderer.units import is_bytes, readable, unit_for
 
 #: First line of the markdown: lets a bot find and update its earlier comment instead of adding another.
 MARKER = "<!-- allocatable-diff -->"
 MAX_LISTED = 50  # findings / pools / objects listed in full before "… and N more"
-HEADERS = {"cpu": "cpu (cores)", "memory": "memory", "ephemeral-storage": "ephemeral-storage", "pods": "pods"}
+HEADERS = {"cpu": "cpu (cores)"}
+
+
+def header(resource: str) -> str:
+    """A column's heading: cpu is shown in cores; every other resource (extended ones too) by its name."""
+    return HEADERS.get(resource, resource)
 
 
 def unit(resource: str, *values: Quantity | None) -> str | None:
@@ -127,10 +133,15 @@ def _md_names(names: list[str] | tuple[str, ...]) -> str:
 
 
 def _resources(d: DiffResult) -> list[str]:
-    present = set(d.totals)
-    for p in d.pools:
-        present.update(p.committed)
-    return [r for r in DIFF_RESOURCES if r in present]
+    """Every resource of the diff: cpu, memory, ephemeral-storage and pods as present, then the extended resources
+    (``nvidia.com/gpu``) a pool or the totals have, by name."""
+    return compared(d.totals, *(p.committed for p in d.pools))
+
+
+def columns(res: list[str], *changes: dict[str, Change]) -> list[str]:
+    """The columns of one table: ``res`` without the extended resources none of its rows (``changes``) has, so a
+    CPU-only pool's table keeps its width in a fleet that also has GPU nodes."""
+    return [r for r in res if not is_extended(r) or any(r in c for c in changes)]
 
 
 # ---------------------------------------------------------------------------------------------------- markdown

@@ -30,14 +30,15 @@ from renderer.capacity.diff import Change, DiffResult, PoolDiff
 from renderer.quantity import Quantity
 from renderer.reporters.costs import change_view
 from renderer.reporters.diff._common import (
-    HEADERS,
     MAX_LISTED,
     _count,
     _resources,
     _side,
     amount,
     caveat,
+    columns,
     delta,
+    header,
     headline,
     total_units,
     unit,
@@ -133,7 +134,7 @@ def _pool_table(pd: PoolDiff, res: list[str]) -> list[list[str]]:
     for r in res:
         shown = [c for _, changes, _ in rows if (c := changes.get(r)) is not None]
         units[r] = unit(r, *(q for c in shown for q in (c.before, c.after, c.delta)))
-    out = [["", *(HEADERS[r] for r in res)]]
+    out = [["", *(header(r) for r in res)]]
     for label, changes, is_delta in rows:
         cells = [label]
         for r in res:
@@ -178,7 +179,7 @@ def _totals_table(d: DiffResult, res: list[str]) -> list[list[str]]:
     """The markdown report's cluster table: before, after and the change, one unit per column."""
     u = total_units(d, res)
     nodes = Change(Quantity.from_value(d.nodes[0]), Quantity.from_value(d.nodes[1]))
-    out = [["", "nodes", *(HEADERS[r] for r in res)]]
+    out = [["", "nodes", *(header(r) for r in res)]]
     out.append(["before", str(d.nodes[0]), *(amount(_side(d, r, 0), r, u[r]) for r in res)])
     out.append(["after", str(d.nodes[1]), *(amount(_side(d, r, 1), r, u[r]) for r in res)])
     out.append(["Δ", delta(nodes, "pods"), *(delta(d.totals[r], r, u[r]) if r in d.totals else "—" for r in res)])
@@ -214,13 +215,16 @@ def html(d: DiffResult) -> str:
         headline=headline(d),
         cost=change_view(d.cost),
         caveat=caveat(d),
-        pools=[_pool_view(i, pd, res) for i, pd in enumerate(changed[:MAX_LISTED], 1)],
+        pools=[
+            _pool_view(i, pd, columns(res, pd.committed, pd.allocatable, pd.cluster))
+            for i, pd in enumerate(changed[:MAX_LISTED], 1)
+        ],
         more_pools=max(len(changed) - MAX_LISTED, 0),
         unchanged=unchanged[:MAX_LISTED],
         more_unchanged=max(len(unchanged) - MAX_LISTED, 0),
         nodes=f"{d.nodes[0]}" if d.nodes[0] == d.nodes[1] else f"{d.nodes[0]} → {d.nodes[1]}",
         totals=[_pair(r, d.totals[r]) for r in res if r in d.totals],
-        totals_table=_totals_table(d, res),
+        totals_table=_totals_table(d, columns(res, d.totals)),
         impact=impact_view(d.impact) if d.impact is not None else None,
         new_findings=[_finding(f) for f in d.new_findings[:MAX_LISTED]],
         fixed_findings=[_finding(f) for f in d.fixed_findings[:MAX_LISTED]],

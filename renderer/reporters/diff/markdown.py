@@ -10,7 +10,6 @@ from renderer.escaping import markdown as md
 from renderer.escaping import markdown_code
 from renderer.quantity import Quantity
 from renderer.reporters.diff._common import (
-    HEADERS,
     MARKER,
     MAX_LISTED,
     _count,
@@ -21,7 +20,9 @@ from renderer.reporters.diff._common import (
     amount,
     caveat,
     cell,
+    columns,
     delta,
+    header,
     headline,
     total_units,
     unit,
@@ -57,31 +58,33 @@ def markdown(d: DiffResult) -> str:
         out += [f"> ⚠️ {md(warn)}", ""]
     changed = d.changed_pools
     if changed:
+        cols = columns(res, *(pd.committed for pd in changed[:MAX_LISTED]))
         out.append("Committed allocatable per node (changed pools only):")
         out.append("")
-        out.append("| pool | nodes | " + " | ".join(HEADERS[r] for r in res) + " | why |")
-        out.append("|---|---:|" + "---:|" * len(res) + "---|")
+        out.append("| pool | nodes | " + " | ".join(header(r) for r in cols) + " | why |")
+        out.append("|---|---:|" + "---:|" * len(cols) + "---|")
         for pd in changed[:MAX_LISTED]:
             status = "" if pd.status == "changed" else f" *({pd.status})*"
             out.append(
                 f"| {markdown_code(pd.name)}{status} | {_count(pd)} | "
-                + " | ".join(cell(pd.committed.get(r), r) for r in res)
+                + " | ".join(cell(pd.committed.get(r), r) for r in cols)
                 + f" | {md('; '.join(pd.reasons))} |"
             )
         if len(changed) > MAX_LISTED:
-            out.append(f"| … and {len(changed) - MAX_LISTED} more | | " + " | " * len(res) + " |")
+            out.append(f"| … and {len(changed) - MAX_LISTED} more | | " + " | " * len(cols) + " |")
         out.append("")
     out.append("Cluster committed allocatable (all pools, per-node value × node count):")
     out.append("")
-    out.append("| | nodes | " + " | ".join(HEADERS[r] for r in res) + " |")
-    out.append("|---|---:|" + "---:|" * len(res))
+    cols = columns(res, d.totals)
+    out.append("| | nodes | " + " | ".join(header(r) for r in cols) + " |")
+    out.append("|---|---:|" + "---:|" * len(cols))
     nodes = Change(Quantity.from_value(d.nodes[0]), Quantity.from_value(d.nodes[1]))
-    u = total_units(d, res)
-    out.append(f"| before | {d.nodes[0]} | " + " | ".join(amount(_side(d, r, 0), r, u[r]) for r in res) + " |")
-    out.append(f"| after | {d.nodes[1]} | " + " | ".join(amount(_side(d, r, 1), r, u[r]) for r in res) + " |")
+    u = total_units(d, cols)
+    out.append(f"| before | {d.nodes[0]} | " + " | ".join(amount(_side(d, r, 0), r, u[r]) for r in cols) + " |")
+    out.append(f"| after | {d.nodes[1]} | " + " | ".join(amount(_side(d, r, 1), r, u[r]) for r in cols) + " |")
     out.append(
         f"| Δ | {delta(nodes, 'pods')} | "
-        + " | ".join(delta(d.totals[r], r, u[r]) if r in d.totals else "—" for r in res)
+        + " | ".join(delta(d.totals[r], r, u[r]) if r in d.totals else "—" for r in cols)
         + " |"
     )
     out.append("")
@@ -92,7 +95,7 @@ def markdown(d: DiffResult) -> str:
     if changed:
         out += ["<details>", f"<summary>Per-pool arithmetic ({_plural(len(changed), 'pool')})</summary>", ""]
         for pd in changed[:MAX_LISTED]:
-            out += _md_pool(pd, res)
+            out += _md_pool(pd, columns(res, pd.committed, pd.allocatable, pd.cluster))
         if len(changed) > MAX_LISTED:
             out += [f"… and {len(changed) - MAX_LISTED} more pools (see `allocatable diff -o json`)", ""]
         out += ["</details>", ""]
@@ -120,7 +123,7 @@ def _md_pool(pd: PoolDiff, res: list[str]) -> list[str]:
     classes = f"CommitClass {_md_names(cb)}" + ("" if cb == ca else f" → {_md_names(ca)}")
     policies = f"ReservationPolicy {_md_names(rb)}" + ("" if rb == ra else f" → {_md_names(ra)}")
     out += [f"{nodes} · {classes} · {policies}", ""]
-    out.append("| | " + " | ".join(HEADERS[r] for r in res) + " |")
+    out.append("| | " + " | ".join(header(r) for r in res) + " |")
     out.append("|---|" + "---:|" * len(res))
     rows: list[tuple[str, dict[str, Change], bool]] = [
         ("allocatable / node", pd.allocatable, False),

@@ -16,6 +16,7 @@ from renderer.reporters.diff._common import (
     amount,
     caveat,
     cell,
+    columns,
     delta,
     headline,
     pool_units,
@@ -37,12 +38,14 @@ def text(d: DiffResult) -> str:
         out[1:1] = [f"base: {d.base_revision.describe()}"]
     for pd in d.changed_pools:
         out.append(f"{plain(pd.ref)} ({pd.status}): {plain('; '.join(pd.reasons))}")
-        rows = [["", "nodes", *res]]
-        u = pool_units(pd, res)
-        rows.append(["committed/node", _count(pd), *(cell(pd.committed.get(r), r, u[r]) for r in res)])
-        rows.append(["cluster", "", *(delta(pd.cluster[r], r, u[r]) if r in pd.cluster else "—" for r in res)])
+        cols = columns(res, pd.committed, pd.cluster)
+        rows = [["", "nodes", *cols]]
+        u = pool_units(pd, cols)
+        rows.append(["committed/node", _count(pd), *(cell(pd.committed.get(r), r, u[r]) for r in cols)])
+        rows.append(["cluster", "", *(delta(pd.cluster[r], r, u[r]) if r in pd.cluster else "—" for r in cols)])
         out += _table(rows)
         out.append("")
+    res = columns(res, d.totals)
     rows = [["cluster committed", "nodes", *res]]
     u = total_units(d, res)
     rows.append(["before", str(d.nodes[0]), *(amount(_side(d, r, 0), r, u[r]) for r in res)])

@@ -26,6 +26,7 @@ from renderer.capacity.explain import (
     Explained,
     exact,
     overhead_rows,
+    pool_resources,
     pool_rows,
     rule_text,
     sources,
@@ -34,6 +35,7 @@ from renderer.capacity.explain import (
 )
 from renderer.capacity.model import RESOURCES, CapacityModel, PoolCapacity, out_of_range
 from renderer.quantity import Quantity, QuantityError
+from renderer.resourcenames import is_extended
 from renderer.units import cores, readable, unit_for
 
 BAR_WIDTH = 640  # px of the widest part of a bar (capacity, or capacity plus amplification)
@@ -87,15 +89,13 @@ class Bar:
     resource: str
     capacity: str
     committed: str
-    percent: int | None
+    note: str  # under the resource's name: "commit 80%", "no CommitClass" (an extended resource), "× nodes, summed"
     segments: list[Segment] = field(default_factory=list)
     marker: str = f"{LEFT}"  # x of the capacity marker
     description: str = ""
 
 
-def _bar(
-    resource: str, parts: list[tuple[str, Quantity]], capacity: Quantity, committed: Quantity, percent: int | None
-) -> Bar:
+def _bar(resource: str, parts: list[tuple[str, Quantity]], capacity: Quantity, committed: Quantity, note: str) -> Bar:
     """Stack ``parts`` (in SEGMENTS order) on one scale: the longest of capacity and the stacked total fills BAR_WIDTH."""
     parts = [(k, q) for k, q in parts if not q.is_zero() and not q.is_negative()]
     total = sum((q.value for _, q in parts), Decimal(0))
@@ -105,7 +105,7 @@ def _bar(
         resource=resource,
         capacity=_show(capacity, resource, unit),
         committed=_show(committed, resource, unit),
-        percent=percent,
+        note=note,
     )
     if extent <= 0:
         return bar
@@ -178,11 +178,13 @@ class PoolView:
 def _pool_view(index: int, pc: PoolCapacity) -> PoolView:
     p = pc.pool
     bars = []
-    for r in RESOURCES:
+    for r in pool_resources(pc, extended=True):
         if r not in pc.capacity:
             continue
         parts, cap, committed = _parts(pc, r)
-        bars.append(_bar(r, parts, cap, committed, pc.percent[r]))
+        # an extended resource (nvidia.com/gpu) is what the device plugin reports: no CommitClass applies to it
+        note = "no CommitClass" if is_extended(r) else f"commit {pc.percent[r]}%"
+        bars.append(_bar(r, parts, cap, committed, note))
     reserved = [
         f"{label} {sources(d)}"
         for label, d in (("systemReserved", pc.system_reserved), ("kubeReserved", pc.kube_reserved))
@@ -209,9 +211,11 @@ def _pool_view(index: int, pc: PoolCapacity) -> PoolView:
 
 
 def _totals(pools: list[PoolCapacity]) -> list[Bar]:
-    """Cluster totals: each segment summed over pools (× node count)."""
+    """Cluster totals: each segment summed over pools (× node count); the extended resources the pools have after
+    cpu, memory and ephemeral-storage, by name."""
     bars = []
-    for r in RESOURCES:
+    extended = sorted({r for pc in pools for r in pc.capacity if is_extended(r)})
+    for r in (*RESOURCES, *extended):
         have = [pc for pc in pools if r in pc.capacity]
         if not have:
             continue
@@ -225,7 +229,7 @@ def _totals(pools: list[PoolCapacity]) -> list[Bar]:
                     sums[key] = sums[key] + q if key in sums else q
             except QuantityError as exc:
                 raise out_of_range(pc.pool, f"the cluster total of {r} with this pool", exc) from None
-        bars.append(_bar(r, list(sums.items()), cap, committed, None))
+        bars.append(_bar(r, list(sums.items()), cap, committed, "× nodes, summed"))
     return bars
 
 
@@ -240,9 +244,9 @@ def html(model: CapacityModel, pools: list[PoolCapacity]) -> str:
     return template.render(
         version=__version__,
         pools=[_pool_view(i, pc) for i, pc in enumerate(pools, 1)],
-        tables=[pool_rows(pc) for pc in pools],
+        tables=[pool_rows(pc, extended=True) for pc in pools],
         totals=_totals(pools),
-        totals_table=totals_rows(model, pools) if pools else [],
+        totals_table=totals_rows(model, pools, extended=True) if pools else [],
         nodes=sum(pc.pool.count for pc in pools),
         segments=SEGMENTS,
         bar_width=BAR_WIDTH,

@@ -33,7 +33,7 @@ def markdown(model: CapacityModel, pools: list[PoolCapacity]) -> str:
         out.append("")
         out.append(f"CommitClass {cc} · ReservationPolicy {rp} · max pods {pc.max_pods}")
         out.append("")
-        out.extend(_md_table(pool_rows(pc)))
+        out.extend(_md_table(pool_rows(pc, extended=True)))  # with the extended resources it has (nvidia.com/gpu)
         out.append("")
         said = "; ".join(f"{label}: {values}" for label, values in exact(pc))
         if said:
@@ -52,5 +52,5 @@ def markdown(model: CapacityModel, pools: list[PoolCapacity]) -> str:
     out.append(f"**Totals** — {count(len(pools), 'pool')}, {count(nodes, 'node')}")
     if pools:
         out.append("")
-        out.extend(_md_table(totals_rows(model, pools)))
+        out.extend(_md_table(totals_rows(model, pools, extended=True)))
     return "\n".join(out) + "\n"
