@@ -14,6 +14,7 @@ __all__ = [
     "MAX_LISTED",
     "POOL_HEADERS",
     "POOL_NOTE",
+    "REJECTED_BEFORE_TITLE",
     "amounts",
     "displaced_line",
     "headline",
@@ -26,6 +27,7 @@ __all__ = [
     "plural",
     "pool_line",
     "pool_sentences",
+    "rejected_before_lines",
     "scale_up_sentence",
     "scheduled_lines",
     "summary",
@@ -152,6 +154,16 @@ def overfilled_line(report: ImpactReport) -> str | None:
         f"{'it runs' if n == 1 else 'they run'} on ({report.before}): the snapshot over-fills its nodes; the "
         "simulation places them again in both runs and does not charge them to the change"
     )
+
+
+#: The title of the list of ``overfilled_line``'s pods (text, Markdown and HTML).
+REJECTED_BEFORE_TITLE = "not fitting their node before the change"
+
+
+def rejected_before_lines(report: ImpactReport) -> list[str]:
+    """``overfilled_line``'s pods, one a line as displaced pods read: the node, the kubelet's reasons (resources
+    with their figures, its other checks in its words) and where the before run placed the pod."""
+    return [displaced_line(d) for d in report.result.rejected_before]
 
 
 def summary(report: ImpactReport) -> str:
