@@ -91,3 +91,46 @@ def test_the_json_schema_rejects_them_too(spec: str) -> None:
         jsonschema.validate(document, schema)
     positive = yaml.safe_load(HEAD + spec.replace("-", ""))
     jsonschema.validate(positive, schema)
+
+
+#: spec.kubelet.evictionMinimumReclaim, passed through to the kubelet. Expected wording from pkg/kubelet/eviction/
+#: helpers.go ``parseMinimumReclaims`` (kubernetes/kubernetes, read 2026-12-06): a percentage "must be positive"
+#: (``percentage <= 0``: zero too), a quantity must not be negative (``quantity.Sign() < 0``: zero is fine), and
+#: either must parse (``parsePercentage``'s strconv.ParseFloat, ``resource.ParseQuantity``).
+RECLAIM_HEAD = HEAD + "  kubelet:\n    evictionMinimumReclaim:\n"
+RECLAIM_REFUSED = [
+    ("memory.available: -1Mi", "negative eviction minimum reclaim specified for memory.available"),
+    ("nodefs.available: '-5%'", "eviction percentage minimum reclaim nodefs.available must be positive: -5%"),
+    ("imagefs.available: '0%'", "eviction percentage minimum reclaim imagefs.available must be positive: 0%"),
+    ("memory.available: 'x%'", '"x%" is not a percentage'),
+    ("memory.available: lots", 'invalid quantity "lots"'),
+]
+
+
+@pytest.mark.parametrize(("entry", "message"), RECLAIM_REFUSED, ids=[c[0] for c in RECLAIM_REFUSED])
+def test_validate_rejects_a_minimum_reclaim_the_kubelet_refuses(tmp_path: Path, entry: str, message: str) -> None:
+    write_repo(tmp_path, {"rp.yaml": RECLAIM_HEAD + f"      {entry}\n"})
+    r = run_cli("validate", str(tmp_path), "-o", "json")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    (finding,) = json.loads(r.stdout)["findings"]
+    assert (finding["line"], finding["column"], finding["code"]) == (9, 3, "AL004")  # spec.kubelet
+    assert "evictionMinimumReclaim: the kubelet refuses to start: " in finding["message"]
+    assert message in finding["message"]
+
+
+def test_a_minimum_reclaim_the_kubelet_reads_validates(tmp_path: Path) -> None:
+    # "0" is not negative (Sign() == 0), "5%" and ".5%" are above zero; "NaN%" is odd but Go's ParseFloat reads it and
+    # NaN <= 0 is false: the kubelet starts, so validate does not claim otherwise.
+    entries = "      memory.available: '0'\n      nodefs.available: 5%\n      imagefs.available: .5%\n"
+    entries += "      nodefs.inodesFree: NaN%\n      imagefs.inodesFree: 1.5Gi\n"
+    write_repo(tmp_path, {"rp.yaml": RECLAIM_HEAD + entries})
+    r = run_cli("validate", str(tmp_path))
+    assert r.exit_code == 0, r.stdout + r.stderr
+
+
+def test_the_json_schema_rejects_a_negative_minimum_reclaim() -> None:
+    schema = json.loads((REPO_ROOT / "schemas" / "reservationpolicy.json").read_text(encoding="utf-8"))
+    for entry in ("memory.available: -1Mi", "nodefs.available: '-5%'"):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(yaml.safe_load(RECLAIM_HEAD + f"      {entry}\n"), schema)
+        jsonschema.validate(yaml.safe_load(RECLAIM_HEAD + f"      {entry.replace('-', '')}\n"), schema)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from renderer.labels import label_key_problem, label_value_problem, parse_int64
 from renderer.models.record import Record
@@ -127,6 +127,42 @@ def check_eviction_thresholds(values: dict[str, str] | None) -> dict[str, str] |
             continue  # not a quantity: AL313 says so
         if q.is_negative():
             raise ValueError(f"the kubelet refuses to start: eviction threshold {signal} must be positive: {q}")
+    return values
+
+
+#: A decimal floating-point number as Go's strconv.ParseFloat reads one (hexadecimal and underscores aside), and the
+#: infinities and NaN it also reads.
+_DECIMAL = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_GO_INF_NAN = re.compile(r"[+-]?(inf|infinity|nan)", re.IGNORECASE)
+
+
+def check_kubelet_passthrough(values: dict[str, Any] | None) -> dict[str, Any] | None:
+    """spec.kubelet: what the kubelet refuses at start among the quantities passed through. For
+    ``evictionMinimumReclaim``, pkg/kubelet/eviction/helpers.go ``parseMinimumReclaims``: a percentage must parse
+    and be above zero ("eviction percentage minimum reclaim %v must be positive: %s"), a quantity must parse and not
+    be negative ("negative eviction minimum reclaim specified for %v"). An unknown signal is AL310's."""
+    reclaim = (values or {}).get("evictionMinimumReclaim")
+    for signal, raw in reclaim.items() if isinstance(reclaim, dict) else ():
+        text = str(raw)
+        problem = None
+        if text.endswith("%"):
+            number = text[:-1]
+            if _GO_INF_NAN.fullmatch(number):
+                continue  # Go's strconv.ParseFloat reads them, and NaN or +Inf passes "<= 0": the kubelet starts
+            if not _DECIMAL.fullmatch(number):
+                problem = f'"{text}" is not a percentage such as "5%"'  # strconv.ParseFloat: invalid syntax
+            elif float(number) <= 0:
+                problem = f"eviction percentage minimum reclaim {signal} must be positive: {text}"
+        else:
+            try:
+                q = Quantity.parse(text)
+            except QuantityError as exc:
+                problem = str(exc)
+            else:
+                if q.is_negative():
+                    problem = f"negative eviction minimum reclaim specified for {signal} ({text})"
+        if problem:
+            raise ValueError(f"evictionMinimumReclaim: the kubelet refuses to start: {problem}")
     return values
 
 

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
 from renderer import platforms
 from renderer.models import reservationpolicy as records
+from renderer.models.common import check_kubelet_passthrough
 from renderer.models.reservationpolicy import (
     check_auto_sizing,
     check_custom,
@@ -136,6 +137,17 @@ class AutoSizing(Strict, records.AutoSizing):
 KubeletFieldName = Annotated[str, AfterValidator(check_kubelet_field)]
 
 
+#: spec.kubelet.evictionMinimumReclaim: signal → a quantity or a percentage; the kubelet refuses a negative one.
+_MINIMUM_RECLAIM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": {
+        "type": "string",
+        "pattern": "^[^-]",
+        "description": 'a quantity ("500Mi") or a percentage ("5%"); the kubelet refuses a negative one',
+    },
+}
+
+
 class ReservationPolicySpec(Strict, records.ReservationPolicySpec):
     selector: list[NodeSelectorTerm]  # type: ignore[assignment]  # the schema's own records
     systemReserved: ReservedMap = None
@@ -153,8 +165,11 @@ class ReservationPolicySpec(Strict, records.ReservationPolicySpec):
     maxPods: int | None = None
     podsPerCore: int | None = None
     podPidsLimit: int | None = None
-    kubelet: dict[KubeletFieldName, Any] | None = Field(
-        default=None, description="other KubeletConfiguration v1beta1 fields, passed through to the rendered config"
+    kubelet: Annotated[dict[KubeletFieldName, Any] | None, AfterValidator(check_kubelet_passthrough)] = Field(
+        default=None,
+        description="other KubeletConfiguration v1beta1 fields, passed through to the rendered config",
+        # What the kubelet refuses among them, for editors (check_kubelet_passthrough says it in its words).
+        json_schema_extra={"properties": {"evictionMinimumReclaim": _MINIMUM_RECLAIM_SCHEMA}},
     )
 
 
