@@ -215,18 +215,19 @@ def _repository_root(first: Path, policy_root: Path) -> Path:
 
 def _command(name: str, args: argparse.Namespace, options: Sequence[str] = ()) -> str:
     """The command to run instead of ``render --check``, as a shell reads it: what decides which files are read
-    (``--exclude``, ``--max-file-size``) and ``options`` as given, then the PATH as typed (after ``--`` when it starts
-    with ``-``), each word quoted where the shell would need it."""
+    (``--exclude``, ``--max-file-size``), the PATH as typed, then ``options`` (before the PATH and a ``--`` when the
+    PATH starts with ``-``), each word quoted where the shell would need it."""
     import shlex
 
     words = ["allocatable", name, *(f"--exclude={pattern}" for pattern in args.exclude)]
     if args.max_file_size is not None:
         words.append(f"--max-file-size={args.max_file_size}")
-    words += options
     paths = [p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p]
     if any(p.startswith("-") for p in paths):
-        words.append("--")
-    return " ".join(shlex.quote(w) for w in words + paths)
+        words += [*options, "--", *paths]  # after "--" every word is a PATH
+    else:
+        words += [*paths, *options]
+    return " ".join(shlex.quote(w) for w in words)
 
 
 def _not_checked(stage: str, findings: list[Finding], args: argparse.Namespace) -> int:

@@ -179,8 +179,8 @@ def test_the_command_render_check_suggests_reads_what_it_read(tmp_path: Path) ->
     r = run_cli("render", "repo", *args, "--target", "kubelet", "-o", "out", "--check", cwd=tmp_path)
     assert r.exit_code == 1, r.stdout + r.stderr
     suggested = (
-        "allocatable render --exclude=charts/ '--exclude=**/kustomization.yaml' --max-file-size=100000 -o out "
-        "--target=kubelet repo"
+        "allocatable render --exclude=charts/ '--exclude=**/kustomization.yaml' --max-file-size=100000 repo -o out "
+        "--target=kubelet"
     )
     assert f"run `{suggested}`" in r.stderr
     # the command suggested, run as a shell splits it, renders where the check compared
