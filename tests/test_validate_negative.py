@@ -125,3 +125,13 @@ def test_the_json_schema_rejects_them_too(spec: str) -> None:
         jsonschema.validate(document, schema)
     positive = yaml.safe_load(HEAD + spec.replace("-", ""))
     jsonschema.validate(positive, schema)
+
+
+def test_a_minimum_reclaim_the_kubelet_reads_validates(tmp_path: Path) -> None:
+    # "0" is not negative (Sign() == 0), "5%" and ".5%" are above zero; "NaN%" is odd but Go's ParseFloat reads it and
+    # NaN <= 0 is false: the kubelet starts, so validate does not claim otherwise.
+    entries = "      memory.available: '0'\n      nodefs.available: 5%\n      imagefs.available: .5%\n"
+    entries += "      nodefs.inodesFree: NaN%\n      imagefs.inodesFree: 1.5Gi\n"
+    write_repo(tmp_path, {"rp.yaml": HEAD + "  kubelet:\n    evictionMinimumReclaim:\n" + entries})
+    r = run_cli("validate", str(tmp_path))
+    assert r.exit_code == 0, r.stdout + r.stderr

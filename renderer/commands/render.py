@@ -9,6 +9,7 @@ from renderer.commands.common import add_paths, emit, error, note, paths_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (a cold `--help` never needs it)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
     from renderer.findings import Finding
@@ -210,23 +211,34 @@ def _repository_root(first: Path, policy_root: Path) -> Path:
     return safepath.repo_top() if is_stdin(first) else repository_root(policy_root)
 
 
+def _command(name: str, args: argparse.Namespace, options: Sequence[str] = ()) -> str:
+    """The command to run instead of ``render --check``, as a shell reads it: what decides which files are read
+    (``--exclude``, ``--max-file-size``), the PATH as typed, then ``options`` (before the PATH and a ``--`` when the
+    PATH starts with ``-``), each word quoted where the shell would need it."""
+    import shlex
+
+    words = ["allocatable", name, *(f"--exclude={pattern}" for pattern in args.exclude)]
+    if args.max_file_size is not None:
+        words.append(f"--max-file-size={args.max_file_size}")
+    paths = [p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p]
+    if any(p.startswith("-") for p in paths):
+        words += [*options, "--", *paths]  # after "--" every word is a PATH
+    else:
+        words += [*paths, *options]
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def _not_checked(stage: str, findings: list[Finding], args: argparse.Namespace) -> int:
     """``--check`` runs beside validate and lint (pre-commit's hooks, the Action's steps), which report the
     findings: one line says why nothing was compared, instead of the same findings a second time. Exit 2 for
     policies that do not validate, 1 for lint errors, as without ``--check``."""
-    import shlex
-
     errors = f"{sum(1 for f in findings if f.severity == 'error')} error"
     errors += "" if errors.startswith("1 ") else "s"
-    paths = [p.as_posix() for p in (args.paths if isinstance(args.paths, list) else [args.paths]) if p]
-    shown = " ".join(shlex.quote(p) for p in paths)
-    if any(p.startswith("-") for p in paths):
-        shown = "-- " + shown
     if stage == "load":
         why = f"the policies do not validate ({errors}; see the validate or lint hook or step, or run "
-        why += f"`allocatable validate{(' ' + shown) if shown else ''}`)"
+        why += f"`{_command('validate', args)}`)"
     else:
-        why = f"lint reports {errors} (see the lint hook or step, or run `allocatable lint{(' ' + shown) if shown else ''}`)"
+        why = f"lint reports {errors} (see the lint hook or step, or run `{_command('lint', args)}`)"
     note(f"render --check: not checked: {why}; nothing was compared")
     return 2 if stage == "load" else 1
 
@@ -250,11 +262,10 @@ def _check(
         sys.stdout.write(f"{plain(f'{label}/{d.path}')}: {d.status}\n")
         for line in d.diff:
             sys.stdout.write(f"    {plain(line)}\n")
-    given = args.paths if isinstance(args.paths, list) else [args.paths]
-    where = " ".join(p.as_posix() for p in given if p)
-    cmd = f"allocatable render{(' ' + where) if where else ''}"
-    if args.output is not None:
-        cmd += f" -o {label}"
+    options = [*(["-o", label] if args.output is not None else []), *(f"--target={t}" for t in args.target)]
+    if args.ignition_version is not None:
+        options.append(f"--ignition-version={args.ignition_version}")
+    cmd = _command("render", args, options)
     n = len(differences)
     note(f"render --check: {_files(n)} differ{'s' if n == 1 else ''} from {label}; run `{cmd}`")
     return 1

@@ -287,6 +287,29 @@ def _run(
     )
 
 
+def _rejected(side: _Side, rejected: Sequence[tuple[SimPod, int, tuple[Shortfall, ...]]]) -> tuple[Displaced, ...]:
+    """The pods a run's kubelets reject, with their reasons and where that run's scheduler put their copies, sorted
+    by pool, node and pod (read before the run's state is released)."""
+    nodes = side.scheduler.state.nodes
+    out: list[Displaced] = []
+    for pod, i, shortfall in rejected:
+        node = nodes[i]
+        target = side.moved_to.get(id(pod))
+        to = nodes[target] if target is not None else None
+        out.append(
+            Displaced(
+                pod.key,
+                node.name,
+                node.pool,
+                shortfall,
+                to.name if to else None,
+                to.pool if to else None,
+                pod.daemonset,
+            )
+        )
+    return tuple(sorted(out, key=lambda d: (d.pool, d.node, d.pod)))
+
+
 def _attribute(pod: SimPod, home: str | None, templates: Mapping[str, Template], args: FitArgs) -> str | None:
     """The pool whose new node would take ``pod``: its own pool first, else the first by name; None if none would."""
 
@@ -365,31 +388,13 @@ def simulate(
     names = {n.name for n in nodes}
     daemonsets = collect(pods)
     before = _run(nodes, [n.allocatable for n in nodes], pods, daemonsets, options, {})
+    rejected_before = _rejected(before, before.rejected)
     before.scheduler.release()  # its results are taken: one run's per-node state in memory at a time
     after_alloc = [_apply(_apply(n.allocatable, change.get(n.pool)), options.node_change.get(n.name)) for n in nodes]
     after = _run(nodes, after_alloc, pods, daemonsets, options, change, before.scheduler.eligibility)
 
-    state = after.scheduler.state
-    displaced: list[Displaced] = []
     was_rejected = {id(p) for p, _, _ in before.rejected}
-    for pod, i, shortfall in after.rejected:
-        if id(pod) in was_rejected:
-            continue
-        node = state.nodes[i]
-        target = after.moved_to.get(id(pod))
-        to = state.nodes[target] if target is not None else None
-        displaced.append(
-            Displaced(
-                pod.key,
-                node.name,
-                node.pool,
-                shortfall,
-                to.name if to else None,
-                to.pool if to else None,
-                pod.daemonset,
-            )
-        )
-    displaced.sort(key=lambda d: (d.pool, d.node, d.pod))
+    displaced = _rejected(after, [r for r in after.rejected if id(r[0]) not in was_rejected])
 
     pending_before = {p.key for p in before.pending}
     pool_of: dict[str, str] = {}
@@ -457,6 +462,7 @@ def simulate(
         not_simulated=_not_simulated(affected),
         inputs=summary,
         overcommitted_before=len(before.rejected),
+        rejected_before=rejected_before,
         counters=counters,
         scheduled=tuple(sorted(pending_before - {p.key for p in after.pending} - {p.key for p in after.gated})),
         pending_before={

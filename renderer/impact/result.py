@@ -265,6 +265,10 @@ class ImpactResult:
     #: Per pool, the pods (namespace/name, DaemonSet pods aside) Pending before the change that its new nodes would
     #: take: what a provisioner would launch anyway, so a change is priced beyond it. Not in the JSON form.
     pending_before: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The ``overcommitted_before`` pods themselves: rejected by their node's kubelet before the change (resources,
+    #: or a check of ``generalFilter``'s such as an untolerated NoExecute taint, in the kubelet's words), and where
+    #: the before run's scheduler put them. Sorted like ``displaced``.
+    rejected_before: tuple[Displaced, ...] = ()
 
     @property
     def new_pending(self) -> int:
@@ -279,6 +283,7 @@ class ImpactResult:
             "unplaceable": list(self.unplaceable),
             "gated": list(self.gated),
             "overcommittedBefore": self.overcommitted_before,
+            "rejectedBefore": [d.as_dict() for d in self.rejected_before],
             "nowScheduled": list(self.scheduled),
             "notSimulated": [n.as_dict() for n in self.not_simulated],
         }

@@ -114,8 +114,9 @@ def test_a_policy_directory_named_like_an_option_is_checked_not_obeyed(tmp_path:
     if hook == "allocatable-render-check":  # the validate and lint hooks show the finding; this one says it compared
         assert "render --check: not checked: the policies do not validate (1 error;" in res.stderr, shown(res)
         assert "pools/web.yaml" not in res.stdout + res.stderr, shown(res)  # nothing
-        if root.startswith("-") and root != "-":  # the command it suggests reads the directory as a path
-            assert f"`allocatable validate -- {root}`" in res.stderr, shown(res)
+        if root.startswith("-") and root != "-":  # the command it suggests reads the directory as a path, and the
+            # files as the hook did (its --max-file-size)
+            assert f"`allocatable validate --max-file-size=1000000 -- {root}`" in res.stderr, shown(res)
     else:
         assert f"{root}/pools/web.yaml:" in res.stdout + res.stderr, shown(res)
     assert "usage:" not in res.stdout + res.stderr, shown(res)

@@ -12,16 +12,21 @@ kubelets without the gate do — docs/impact.md)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from impact_builders import node as make_node
 
+from conftest import REPO_ROOT, run_cli
 from renderer.impact.admission import AFFINITY_REASON, PORTS_REASON, TAINT_REASON, readmit
 from renderer.impact.pods import SimPod, pod_from_object
 
 OLDER, NEWER = "2025-01-01T00:00:00Z", "2025-01-02T00:00:00Z"
 STATIC = {"kubernetes.io/config.source": "file"}  # types.ConfigSourceAnnotationKey: types.FileSource
+EXAMPLE = REPO_ROOT / "docs" / "examples" / "impact"
+SNAPSHOT = EXAMPLE / "snapshot.json"
 FOO_EXISTS = {
     "nodeAffinity": {
         "requiredDuringSchedulingIgnoredDuringExecution": {
@@ -142,6 +147,59 @@ def test_the_reasons_reach_the_report() -> None:
     assert [r.predicates for r in rejected] == [(PORTS_REASON, TAINT_REASON)]
     result = simulate([a, b], [exporter, app], {})
     assert result.displaced == () and result.overcommitted_before == 1 and result.pending == ()
+    # The rejected pod is named, with the kubelet's reasons and where the before run's scheduler put it (b).
+    (before,) = result.rejected_before
+    assert (before.pod, before.node, before.to_node) == ("default/app", "a", "b")
+    assert [s.reason for s in before.shortfall] == [PORTS_REASON, TAINT_REASON]
+    assert result.as_dict()["rejectedBefore"] == [
+        {
+            "pod": "default/app",
+            "node": "a",
+            "pool": "p",
+            "reasons": [{"reason": PORTS_REASON}, {"reason": TAINT_REASON}],
+            "movesTo": {"node": "b", "pool": "p"},
+            "daemonSet": False,
+        }
+    ]
+
+
+def test_a_pod_rejected_before_the_change_is_named_in_every_format(tmp_path: Path) -> None:
+    """The documented example (docs/examples/impact) with one change to the snapshot: general node
+    ip-10-0-1-20 carries a ``NoExecute`` taint ``maint=x``. Worked by hand: its pods are node-exporter (tolerates
+    everything: ``operator: Exists``) and web/frontend-6d4f8-abcde (no toleration). Its kubelet, restarted, rejects
+    the frontend whatever the reservations — "node(s) had taints that the pod didn't tolerate" — so it is not
+    fitting before the change, not displaced by it. The scheduler puts it on the other general node, ip-10-0-2-21
+    (3500m allocatable: node-exporter 100m + coredns 100m + the other frontend 1000m + this one 1000m = 2200m; the
+    batch nodes are tainted ``dedicated=batch``). Before this, the reports said only "1 pod" (JSON: a count)."""
+    snapshot = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    (node,) = [i for i in snapshot["items"] if i["metadata"]["name"] == "ip-10-0-1-20.ec2.internal"]
+    node["spec"]["taints"] = [{"key": "maint", "value": "x", "effect": "NoExecute"}]
+    exporter = [i for i in snapshot["items"] if i["metadata"]["name"] == "node-exporter-cx9k2"]
+    assert exporter[0]["spec"]["tolerations"] == [{"operator": "Exists"}]  # the premise above
+    path = tmp_path / "snapshot.json"
+    path.write_text(json.dumps(snapshot), encoding="utf-8")
+    args = ("verify", str(EXAMPLE / "policies"), "--nodes", str(path), "--pods", str(path))
+    text, doc, md = (run_cli(*args, *extra) for extra in ((), ("-o", "json"), ("-o", "markdown")))
+    line = (
+        "web/frontend-6d4f8-abcde on ip-10-0-1-20.ec2.internal (eks-general): "
+        f"{TAINT_REASON} → ip-10-0-2-21.ec2.internal (eks-general)"
+    )
+    assert f"not fitting their node before the change (1):\n  {line}\n" in text.stdout
+    impact = json.loads(doc.stdout)["impact"]
+    assert impact["overcommittedBefore"] == 1
+    assert impact["rejectedBefore"] == [
+        {
+            "pod": "web/frontend-6d4f8-abcde",
+            "node": "ip-10-0-1-20.ec2.internal",
+            "pool": "eks-general",
+            "reasons": [{"reason": TAINT_REASON}],
+            "movesTo": {"node": "ip-10-0-2-21.ec2.internal", "pool": "eks-general"},
+            "daemonSet": False,
+        }
+    ]
+    # the displaced pods are the documented two, unchanged by the taint
+    assert [d["pod"] for d in impact["displaced"]] == ["batch/report-29001-7f9c", "batch/report-29002-x2kq"]
+    assert "Not fitting their node before the change" in md.stdout and "web/frontend-6d4f8-abcde" in md.stdout
 
 
 def test_a_predicate_is_shown_in_the_kubelets_words() -> None:

@@ -281,3 +281,45 @@ def test_rendered_autoscaler_tags_close_the_gap(pr: Path) -> None:
     # With the target rendered, the group's tags carry the NodePool's allocatable (4 - 500m, 15,896Mi - 1Gi - 100Mi,
     # 58 pods): the template equals what the nodes advertise, so there is no gap and no clusterAutoscaler section.
     assert "clusterAutoscaler" not in _provisioned(pr, None)
+
+
+def test_a_karpenter_pool_is_said_with_karpenters_plan(pr: Path) -> None:
+    """eks-batch delivered through Karpenter (EC2NodeClass ``batch``) on both sides, its nodes labelled as Karpenter
+    labels a c6i.2xlarge (8 vCPUs, 16,384 MiB). Worked by hand: the change strands the two report pods as documented
+    above. Karpenter plans them on its view of c6i.2xlarge with the EC2NodeClass the work tree renders (kube-reserved
+    1500m / 1Gi, system 0, evictionHard memory.available 100Mi): cpu 8000 - 1500 = 6500m, memory 16,384 - ceil(16,384
+    × 0.075) - 1024 - 100 = 14,031 MiB, 58 pods. One NodeClaim with node-exporter (100m, 64Mi) takes the first
+    (2100m) and the second (4100m <= 6500m; 2112 MiB; 3 pods): 1 node; before the change no eks-batch pod was Pending,
+    so Karpenter launched none. The cluster autoscaler's estimate agrees (1), so no "the pods need" note. The headline
+    names the provisioner that launches the node, as the table does, instead of "the autoscaler would add"."""
+    pools = pr / "policies" / "pools.yaml"
+    delivered = pools.read_text(encoding="utf-8").replace(
+        "  count: 2\n  platform: eks\n---",
+        "  count: 2\n  platform: eks\n  delivery:\n    karpenter: {ec2NodeClass: batch}\n---",
+    )
+    pools.write_text(delivered, encoding="utf-8")
+    reservations = pr / "policies" / "reservations.yaml"
+    raised = reservations.read_text(encoding="utf-8")
+    reservations.write_text(raised.replace("cpu: 1500m", "cpu: 500m"), encoding="utf-8")  # main: as the nodes run
+    _git(pr, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-a", "-m", "karpenter")
+    reservations.write_text(raised, encoding="utf-8")  # the work tree: the change
+    data = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    for item in data["items"]:
+        if item["kind"] == "Node" and item["metadata"]["labels"]["example.com/tier"] == "batch":
+            item["metadata"]["labels"]["karpenter.k8s.aws/instance-cpu"] = "8"
+            item["metadata"]["labels"]["karpenter.k8s.aws/instance-memory"] = "16384"
+    (pr / "snapshot.json").write_text(json.dumps(data), encoding="utf-8")
+    done = _run(pr, "diff", "policies", "--base", "main", "--snapshot", "snapshot.json")
+    assert done.returncode == 1, done.stderr
+    first = done.stdout.split("\nimpact (", 1)[1].splitlines()[0]
+    assert first.endswith(
+        "this change leaves 2 more pods Pending on eks-batch; karpenter would launch 1 × c6i.2xlarge; 1 Pending pod "
+        "fits no pool's new node: no autoscaler helps"
+    )
+    (row,) = [line.split() for line in done.stdout.splitlines() if line.startswith("  eks-batch ")]
+    # displaced 2, Pending 0 → 2, Karpenter's nodes 0 → 1, removable 0
+    assert " ".join(row[3:]) == "2 0 → 2 0 → 1 by karpenter 0"
+    plans = json.loads(
+        _run(pr, "diff", "policies", "--base", "main", "--snapshot", "snapshot.json", "-o", "json").stdout
+    )["impact"]["provisioners"]["karpenter"]["plans"]
+    assert [(p["pool"], p["pods"], p["nodes"], p["nodesNeeded"]) for p in plans] == [("eks-batch", 2, 1, 1)]

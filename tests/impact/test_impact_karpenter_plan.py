@@ -224,7 +224,7 @@ def test_karpenters_plan_end_to_end(repo: Path) -> None:
     (row,) = [line.split() for line in text.splitlines() if line.startswith("  spot ")]
     assert row[:3] == ["spot", "m5.large", "1"] and " ".join(row[5:]).startswith("1 by karpenter (pods need 2)")
     assert (
-        "error: karpenter plans 1 node(s) of m5.large for the 3 Pending pod(s) of spot; on what the nodes will "
+        "error: karpenter plans 1 node of m5.large for the 3 Pending pods of spot; on what the nodes will "
         "advertise they need 2; it cannot place karp/big: its view of m5.large is too small (plan)"
     ) in text
 

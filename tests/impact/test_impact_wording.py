@@ -210,3 +210,26 @@ def test_a_provisioner_line_shows_both_figures_in_one_unit() -> None:
     assert (
         cpu.message == "karpenter believes c6i.4xlarge in batch offers cpu 7.91 cores; its nodes will offer 13.8 cores"
     )
+
+
+def test_a_karpenter_pool_is_said_with_its_plan_beside_what_the_pods_need() -> None:
+    """The batch scenario above, its pool provisioned by Karpenter. The plans are given (their arithmetic is
+    tests/impact/test_impact_karpenter_plan.py's): 3 NodeClaims for the 6 etl pods Pending before, 4 for the 8 Pending
+    after, one pod it cannot place. The sentence says what Karpenter launches — 1 more (4 in all, up from 3) — then
+    that the pods need 6 (the autoscaler's estimate above, on what the nodes advertise) and the pod it cannot
+    place; the table's cell gives both before → after."""
+    from renderer.impact.provisioners.karpenter_plan import KarpenterPlan
+
+    result = _batch()
+    before = KarpenterPlan("batch", ("c6i.xlarge",), pods=6, nodes=3, nodes_needed=3)
+    after = KarpenterPlan("batch", ("c6i.xlarge",), pods=8, nodes=4, nodes_needed=6, cannot_place=("default/etl-6",))
+    report = _report(result, karpenter_plans=(after,), karpenter_before=(before,))
+    assert headline(report) == (
+        "this change leaves 2 more pods Pending on batch; karpenter would launch 1 more × c6i.xlarge (4 in all, up "
+        "from 3; the pods need 6; it cannot place 1 pod)"
+    )
+    (batch,) = result.pools
+    assert pool_line(report, batch)[5] == "3 → 4 by karpenter (pods need 3 → 6)"
+    # Pending after, none before: no before plan, Karpenter launched nothing for the pool then.
+    report = _report(result, karpenter_plans=(after,))
+    assert "karpenter would launch 4 × c6i.xlarge (the pods need 6; it cannot place 1 pod)" in headline(report)

@@ -10,6 +10,7 @@ implements them); what each pattern must match is worked out from those rules be
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -165,3 +166,29 @@ def test_hidden_directories_are_still_skipped_and_symlinks_still_checked(tmp_pat
     (root / "escape.yaml").symlink_to(outside)
     code, found = findings(["validate", str(root), "--exclude", "nothing-matches/"])
     assert code == 2 and [(f["code"], str(f["path"]).rsplit("/", 1)[-1]) for f in found] == [("AL006", "escape.yaml")]
+
+
+def test_the_command_render_check_suggests_reads_what_it_read(tmp_path: Path) -> None:
+    """``render --check`` ends by naming the command to run. Before, it kept the PATH only: run as said, without
+    the ``--exclude`` the check was given, that command fails on the chart it was told to leave out (and without
+    ``--target``, renders targets the check did not compare). Each option is worked out from what the check read:
+    the exclusions and the file size limit decide what is read, ``--target`` what is rendered; a pattern the shell
+    would expand is quoted."""
+    root = monorepo(tmp_path / "repo")
+    args = ["--exclude", "charts/", "--exclude", "**/kustomization.yaml", "--max-file-size", "100000"]
+    r = run_cli("render", "repo", *args, "--target", "kubelet", "-o", "out", "--check", cwd=tmp_path)
+    assert r.exit_code == 1, r.stdout + r.stderr
+    suggested = (
+        "allocatable render --exclude=charts/ '--exclude=**/kustomization.yaml' --max-file-size=100000 repo -o out "
+        "--target=kubelet"
+    )
+    assert f"run `{suggested}`" in r.stderr
+    # the command suggested, run as a shell splits it, renders where the check compared
+    assert run_cli(*shlex.split(suggested)[1:], cwd=tmp_path).exit_code == 0
+    assert (
+        run_cli("render", str(root), *args, "--target", "kubelet", "-o", "out", "--check", cwd=tmp_path).exit_code == 0
+    )
+    # the same words when the check does not run because the policies do not validate
+    (root / "bad.yaml").write_text("apiVersion: v1\nkind: Bogus\n", encoding="utf-8")
+    r = run_cli("render", "repo", "--exclude", "charts/", "--check", cwd=tmp_path)
+    assert r.exit_code == 2 and "run `allocatable validate --exclude=charts/ repo`" in r.stderr

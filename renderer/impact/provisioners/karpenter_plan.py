@@ -66,7 +66,9 @@ class KarpenterPlan:
     @property
     def message(self) -> str:
         shown = ", ".join(self.instance_types)
-        head = f"karpenter plans {self.nodes} node(s) of {shown} for the {self.pods} Pending pod(s) of {self.pool}"
+        nodes = f"{self.nodes} node{'' if self.nodes == 1 else 's'}"
+        pods = f"the {self.pods} Pending pod{'' if self.pods == 1 else 's'}"
+        head = f"karpenter plans {nodes} of {shown} for {pods} of {self.pool}"
         if self.nodes_needed is not None and self.nodes_needed != self.nodes:
             head += f"; on what the nodes will advertise they need {self.nodes_needed}"
         if self.cannot_place:

@@ -14,6 +14,7 @@ __all__ = [
     "MAX_LISTED",
     "POOL_HEADERS",
     "POOL_NOTE",
+    "REJECTED_BEFORE_TITLE",
     "amounts",
     "displaced_line",
     "headline",
@@ -26,6 +27,7 @@ __all__ = [
     "plural",
     "pool_line",
     "pool_sentences",
+    "rejected_before_lines",
     "scale_up_sentence",
     "scheduled_lines",
     "summary",
@@ -55,9 +57,13 @@ def _who(report: ImpactReport) -> str:
 
 
 def scale_up_sentence(report: ImpactReport, p: PoolImpact) -> str | None:
-    """What the change does to the autoscaler's scale-up on one pool, each figure saying what it is: a change in
-    nodes ("2 more", "1 fewer") beside the totals before and after, and the lower bound of the total."""
+    """What the change does to the scale-up on one pool, each figure saying what it is: a change in nodes ("2 more",
+    "1 fewer") beside the totals before and after, and the lower bound of the total. A pool Karpenter provisions is
+    said with Karpenter's own plan (what it launches), the nodes the pods need beside it where they differ."""
     before, after = p.before.scale_up.nodes, p.after.scale_up.nodes
+    karpenter = _karpenter_nodes(report, p.pool)
+    if karpenter is not None:
+        return _karpenter_sentence(report, p, *karpenter)
     if before == after:
         return None
     shape = report.shape(p.pool)
@@ -73,6 +79,37 @@ def scale_up_sentence(report: ImpactReport, p: PoolImpact) -> str | None:
         notes.append(f"their requests alone need at least {bound}")
     if p.after.scale_up.limited:
         notes.append("up to its limit")
+    return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _karpenter_nodes(report: ImpactReport, pool: str) -> tuple[int, int, tuple[str, ...]] | None:
+    """For a pool Karpenter provisions (a plan on either side), the nodes it launches before the change (for the pods
+    Pending then: ``karpenter_before``) and after, and the pods it cannot place after; None for any other pool."""
+    after = next((k for k in report.karpenter_plans if k.pool == pool), None)
+    before = next((k for k in report.karpenter_before if k.pool == pool), None)
+    if after is None and before is None:
+        return None
+    return (before.nodes if before else 0), (after.nodes if after else 0), (after.cannot_place if after else ())
+
+
+def _karpenter_sentence(report: ImpactReport, p: PoolImpact, was: int, now: int, cannot: tuple[str, ...]) -> str | None:
+    """``scale_up_sentence`` for a pool Karpenter provisions: its plan after the change against its plan for the pods
+    Pending before (what it launches anyway), then what the pods need on what the nodes will advertise (the cluster
+    autoscaler's estimate) when that differs, and the pods it cannot place at all."""
+    if was == now and p.before.scale_up.nodes == p.after.scale_up.nodes:
+        return None
+    shape = report.shape(p.pool)
+    if was == 0:
+        text = f"karpenter would launch {now} × {shape}"
+        notes = []
+    else:
+        change = f"{now - was} more" if now > was else f"{was - now} fewer"
+        text = f"karpenter would launch {change} × {shape}"
+        notes = [f"{now or 'none'} in all, {'up' if now > was else 'down'} from {was}"]
+    if p.after.scale_up.nodes != now:
+        notes.append(f"the pods need {p.after.scale_up.nodes}")
+    if cannot:
+        notes.append(f"it cannot place {plural(len(cannot), 'pod')}")
     return text + (f" ({'; '.join(notes)})" if notes else "")
 
 
@@ -154,6 +191,16 @@ def overfilled_line(report: ImpactReport) -> str | None:
     )
 
 
+#: The title of the list of ``overfilled_line``'s pods (text, Markdown and HTML).
+REJECTED_BEFORE_TITLE = "not fitting their node before the change"
+
+
+def rejected_before_lines(report: ImpactReport) -> list[str]:
+    """``overfilled_line``'s pods, one a line as displaced pods read: the node, the kubelet's reasons (resources
+    with their figures, its other checks in its words) and where the before run placed the pod."""
+    return [displaced_line(d) for d in report.result.rejected_before]
+
+
 def summary(report: ImpactReport) -> str:
     """The line the commands print on stderr."""
     r = report.result
@@ -177,11 +224,13 @@ def pool_line(report: ImpactReport, p: PoolImpact) -> list[str]:
     add = _before_after(p.before.scale_up.nodes, up.nodes)
     if up.nodes:
         add += f" (≥ {up.lower_bound})"
-    plan = next((k for k in report.karpenter_plans if k.pool == p.pool), None)
-    if plan is not None:
-        # Karpenter provisions the pool: its own plan (after the change), the nodes the pods need beside it
+    karpenter = _karpenter_nodes(report, p.pool)
+    if karpenter is not None:
+        # Karpenter provisions the pool: its own plan, before → after, the nodes the pods need beside it where they
+        # differ
         need = _before_after(p.before.scale_up.nodes, up.nodes)
-        add = f"{plan.nodes} by karpenter" + (f" (pods need {need})" if need != str(plan.nodes) else "")
+        planned = _before_after(karpenter[0], karpenter[1])
+        add = f"{planned} by karpenter" + (f" (pods need {need})" if need != planned else "")
     return [
         p.pool,
         report.shape(p.pool),

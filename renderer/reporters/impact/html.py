@@ -20,6 +20,7 @@ from renderer.reporters.impact._common import (
     MAX_LISTED,
     POOL_HEADERS,
     POOL_NOTE,
+    REJECTED_BEFORE_TITLE,
     displaced_line,
     headline,
     inputs_line,
@@ -29,6 +30,7 @@ from renderer.reporters.impact._common import (
     pending_lines,
     plural,
     pool_line,
+    rejected_before_lines,
     scheduled_lines,
     summary,
 )
@@ -71,6 +73,12 @@ def view(report: ImpactReport) -> ImpactView:
             False,
         ),
         ("impact-displaced", f"Displaced pods ({len(r.displaced)})", [displaced_line(d) for d in r.displaced], False),
+        (
+            "impact-rejected-before",
+            f"{REJECTED_BEFORE_TITLE.capitalize()} ({len(r.rejected_before)})",
+            rejected_before_lines(report),
+            False,
+        ),
         ("impact-provisioners", "Provisioners", karpenter_lines(report), False),
         ("impact-read", "What was read", [inputs_line(report)], False),
         ("impact-simulated", "What is simulated, and what is not", not_simulated_lines(report), False),

@@ -13,6 +13,7 @@ from renderer.reporters.impact._common import (
     MAX_LISTED,
     POOL_HEADERS,
     POOL_NOTE,
+    REJECTED_BEFORE_TITLE,
     displaced_line,
     headline,
     inputs_line,
@@ -23,6 +24,7 @@ from renderer.reporters.impact._common import (
     pending_lines,
     plural,
     pool_line,
+    rejected_before_lines,
     scheduled_lines,
 )
 
@@ -68,6 +70,7 @@ def section(report: ImpactReport, level: str = "###") -> list[str]:
     out += _details("Pending pods", pending_lines(report), open_=report.failed, count=pods)
     out += _details("Pending before the change, placed after it", scheduled_lines(report))
     out += _details("Displaced pods", [displaced_line(d) for d in r.displaced])
+    out += _details(REJECTED_BEFORE_TITLE.capitalize(), rejected_before_lines(report))
     out += _details("Provisioners", karpenter_lines(report))
     out += _details("What was read", [inputs_line(report)])
     out += _details("What is simulated, and what is not", not_simulated_lines(report))

@@ -11,6 +11,7 @@ from renderer.reporters.impact._common import (
     MAX_LISTED,
     POOL_HEADERS,
     POOL_NOTE,
+    REJECTED_BEFORE_TITLE,
     displaced_line,
     headline,
     inputs_line,
@@ -20,6 +21,7 @@ from renderer.reporters.impact._common import (
     pending_lines,
     plural,
     pool_line,
+    rejected_before_lines,
     scheduled_lines,
     summary,
 )
@@ -53,6 +55,7 @@ def section(report: ImpactReport) -> list[str]:
     overfilled = overfilled_line(report)
     if overfilled:
         out.append(overfilled)
+    out += _listed(REJECTED_BEFORE_TITLE, rejected_before_lines(report))
     out += _listed("pending", pending_lines(report), plural(len(r.pending), "pod"))
     out += _listed("now scheduled: Pending before the change, placed after it", scheduled_lines(report))
     out += _listed("displaced", [displaced_line(d) for d in r.displaced])
