@@ -14,7 +14,8 @@ was found so the caller can count it:
 - an infeasible resize whose container reports neither ``allocatedResources`` nor ``resources``: that container
   counts nothing, as upstream (``containerActuatedRequests`` returns nil), and it is said;
 - any other resize pending whose container reports no ``allocatedResources`` (a kubelet that does not write them):
-  the spec and the running resources count, as upstream, and it is said.
+  the spec and the running resources count, as upstream, and it is said; the kubelet re-admits such a container at
+  its running resources (its checkpointed allocation until it admits the resize).
 
 Cost: O(containers + container statuses) per pod.
 """
@@ -58,9 +59,12 @@ INFEASIBLE_EMPTY: Final = (
 )
 NO_ALLOCATION: Final = (
     "a resize pending without allocatedResources for a container (its kubelet does not report them): counted at "
-    "the spec and the running resources, as the scheduler counts it"
+    "the spec and the running resources, as the scheduler counts it, and re-admitted at the running resources (the "
+    "kubelet's allocation until it admits the resize)"
 )
 _KNOWN_REASONS: Final = ("Infeasible", "Deferred")
+#: The 1.27–1.32 ``status.resize`` values of a resize the kubelet has not admitted yet (``InProgress`` has been).
+_LEGACY_PENDING: Final = ("Proposed", "Deferred", "Infeasible")
 
 
 def _dict(value: Any, where: FieldPath) -> Mapping[str, Any]:
@@ -110,6 +114,7 @@ class _Status:
         self.infeasible = reason == "Infeasible"
         self.reason, self.legacy = reason, legacy
         self.kubelet = kubelet
+        self.pending = reason is not None and (not legacy or reason in _LEGACY_PENDING)
         self.by_name = _statuses(status)
 
     def find(self, c: Mapping[str, Any]) -> tuple[FieldPath, Mapping[str, Any]] | None:
@@ -131,12 +136,20 @@ class _Status:
         return None if raw is None else requests_of(raw, (*where, "resources", "requests"))
 
     def spec(self, c: Mapping[str, Any], where: FieldPath) -> tuple[Requests | None, FieldPath]:
-        """The spec, or for the kubelet its allocation where it has one (``UpdatePodFromAllocation``)."""
+        """The spec, or for the kubelet its allocation where it has one (``UpdatePodFromAllocation``). A kubelet that
+        does not report ``allocatedResources`` (the field is behind an alpha gate since 1.33) still has one in its
+        checkpoint: while a resize is pending (not yet admitted: ``PodResizePending``, or the 1.27–1.32 ``Proposed``,
+        ``Deferred`` and ``Infeasible``) that allocation is what the container runs with, so the running resources
+        stand for it; otherwise (no resize, or one admitted and in progress) the allocation is the spec."""
         if self.kubelet:
             found = self.find(c)
             allocated = self.status_allocated(found)
             if allocated is not None and found is not None:
                 return allocated, (*found[0], "allocatedResources")
+            if self.pending and found is not None:
+                running = self.status_actuated(found)
+                if running is not None:
+                    return running, (*found[0], "resources", "requests")
         return spec_requests(c, where)
 
     def allocated(self, c: Mapping[str, Any], where: FieldPath) -> tuple[Requests | None, FieldPath]:

@@ -53,6 +53,27 @@ def test_readmission_counts_the_kubelets_allocation() -> None:
     assert [p.name for p in admitted] == ["up", "other"] and rejected == []
 
 
+def test_readmission_without_allocated_resources_counts_what_runs() -> None:
+    """The case above from a kubelet that does not report ``allocatedResources`` (alpha-gated since 1.33): the resize
+    up from 2500m is Deferred, so the kubelet's checkpointed allocation is still the 2500m that runs. Re-admitted at
+    2500m, ``other`` (4000m) fits beside it on 6500m: 6500 ≤ 6500; counting the spec (7500) would reject it."""
+    up = pod_from_object(
+        _pod(
+            "up",
+            "2025-01-01T00:00:00Z",
+            "3500m",
+            {
+                "conditions": [{"type": "PodResizePending", "status": "True", "reason": "Deferred"}],
+                "containerStatuses": [{"name": "app", "resources": {"requests": {"cpu": "2500m"}}}],
+            },
+        )
+    )
+    other = pod_from_object(_pod("other", "2025-01-02T00:00:00Z", "4", {}))
+    assert up.requests == {"cpu": 3500} and up.kubelet_requests == {"cpu": 2500}
+    admitted, rejected = readmit([up, other], {"cpu": 6500, "pods": 110})
+    assert [p.name for p in admitted] == ["up", "other"] and rejected == []
+
+
 def test_an_infeasible_resize_counts_what_the_node_runs(tmp_path: Path) -> None:
     """The worked example (docs/impact.md) with batch/train-a-1 (2500m in its spec, on ip-10-0-1-10) resized in place
     to 1500m, then asked back up to 2500m, which the node found Infeasible: the scheduler and the kubelet count the

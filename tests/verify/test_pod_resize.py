@@ -226,3 +226,26 @@ def test_the_kubelet_reads_its_pod_level_allocation_as_the_spec() -> None:
     }
     assert pod_requests(spec, status=status) == {"cpu": Q("4250m")}
     assert pod_requests(spec, status=status, kubelet=True) == {"cpu": Q("2250m")}
+
+
+def test_the_kubelet_without_allocated_resources_readmits_a_pending_resize_at_what_runs() -> None:
+    """Worked by hand: a resize up from 2 to 4 cpu, not yet admitted, from a kubelet that does not report
+    ``allocatedResources`` (an alpha-gated field since 1.33). The scheduler counts max(spec 4, actuated 2, allocated =
+    spec 4) = 4 either way. The kubelet's checkpointed allocation is still 2 (a pending resize is not in it), which is
+    what runs: it re-admits at 2. Once the kubelet has admitted the resize (1.27-1.32 ``InProgress``), its allocation
+    is the spec: 4. Without any resize the spec too, even if the running value differs (nothing pending)."""
+    spec = {"containers": [c("app", cpu="4")]}
+    running = [cs("app", actual={"cpu": "2"})]
+    for pending in (
+        {"conditions": [{"type": "PodResizePending", "reason": "Deferred"}]},
+        {"conditions": [{"type": "PodResizePending", "reason": "Infeasible"}]},
+        {"resize": "Proposed"},
+        {"resize": "Deferred"},
+    ):
+        status = {**pending, "containerStatuses": running}
+        assert pod_requests(spec, status=status, kubelet=True) == {"cpu": Q("2")}, pending
+    in_progress = {"resize": "InProgress", "containerStatuses": running}
+    assert pod_requests(spec, status=in_progress, kubelet=True) == {"cpu": Q("4")}
+    assert pod_requests(spec, status={"containerStatuses": running}, kubelet=True) == {"cpu": Q("4")}
+    deferred = {"conditions": [{"type": "PodResizePending", "reason": "Deferred"}], "containerStatuses": running}
+    assert pod_requests(spec, status=deferred) == {"cpu": Q("4")}
