@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import forkrun
 import pytest
+
+from support import forkrun
 
 CASES_DIR = Path(__file__).resolve().parent / "corpus" / "cases"
 REPO = "repo"  # the policy repo is copied to tmp_path / REPO; reported paths start with it

@@ -20,11 +20,9 @@ from fake_github import TOKEN as FAKE_TOKEN
 from fake_github import FakeGitHub, serve
 from fake_github import event as fake_event
 
-import tools
 from conftest import run_cli
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardening"))
-from round2_support import action_step  # the hardening tests' runner of one step
+from support import tools
+from support.round2 import action_step  # the hardening tests' runner of one step
 
 ACTION = REPO_ROOT / "action.yml"
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))

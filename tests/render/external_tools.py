@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-import tools
+from support import tools
 
 _NODE_SCRIPT = """
 const base = process.argv[1];
