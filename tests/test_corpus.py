@@ -1,4 +1,4 @@
-"""Bad-input corpus: every case runs ``allocatable validate`` as a subprocess and must fail cleanly.
+"""Bad-input corpus: every case runs ``allocatable validate`` and must fail cleanly.
 
 Committed cases live in ``tests/corpus/cases`` (see ``tests/corpus/README.md`` for the format). Cases that are
 too big, binary or file-system specific to commit (50 MB files, UTF-16, symlinks, deep nesting, alias bombs) are
@@ -7,6 +7,11 @@ built here in ``tmp_path``.
 For every case: the exit code is 2 (0 for the few valid-on-purpose cases), each expected ``path:line:col`` line
 is on stdout with its code and message fragments, there is no other finding line (one line per problem), stderr
 holds only the summary line, nothing says "Traceback", and the repo directory is byte-for-byte unchanged afterwards.
+
+The CLI runs in this process (``conftest.run_cli``: ``main`` with its streams captured and its exit code), as the
+other command tests run it: what a case checks is how ``validate`` reads a bad input, which does not depend on
+running as a process of its own. What does (signals, a closed stdin, partial writes, a broken pipe, exit handlers,
+dropped privileges) is in tests/hardening/, run as a process (``support.hardening.cli``, the fork server).
 """
 
 from __future__ import annotations
@@ -15,18 +20,18 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from support import forkrun
+from conftest import CliResult, run_cli
 
 CASES_DIR = Path(__file__).resolve().parent / "corpus" / "cases"
+TIMEOUT = 300  # seconds
 REPO = "repo"  # the policy repo is copied to tmp_path / REPO; reported paths start with it
 
 #: Control characters of input data are escaped in every output (issue 12): none may reach the terminal raw.
@@ -110,26 +115,34 @@ def snapshot(root: Path) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def run_validate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    if forkrun.usable(env):
-        return forkrun.run(["validate", REPO, *args], cwd=cwd, env=env, timeout=300)
-    return subprocess.run(
-        [sys.executable, "-m", "renderer", "validate", REPO, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+class _Hung(BaseException):  # not an Exception: the CLI's own error handling must not catch it
+    pass
 
 
-def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
+def run_validate(cwd: Path, *args: str) -> CliResult:
+    """``allocatable validate repo ARGS`` in this process, from ``cwd``; a run past 300 s fails the test instead of
+    hanging the suite (no case may hang: FIFOs, ``/dev/zero``, alias bombs)."""
+
+    def hung(signum: int, frame: object) -> None:
+        raise _Hung(f"validate ran for over {TIMEOUT} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(TIMEOUT)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NO_COLOR", "1")
+            return run_cli("validate", REPO, *args, cwd=cwd)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def check(tmp_path: Path, case: Case) -> CliResult:
     """Run validate on tmp_path/repo and check every promise the corpus makes."""
     before = snapshot(tmp_path)
     res = run_validate(tmp_path, *case.args)
     after = snapshot(tmp_path)
-    shown = f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
+    shown = f"exit {res.exit_code}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
 
     assert "Traceback" not in res.stdout + res.stderr, shown
     raw = _RAW_CONTROL.search(res.stdout + res.stderr)
@@ -139,11 +152,11 @@ def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
 
     findings = [ln for ln in res.stdout.splitlines() if ln.strip()]
     if not case.expectations:
-        assert res.returncode == 0, shown
+        assert res.exit_code == 0, shown
         assert findings == [], shown
         return res
 
-    assert res.returncode == 2, shown
+    assert res.exit_code == 2, shown
     assert len(findings) == len(case.expectations), f"want one line per problem\n{shown}"
     for exp in case.expectations:
         matching = [ln for ln in findings if ln.startswith(exp.prefix)]
