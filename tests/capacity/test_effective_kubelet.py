@@ -24,7 +24,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 POLICIES = REPO_ROOT / "policies"

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
 from support.html_pages import assert_self_contained, console, png_size, screenshot
 from support.html_pages import page as _page
 

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

@@ -7,11 +7,12 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import POLICIES, run_cli, write_repo
+from conftest import POLICIES, run_cli
 from renderer.capacity.model import commit_value, eviction_reservation
 from renderer.capacity.pools import build
 from renderer.pipeline import load
 from renderer.quantity import Quantity
+from support.factory import write_repo
 
 Q = Quantity.parse
 

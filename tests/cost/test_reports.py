@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
 
 SETTINGS = """
     apiVersion: policy.allocatable.dev/v1alpha1

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import textwrap
 from pathlib import Path
+
+from support.factory import write_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,13 +92,6 @@ spec:
 """
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-
-
 def git(repo: Path, *args: str, check: bool = True) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(GIT_CONFIG_NOSYSTEM="1", HOME=str(repo), GIT_CONFIG_GLOBAL=os.devnull)
@@ -125,7 +119,7 @@ def commit_all(repo: Path, message: str = "change") -> str:
 def policy_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     """A git repo with policies/ (one pool, one class, one reservation policy) committed on main."""
     init_repo(path)
-    write(
+    write_repo(
         path,
         files
         or {

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, policy_repo, pool, write
+from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, policy_repo, pool
 
 from conftest import chdir
 from renderer.loading.files import UsageError
 from renderer.loading.git import resolve_revision
 from renderer.pipeline import load
 from renderer.validation.revision import load_revision
+from support.factory import write_repo
 
 
 def _pool_counts(result: Any) -> dict[str, int]:
@@ -46,7 +47,7 @@ def _strings(obj: Any, seen: set[int] | None = None) -> list[str]:
 
 def test_reads_the_revision_not_the_work_tree(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general", count=7), "policies/more.yaml": pool("extra", tier="x")})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=7), "policies/more.yaml": pool("extra", tier="x")})
     (repo / "policies" / "classes.yaml").unlink()
     with chdir(repo):
         base = load_revision([Path("policies")], "HEAD")
@@ -73,9 +74,9 @@ def test_reads_the_revision_not_the_work_tree(tmp_path: Path) -> None:
 
 def test_work_tree_and_index_are_untouched(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general", count=9)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=9)})
     git(repo, "add", "policies/pools.yaml")  # staged
-    write(repo, {"policies/pools.yaml": pool("general", count=11)})  # and modified again
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=11)})  # and modified again
     index = repo / ".git" / "index"
     status = git(repo, "status", "--porcelain")  # (refreshes the index itself, so it comes first)
     before = (hashlib.sha256(index.read_bytes()).hexdigest(), index.stat().st_mtime_ns)
@@ -94,9 +95,9 @@ def test_older_revisions_by_name_and_positions_come_from_the_revision(tmp_path: 
     git(repo, "tag", "v1")
     # The next revision moves the pool down by four lines (three comments, one blank) and breaks a field.
     bad = "# one\n# two\n# three\n" + pool("general").replace("count: 3", "count: many")
-    write(repo, {"policies/pools.yaml": bad})
+    write_repo(repo, {"policies/pools.yaml": bad})
     commit_all(repo, "broken")
-    write(repo, {"policies/pools.yaml": pool("general", count=5)})  # the work tree is fine again
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=5)})  # the work tree is fine again
     with chdir(repo):
         broken = load_revision([Path("policies")], "main")
         tagged = load_revision([Path("policies")], "v1")
@@ -113,9 +114,9 @@ def test_older_revisions_by_name_and_positions_come_from_the_revision(tmp_path: 
 
 def test_path_missing_at_the_revision_is_an_empty_policy_set(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
-    write(repo, {"README.md": "hello\n"})
+    write_repo(repo, {"README.md": "hello\n"})
     commit_all(repo, "no policies yet")
-    write(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/pools.yaml": pool("general")})
+    write_repo(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/pools.yaml": pool("general")})
     with chdir(repo):
         base = load_revision([Path("policies")], "HEAD")
         one_file = load_revision([Path("policies/pools.yaml")], "HEAD")
@@ -134,7 +135,7 @@ def test_file_arguments_and_settings_of_the_revision(tmp_path: Path) -> None:
             "policies/classes.yaml": commit_class("burst"),
         },
     )
-    write(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/new.yaml": pool("new", tier="n")})
+    write_repo(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/new.yaml": pool("new", tier="n")})
     with chdir(repo):
         base = load_revision([Path("policies/pools.yaml"), Path("policies/new.yaml")], "HEAD")
         head = load([Path("policies/pools.yaml"), Path("policies/new.yaml")])
@@ -146,7 +147,7 @@ def test_file_arguments_and_settings_of_the_revision(tmp_path: Path) -> None:
 
 def test_display_paths_from_a_subdirectory_and_from_far_away(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general") + "---\n" + pool("general")})
+    write_repo(repo, {"policies/pools.yaml": pool("general") + "---\n" + pool("general")})
     commit_all(repo, "duplicate")
     far = tmp_path / "a" / "b"
     far.mkdir(parents=True)
@@ -167,7 +168,7 @@ def test_display_paths_from_a_subdirectory_and_from_far_away(tmp_path: Path) -> 
 
 def test_symlinks_spaces_and_glob_characters_in_names(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
-    write(repo, {"pol [x]*/real pools.yaml": pool("general"), "pol [x]*/.allocatable.yaml": SETTINGS})
+    write_repo(repo, {"pol [x]*/real pools.yaml": pool("general"), "pol [x]*/.allocatable.yaml": SETTINGS})
     os.symlink("real pools.yaml", repo / "pol [x]*" / "alias.yaml")
     os.symlink("/etc/hostname", repo / "pol [x]*" / "outside.yaml")
     commit_all(repo)
@@ -198,7 +199,7 @@ def test_mirror_is_removed_with_the_result(tmp_path: Path) -> None:
 def test_usage_errors(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
     plain = tmp_path / "plain"
-    write(plain, {"policies/pools.yaml": pool("general")})
+    write_repo(plain, {"policies/pools.yaml": pool("general")})
     with chdir(repo):
         with pytest.raises(UsageError, match=r'unknown git revision "nope"'):
             load_revision([Path("policies")], "nope")

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from impact_builders import GI, node, pod
 
-from conftest import write_repo
 from renderer.capacity.model import CapacityModel
 from renderer.capacity.pools import build
 from renderer.impact.capacity_view import advertised, changes
 from renderer.impact.repack import simulate
 from renderer.pipeline import load
+from support.factory import write_repo
 
 MIB = 2**20
 POOL = """

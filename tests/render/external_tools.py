@@ -51,14 +51,6 @@ def kustomize(directory: Path) -> list[dict[str, Any]]:
     return [d for d in yaml.safe_load_all(out.stdout) if d]
 
 
-def write_files(root: Path, files: dict[str, bytes]) -> Path:
-    for rel, data in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    return root
-
-
 def karpenter_models() -> str:
     base = os.environ.get("ALLOCATABLE_KARPENTER_MODELS")
     node = tools.which("node")

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
 from renderer.lint.registry import all_rules
 from renderer.lint.rule import DOC_HEADINGS
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

@@ -9,7 +9,8 @@ import pytest
 import yaml
 from render_support import CASES
 
-from conftest import chdir, run_cli, write_repo
+from conftest import chdir, run_cli
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli, write_repo
+from conftest import REPO_ROOT, run_cli
 from renderer.codes import DOC_HEADINGS
 from renderer.lint.registry import all_rules
 from renderer.render.codes import all_codes
+from support.factory import write_repo
 
 CODES = all_codes()
 SETTINGS = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from render_support import documents, render_dir
 
-from conftest import write_repo
 from renderer.capacity.koordinator import ratio
 from renderer.models.schema.common import NodeSelectorTerm
 from renderer.render.targets.koordinator import label_selector, to_json
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

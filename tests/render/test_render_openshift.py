@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from render_support import documents, render_dir
 
-from conftest import write_repo
 from renderer.capacity.openshift_sizing import EnvValues, sizing_plan
 from renderer.findings import SourceRef
 from renderer.models.inventory import Pool
 from renderer.models.schema.reservationpolicy import ReservationPolicy
 from renderer.quantity import Quantity
+from support.factory import write_repo
 
 
 def _pool(mcp: str | None, platform: str = "openshift") -> Pool:

@@ -20,8 +20,9 @@ import pytest
 import yaml
 from render_support import GOLDEN, render_dir
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
 from renderer.quantity import Quantity
+from support.factory import write_repo
 
 if sys.version_info >= (3, 11):
     import tomllib

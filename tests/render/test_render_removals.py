@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CliResult, run_cli, write_repo
+from conftest import CliResult, run_cli
 from renderer.loading.files import display_path
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

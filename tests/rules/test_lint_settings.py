@@ -7,7 +7,7 @@ from pathlib import Path
 from lint_support import BATCH_POOL as POOL
 from lint_support import lint_json
 
-from conftest import write_repo
+from support.factory import write_repo
 
 CLASS = """
 apiVersion: node.k8s.io/v1alpha1

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from serve_support import KUBE_RESERVED, NODE_NAME, POOL, real_node, samples, service, value, write_nodes
 
-from conftest import write_repo
+from support.factory import write_repo
 
 KI = 1024
 

@@ -29,7 +29,7 @@ from serve_support import (
     write_nodes,
 )
 
-from conftest import write_repo
+from support.factory import write_repo
 from support.prometheus import running  # tests/support: the real Prometheus helper recommend's tests use too
 
 

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from support import forkrun
+from support.factory import write_repo
 from support.privileges import drop_privileges
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -86,14 +87,8 @@ def pool(name: str = "web", tier: str = "general", count: str = "3") -> str:
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, data in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, bytes):
-            target.write_bytes(data)
-        else:
-            target.write_text(data, encoding="utf-8")
-    return root
+    """The files exactly as given (no dedenting: the bytes of a hostile input are the test)."""
+    return write_repo(root, files, dedent=False)
 
 
 def good_repo(root: Path) -> Path:

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, run_cli, write_repo
+from conftest import REPO_ROOT, run_cli
+from support.factory import write_repo
 
 NODE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-t3-small-1-31.yaml"
 

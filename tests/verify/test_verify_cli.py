@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from conftest import KOORDINATOR_ON, CliResult, run_cli, write_repo
+from conftest import KOORDINATOR_ON, CliResult, run_cli
+from support.factory import write_repo
 
 NAME = "worker-0.imeixner20210707.lab.upshift.rdu2.redhat.com"
 CAPACITY = {

@@ -20,7 +20,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
 
 POLICIES = """
 apiVersion: policy.allocatable.dev/v1alpha1
