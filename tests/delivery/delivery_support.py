@@ -6,71 +6,27 @@ import os
 import subprocess
 from pathlib import Path
 
-from support.factory import write_repo
+from support import factory
+from support.factory import Document, node_pool, reservation_policy, settings, write_repo, yaml_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-SETTINGS = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: Settings
-"""
+SETTINGS = yaml_text(settings())
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: {name}
-spec:
-  labels:
-    example.com/tier: {tier}
-  capacity: {{cpu: "{cpu}", memory: 32Gi, ephemeral-storage: 100Gi, pods: "110"}}
-  count: {count}
-"""
-
-COMMIT_CLASS = """
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata:
-  name: {name}
-spec:
-  selector:
-  - matchExpressions:
-    - key: example.com/tier
-      operator: In
-      values: [{tier}]
-  resources:
-  - name: cpu
-    percent: {percent}
-"""
-
-RESERVATION = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata:
-  name: {name}
-spec:
-  selector:
-  - matchExpressions:
-    - key: example.com/tier
-      operator: Exists
-  systemReserved: {{cpu: 100m, memory: 100Mi}}
-  kubeReserved: {{cpu: 100m, memory: 500Mi}}
-  evictionHard:
-    memory.available: 100Mi
-    nodefs.available: "10%"
-"""
+#: What every delivery pool declares besides cpu and memory.
+POOL_CAPACITY = {"ephemeral-storage": "100Gi", "pods": "110"}
 
 
-def pool(name: str, *, tier: str = "general", cpu: str = "8", count: int = 3) -> str:
-    return POOL.format(name=name, tier=tier, cpu=cpu, count=count)
+def pool(name: str, *, tier: str = "general", cpu: str = "8", count: int = 3) -> Document:
+    return node_pool(name, tier=tier, cpu=cpu, count=count, capacity=POOL_CAPACITY)
 
 
-def commit_class(name: str, *, tier: str = "general", percent: int = 150) -> str:
-    return COMMIT_CLASS.format(name=name, tier=tier, percent=percent)
+def commit_class(name: str, *, tier: str = "general", percent: int = 150) -> Document:
+    return factory.commit_class(name, tier=tier, percents={"cpu": percent})
 
 
-def reservation(name: str = "static") -> str:
-    return RESERVATION.format(name=name)
+def reservation(name: str = "static") -> Document:
+    return reservation_policy(name)
 
 
 def greedy_class(*, tier: str, percent: int) -> str:

@@ -25,7 +25,7 @@ from renderer.capacity.diff import Change, compare_findings
 from renderer.findings import Finding
 from renderer.quantity import Quantity
 from renderer.reporters.diff._common import MARKER, amount
-from support.factory import write_repo
+from support.factory import write_repo, yaml_text
 
 MEMORY_OVER_COMMIT = greedy_class(tier="batch", percent=120)
 
@@ -106,7 +106,7 @@ def test_added_and_removed_pools(tmp_path: Path) -> None:
 
 def test_new_and_fixed_findings(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write_repo(repo, {"policies/broken.yaml": pool("broken").replace("count: 3", "count: lots")})
+    write_repo(repo, {"policies/broken.yaml": yaml_text(pool("broken")).replace("count: 3", "count: lots")})
     commit_all(repo, "base has a validation error")
     (repo / "policies" / "broken.yaml").unlink()  # fixed in the work tree …
     write_repo(repo, {"policies/greedy.yaml": MEMORY_OVER_COMMIT, "policies/batch.yaml": pool("batch", tier="batch")})
@@ -114,7 +114,7 @@ def test_new_and_fixed_findings(tmp_path: Path) -> None:
     new = [(f["code"], f["object"], f["path"]) for f in data["findings"]["new"]]
     fixed = [(f["code"], f["path"], f["line"]) for f in data["findings"]["fixed"]]
     assert ("AL201", "CommitClass/greedy", "policies/greedy.yaml") in new  # … and a lint error added
-    assert ("AL004", "policies/broken.yaml", 9) in fixed
+    assert ("AL004", "policies/broken.yaml", 14) in fixed  # count: ---, apiVersion, ... capacity and 4 resources, count
     assert data["summary"]["newErrors"] >= 1
     assert data["summary"]["validationErrors"] == {"before": 1, "after": 0}
     text = run_cli("diff", "--base", "main", cwd=repo).stdout
@@ -156,7 +156,7 @@ def test_markdown_is_well_formed(tmp_path: Path) -> None:
     write_repo(
         repo,
         {
-            "policies/pools.yaml": pool("general", count=4) + "---\n" + pool("new", tier="batch"),
+            "policies/pools.yaml": [pool("general", count=4), pool("new", tier="batch")],
             "policies/greedy.yaml": MEMORY_OVER_COMMIT,
         },
     )

@@ -19,7 +19,7 @@ from renderer.loading.files import UsageError
 from renderer.loading.git import resolve_revision
 from renderer.pipeline import load
 from renderer.validation.revision import load_revision
-from support.factory import write_repo
+from support.factory import write_repo, yaml_text
 
 
 def _pool_counts(result: Any) -> dict[str, int]:
@@ -93,8 +93,10 @@ def test_work_tree_and_index_are_untouched(tmp_path: Path) -> None:
 def test_older_revisions_by_name_and_positions_come_from_the_revision(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
     git(repo, "tag", "v1")
-    # The next revision moves the pool down by four lines (three comments, one blank) and breaks a field.
-    bad = "# one\n# two\n# three\n" + pool("general").replace("count: 3", "count: many")
+    # The next revision moves the pool down by four lines (three comments, one blank) and breaks a field: count is
+    # line 14 of the pool as written (---, apiVersion, kind, metadata, name, spec, labels, tier, capacity and its
+    # four resources, count), so line 18 here.
+    bad = "# one\n# two\n# three\n\n" + yaml_text(pool("general")).replace("count: 3", "count: many")
     write_repo(repo, {"policies/pools.yaml": bad})
     commit_all(repo, "broken")
     write_repo(repo, {"policies/pools.yaml": pool("general", count=5)})  # the work tree is fine again
@@ -104,12 +106,12 @@ def test_older_revisions_by_name_and_positions_come_from_the_revision(tmp_path: 
         by_sha = load_revision([Path("policies")], git(repo, "rev-parse", "HEAD~1").strip())
     assert _pool_counts(tagged) == _pool_counts(by_sha) == {"general": 3}
     findings = broken.finish(broken.findings)
-    assert [(f.code, f.path, f.line) for f in findings] == [("AL004", "policies/pools.yaml", 13)]
+    assert [(f.code, f.path, f.line) for f in findings] == [("AL004", "policies/pools.yaml", 18)]
     assert "count" in findings[0].message
     # The resolver reads the revision's text (its mirror), not the work tree's.
     (read,) = [f.abspath for f in broken.files if f.display == "policies/pools.yaml"]
     assert broken.mirrored is not None and broken.mirrored.checkout.path in read.parents
-    assert read.read_text(encoding="utf-8").splitlines()[12] == "  count: many"
+    assert read.read_text(encoding="utf-8").splitlines()[17] == "  count: many"
 
 
 def test_path_missing_at_the_revision_is_an_empty_policy_set(tmp_path: Path) -> None:
@@ -147,7 +149,7 @@ def test_file_arguments_and_settings_of_the_revision(tmp_path: Path) -> None:
 
 def test_display_paths_from_a_subdirectory_and_from_far_away(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write_repo(repo, {"policies/pools.yaml": pool("general") + "---\n" + pool("general")})
+    write_repo(repo, {"policies/pools.yaml": [pool("general"), pool("general")]})
     commit_all(repo, "duplicate")
     far = tmp_path / "a" / "b"
     far.mkdir(parents=True)
