@@ -7,7 +7,15 @@ import subprocess
 from pathlib import Path
 
 from support import factory
-from support.factory import Document, node_pool, reservation_policy, settings, write_repo, yaml_text
+from support.factory import (
+    STATIC_RESERVATIONS,
+    Document,
+    node_pool,
+    reservation_policy,
+    settings,
+    write_repo,
+    yaml_text,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,7 +34,7 @@ def commit_class(name: str, *, tier: str = "general", percent: int = 150) -> Doc
 
 
 def reservation(name: str = "static") -> Document:
-    return reservation_policy(name)
+    return reservation_policy(name, **STATIC_RESERVATIONS)
 
 
 def greedy_class(*, tier: str, percent: int) -> str:

@@ -30,7 +30,9 @@ def _upstream(tmp_path: Path, *, main_commits: int = 3, feature_commits: int = 1
     assert run_cli("init", str(upstream)).exit_code == 0
     b = commit_all(upstream, "policies")
     git(upstream, "checkout", "-q", "-b", "feature")
-    write_repo(upstream, {"policies/commitclasses/general-burst.yaml": _scaffold("commitclass.yaml").replace("150", "200")})
+    write_repo(
+        upstream, {"policies/commitclasses/general-burst.yaml": _scaffold("commitclass.yaml").replace("150", "200")}
+    )
     assert run_cli("render", "policies", cwd=upstream).exit_code == 0
     f = commit_all(upstream, "raise general-burst to 200%")
     for n in range(feature_commits - 1):

@@ -59,11 +59,14 @@ def write_repo(root: Path, files: Mapping[str, Content], *, dedent: bool = True)
 # --- policy documents ---------------------------------------------------------------------------------------------
 
 
-def tier_selector(tier: str | None = None, operator: str = "In") -> list[dict[str, Any]]:
-    """A selector of nodes by ``example.com/tier``: ``In [tier]``, or ``Exists`` without a tier."""
-    if tier is None:
-        return [{"matchExpressions": [{"key": TIER, "operator": "Exists"}]}]
-    return [{"matchExpressions": [{"key": TIER, "operator": operator, "values": [tier]}]}]
+def node_selector(
+    key: str = TIER, values: Sequence[str] | None = None, operator: str | None = None
+) -> list[dict[str, Any]]:
+    """A node selector of one term, one expression: ``key In values`` (``Exists`` without values)."""
+    expression: dict[str, Any] = {"key": key, "operator": operator or ("In" if values else "Exists")}
+    if values:
+        expression["values"] = list(values)
+    return [{"matchExpressions": [expression]}]
 
 
 def settings(**fields: Any) -> Document:
@@ -74,7 +77,7 @@ def settings(**fields: Any) -> Document:
 def node_pool(
     name: str = "web",
     *,
-    tier: str = "general",
+    tier: str | None = "general",
     cpu: str = "8",
     memory: str = "32Gi",
     count: int = 3,
@@ -82,14 +85,14 @@ def node_pool(
     capacity: Mapping[str, str] | None = None,
     **spec: Any,
 ) -> Document:
-    """A NodePool of ``count`` nodes labelled ``example.com/tier: tier`` (and ``labels``) with ``cpu`` and ``memory``
-    (and any other ``capacity``); further ``spec`` fields as given (``platform="eks"``)."""
+    """A NodePool of ``count`` nodes labelled ``example.com/tier: tier`` (unless None) and ``labels``, with ``cpu`` and
+    ``memory`` (and any other ``capacity``); further ``spec`` fields as given (``platform="eks"``)."""
     return {
         "apiVersion": POLICY_API,
         "kind": "NodePool",
         "metadata": {"name": name},
         "spec": {
-            "labels": {TIER: tier, **(labels or {})},
+            "labels": {**({TIER: tier} if tier is not None else {}), **(labels or {})},
             "capacity": {"cpu": cpu, "memory": memory, **(capacity or {})},
             "count": count,
             **spec,
@@ -111,34 +114,25 @@ def commit_class(
         "kind": "CommitClass",
         "metadata": {"name": name},
         "spec": {
-            "selector": selector if selector is not None else tier_selector(tier),
+            "selector": selector if selector is not None else node_selector(TIER, [tier] if tier else None),
             "resources": [{"name": r, "percent": p} for r, p in (percents or {"cpu": 150}).items()],
             **spec,
         },
     }
 
 
-def reservation_policy(
-    name: str = "static",
-    *,
-    selector: list[dict[str, Any]] | None = None,
-    system_reserved: Mapping[str, str] | None = None,
-    kube_reserved: Mapping[str, str] | None = None,
-    eviction_hard: Mapping[str, str] | None = None,
-    **spec: Any,
-) -> Document:
-    """A ReservationPolicy for every tiered node (``selector``) with small static reservations by default; pass ``{}``
-    to leave a field out."""
-    body: dict[str, Any] = {"selector": selector if selector is not None else tier_selector()}
-    for key, value, default in (
-        ("systemReserved", system_reserved, {"cpu": "100m", "memory": "100Mi"}),
-        ("kubeReserved", kube_reserved, {"cpu": "100m", "memory": "500Mi"}),
-        ("evictionHard", eviction_hard, {"memory.available": "100Mi", "nodefs.available": "10%"}),
-    ):
-        chosen = default if value is None else dict(value)
-        if chosen:
-            body[key] = chosen
-    body.update(spec)
+#: Small static reservations, for tests about something else: ``reservation_policy("static", **STATIC_RESERVATIONS)``.
+STATIC_RESERVATIONS: dict[str, Any] = {
+    "systemReserved": {"cpu": "100m", "memory": "100Mi"},
+    "kubeReserved": {"cpu": "100m", "memory": "500Mi"},
+    "evictionHard": {"memory.available": "100Mi", "nodefs.available": "10%"},
+}
+
+
+def reservation_policy(name: str = "static", *, selector: list[dict[str, Any]] | None = None, **spec: Any) -> Document:
+    """A ReservationPolicy for the nodes of ``selector`` (default: every node with an ``example.com/tier`` label) with
+    the ``spec`` fields as the API spells them (``kubeReserved={"cpu": "100m"}``)."""
+    body = {"selector": selector if selector is not None else node_selector(), **spec}
     return {"apiVersion": POLICY_API, "kind": "ReservationPolicy", "metadata": {"name": name}, "spec": body}
 
 
@@ -149,7 +143,10 @@ def cluster_repo(root: Path, clusters: int, *, pools: int = 1) -> Path:
     for i in range(clusters):
         tier = f"c{i}"
         docs = [node_pool(f"{tier}-p{j}", tier=tier) for j in range(pools)]
-        docs += [commit_class(f"{tier}-burst", tier=tier), reservation_policy(f"{tier}-static", selector=tier_selector(tier))]
+        docs += [
+            commit_class(f"{tier}-burst", tier=tier),
+            reservation_policy(f"{tier}-static", selector=node_selector(TIER, [tier]), **STATIC_RESERVATIONS),
+        ]
         files[f"clusters/{tier}.yaml"] = docs
     return write_repo(root, files)
 
