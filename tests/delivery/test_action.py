@@ -21,7 +21,7 @@ from fake_github import FakeGitHub, serve
 from fake_github import event as fake_event
 
 from conftest import run_cli
-from support import tools
+from support import factory, tools
 from support.factory import write_repo
 from support.round2 import action_step  # the hardening tests' runner of one step
 
@@ -452,21 +452,13 @@ _OCP_NODE = {
 
 def test_verify_snapshots(tmp_path: Path) -> None:
     ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(150)}, rerender=False)
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "big", "namespace": "x"},
-        "spec": {
-            "nodeName": _OCP_NODE["metadata"]["name"],  # type: ignore[index]
-            "containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}],
-        },
-        "status": {"phase": "Running"},
-    }
+    node_name = _OCP_NODE["metadata"]["name"]  # type: ignore[index]
+    pod = factory.pod("big", namespace="x", node_name=node_name, requests={"cpu": "4"})
     write_repo(
         ws,
         {
-            "snapshots/nodes.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [_OCP_NODE]}),
-            "snapshots/pods.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}),
+            "snapshots/nodes.json": factory.item_list(_OCP_NODE),
+            "snapshots/pods.json": factory.item_list(pod),
         },
     )
     run = run_action(ws, tmp_path, {"nodes-file": "snapshots/nodes.json"}, {"base_ref": "main"})

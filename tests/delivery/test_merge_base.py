@@ -21,6 +21,7 @@ import pytest
 from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, pool, reservation
 
 from conftest import CliResult, run_cli
+from support import factory
 from support.factory import write_repo
 
 
@@ -315,22 +316,12 @@ def test_head_without_a_commit(tmp_path: Path) -> None:
 def test_verify_pods_against_the_merge_base(tmp_path: Path) -> None:
     """verify --pods --base: which nodes the change pushes over is judged against the merge-base's allocatable."""
     repo = init_repo(tmp_path / "repo")
-    node = {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": "n1", "labels": {"example.com/tier": "general"}},
-        "status": {
-            "capacity": {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"},
-            "allocatable": {"cpu": "7800m", "memory": "32068Mi", "ephemeral-storage": "92160Mi", "pods": "110"},
-        },
-    }
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "10"}}}]},
-        "status": {"phase": "Running"},
-    }
+    node = factory.node(
+        "n1",
+        capacity={"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"},
+        allocatable={"cpu": "7800m", "memory": "32068Mi", "ephemeral-storage": "92160Mi", "pods": "110"},
+    )
+    pod = factory.pod("web", namespace="shop", node_name="n1", requests={"cpu": "10"})
     write_repo(
         repo,
         {
@@ -338,8 +329,8 @@ def test_verify_pods_against_the_merge_base(tmp_path: Path) -> None:
             "policies/pools.yaml": pool("general"),
             "policies/classes.yaml": commit_class("burst", percent=150),
             "policies/reservations.yaml": reservation(),
-            "snap/nodes.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [node]}),
-            "snap/pods.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}),
+            "snap/nodes.json": factory.item_list(node),
+            "snap/pods.json": factory.item_list(pod),
         },
     )
     b = commit_all(repo, "branch point: 150%")

@@ -11,6 +11,7 @@ meaningful against text the reader can see.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -36,12 +37,15 @@ def yaml_text(*documents: Document) -> str:
 
 def write_file(path: Path, content: Content, *, dedent: bool = True) -> Path:
     """One file: text (dedented and without leading blank lines unless ``dedent=False``), bytes as they are, or
-    documents as YAML. Parent directories are made."""
+    documents as YAML (as JSON in a ``.json`` file). Parent directories are made."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(content, bytes):
         path.write_bytes(content)
     elif isinstance(content, str):
         path.write_text(textwrap.dedent(content).lstrip("\n") if dedent else content, encoding="utf-8")
+    elif path.suffix == ".json":  # one document, as ``kubectl get -o json`` prints it
+        assert isinstance(content, Mapping), f"{path.name}: a JSON file holds one document"
+        path.write_text(json.dumps(content, indent=4) + "\n", encoding="utf-8")
     elif isinstance(content, Mapping):
         path.write_text(yaml_text(dict(content)), encoding="utf-8")
     else:
@@ -177,19 +181,18 @@ def pod(
     node_name: str | None = None,
     namespace: str = "default",
     requests: Mapping[str, str] | None = None,
-    phase: str = "Running",
-    **spec: Any,
+    phase: str | None = None,
 ) -> Document:
-    """A v1 Pod of one container requesting ``requests``, bound to ``node_name`` (Pending without one)."""
-    body: dict[str, Any] = {"containers": [{"name": "app", "resources": {"requests": dict(requests or {})}}], **spec}
+    """A v1 Pod of one container requesting ``requests``, Running on ``node_name`` (Pending without one)."""
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": dict(requests or {})}}]}
     if node_name is not None:
-        body["nodeName"] = node_name
+        spec = {"nodeName": node_name, **spec}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": namespace},
-        "spec": body,
-        "status": {"phase": phase if node_name is not None or phase != "Running" else "Pending"},
+        "spec": spec,
+        "status": {"phase": phase or ("Running" if node_name is not None else "Pending")},
     }
 
 
