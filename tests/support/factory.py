@@ -140,21 +140,6 @@ def reservation_policy(name: str = "static", *, selector: list[dict[str, Any]] |
     return {"apiVersion": POLICY_API, "kind": "ReservationPolicy", "metadata": {"name": name}, "spec": body}
 
 
-def cluster_repo(root: Path, clusters: int, *, pools: int = 1) -> Path:
-    """A policy repo of ``clusters`` clusters, a file each (``clusters/c<i>.yaml``): ``pools`` NodePools per cluster
-    (tier ``c<i>``), a CommitClass and a ReservationPolicy selecting them."""
-    files: dict[str, Content] = {}
-    for i in range(clusters):
-        tier = f"c{i}"
-        docs = [node_pool(f"{tier}-p{j}", tier=tier) for j in range(pools)]
-        docs += [
-            commit_class(f"{tier}-burst", tier=tier),
-            reservation_policy(f"{tier}-static", selector=node_selector(TIER, [tier]), **STATIC_RESERVATIONS),
-        ]
-        files[f"clusters/{tier}.yaml"] = docs
-    return write_repo(root, files)
-
-
 # --- cluster snapshots (kubectl get ... -o yaml|json) ----------------------------------------------------------------
 
 
