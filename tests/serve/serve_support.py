@@ -28,21 +28,16 @@ from prometheus_client.parser import text_string_to_metric_families
 from conftest import REPO_ROOT
 from renderer.serve.service import Service
 from renderer.serve.sources import FileSource
+from support.factory import node_selector, reservation_policy
 
 NODE_FILE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-t3-small-1-31.yaml"
 NODE_NAME = "ip-10-0-10-170.ec2.internal"
 POOL = "ecommerce-dev-node-group"
 
 #: The policy of test_causes.py's "not rolled out" case: the node still runs EKS's defaults.
-KUBE_RESERVED = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {name: eks}
-spec:
-  selector:
-  - matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: Exists}]
-  kubeReserved: {cpu: 500m, memory: 1Gi}
-"""
+KUBE_RESERVED = reservation_policy(
+    "eks", selector=node_selector("eks.amazonaws.com/nodegroup"), kubeReserved={"cpu": "500m", "memory": "1Gi"}
+)
 
 
 def real_node() -> dict[str, Any]:
