@@ -343,7 +343,9 @@ def gen_nul_byte(repo: Path) -> None:
 
 @_gen('x.yaml:4:9 AL004 "Bad_Name" is not a valid name')
 def gen_crlf_line_endings(repo: Path) -> None:
-    write_file(repo / "x.yaml", POOL.replace("name: web", "name: Bad_Name").replace("\n", "\r\n").encode(), dedent=False)
+    write_file(
+        repo / "x.yaml", POOL.replace("name: web", "name: Bad_Name").replace("\n", "\r\n").encode(), dedent=False
+    )
 
 
 @_gen("link.yaml:1:1 AL006 symlink points outside the policy repo")
@@ -463,7 +465,11 @@ def gen_symlink_to_dev_zero(repo: Path) -> None:
 def gen_settings_symlinked_outside_repo(repo: Path) -> None:
     write_file(repo / "pool.yaml", POOL, dedent=False)
     outside = _outside(repo)
-    write_file(outside / "settings.yaml", "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nsecret: x\n", dedent=False)
+    write_file(
+        outside / "settings.yaml",
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nsecret: x\n",
+        dedent=False,
+    )
     _symlink(repo / ".allocatable.yaml", outside / "settings.yaml")
 
 
