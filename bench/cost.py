@@ -25,11 +25,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from impact import git, prepare
+from run import Run, allocatable_command, paired
 
-from impact import git, prepare  # noqa: E402
-from run import Run, allocatable_command, paired  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 PRICING = "pricing:\n  region: us-east-1\n"
 

@@ -28,21 +28,19 @@ import tempfile
 from contextlib import redirect_stdout, suppress
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from generate import SHAPES, generate
+from impact import git
+from run import allocatable_command, paired
 
-from generate import SHAPES, generate  # noqa: E402
-from impact import git  # noqa: E402
-from run import allocatable_command, paired  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 DEFAULT_SHAPES = ("synthetic", "two-files", "one-per-file", "runtime-matrix", "label-ranges", "inventory-json")
 
 
 def _bare_twice(path: Path) -> list[str]:
     script = (
-        "import sys\n"
-        f"sys.path.insert(0, {str(HERE)!r})\n"
-        "from bare_parse import main\n"
+        "import runpy, sys\n"
+        f"main = runpy.run_path({str(HERE / 'bare_parse.py')!r})['main']\n"
         "main(sys.argv[1])\n"
         "main(sys.argv[1])\n"
     )

@@ -41,9 +41,8 @@ _PROBE = (
     "print(wall, u.ru_utime + u.ru_stime, u.ru_maxrss, done.returncode)\n"
 )
 _BARE = (
-    "import json, sys\n"
-    f"sys.path.insert(0, {str(HERE)!r})\n"
-    "from bare_parse import main\n"
+    "import json, runpy, sys\n"
+    f"main = runpy.run_path({str(HERE / 'bare_parse.py')!r})['main']\n"
     "for p in sys.argv[1:]:\n"
     "    if p.endswith('.json'):\n"
     "        with open(p, 'rb') as f:\n"

@@ -41,11 +41,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from generate import SHAPES, Generated, generate
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from generate import SHAPES, Generated, generate  # noqa: E402
 
 DEFAULT_SHAPES = tuple(SHAPES)
 COLD_PAIRS = 11
@@ -314,7 +313,6 @@ def cold_starts(cmd: list[str], clock: str) -> None:
 
 
 def profile_lint(path: Path, top: int = 25) -> str:
-    sys.path.insert(0, str(ROOT))
     from renderer import pipeline
 
     prof = cProfile.Profile()

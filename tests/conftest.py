@@ -7,7 +7,6 @@ import os
 import shutil
 import signal
 import tempfile
-import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -96,14 +95,6 @@ def run_cli(*args: str, cwd: Path | None = None) -> CliResult:
         for sig, handler in handlers.items():
             signal.signal(sig, handler)
     return CliResult(code, out.getvalue(), err.getvalue())
-
-
-def write_repo(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return root
 
 
 @pytest.fixture

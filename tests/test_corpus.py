@@ -1,4 +1,4 @@
-"""Bad-input corpus: every case runs ``allocatable validate`` as a subprocess and must fail cleanly.
+"""Bad-input corpus: every case runs ``allocatable validate`` and must fail cleanly.
 
 Committed cases live in ``tests/corpus/cases`` (see ``tests/corpus/README.md`` for the format). Cases that are
 too big, binary or file-system specific to commit (50 MB files, UTF-16, symlinks, deep nesting, alias bombs) are
@@ -7,6 +7,11 @@ built here in ``tmp_path``.
 For every case: the exit code is 2 (0 for the few valid-on-purpose cases), each expected ``path:line:col`` line
 is on stdout with its code and message fragments, there is no other finding line (one line per problem), stderr
 holds only the summary line, nothing says "Traceback", and the repo directory is byte-for-byte unchanged afterwards.
+
+The CLI runs in this process (``conftest.run_cli``: ``main`` with its streams captured and its exit code), as the
+other command tests run it: what a case checks is how ``validate`` reads a bad input, which does not depend on
+running as a process of its own. What does (signals, a closed stdin, partial writes, a broken pipe, exit handlers,
+dropped privileges) is in tests/hardening/, run as a process (``support.hardening.cli``, the fork server).
 """
 
 from __future__ import annotations
@@ -15,17 +20,19 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import stat
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import forkrun
 import pytest
 
+from conftest import CliResult, run_cli
+from support.factory import write_file
+
 CASES_DIR = Path(__file__).resolve().parent / "corpus" / "cases"
+TIMEOUT = 300  # seconds
 REPO = "repo"  # the policy repo is copied to tmp_path / REPO; reported paths start with it
 
 #: Control characters of input data are escaped in every output (issue 12): none may reach the terminal raw.
@@ -109,26 +116,34 @@ def snapshot(root: Path) -> dict[str, tuple[str, ...]]:
     return out
 
 
-def run_validate(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    if forkrun.usable(env):
-        return forkrun.run(["validate", REPO, *args], cwd=cwd, env=env, timeout=300)
-    return subprocess.run(
-        [sys.executable, "-m", "renderer", "validate", REPO, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+class _Hung(BaseException):  # not an Exception: the CLI's own error handling must not catch it
+    pass
 
 
-def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
+def run_validate(cwd: Path, *args: str) -> CliResult:
+    """``allocatable validate repo ARGS`` in this process, from ``cwd``; a run past 300 s fails the test instead of
+    hanging the suite (no case may hang: FIFOs, ``/dev/zero``, alias bombs)."""
+
+    def hung(signum: int, frame: object) -> None:
+        raise _Hung(f"validate ran for over {TIMEOUT} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(TIMEOUT)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("NO_COLOR", "1")
+            return run_cli("validate", REPO, *args, cwd=cwd)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def check(tmp_path: Path, case: Case) -> CliResult:
     """Run validate on tmp_path/repo and check every promise the corpus makes."""
     before = snapshot(tmp_path)
     res = run_validate(tmp_path, *case.args)
     after = snapshot(tmp_path)
-    shown = f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
+    shown = f"exit {res.exit_code}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
 
     assert "Traceback" not in res.stdout + res.stderr, shown
     raw = _RAW_CONTROL.search(res.stdout + res.stderr)
@@ -138,11 +153,11 @@ def check(tmp_path: Path, case: Case) -> subprocess.CompletedProcess[str]:
 
     findings = [ln for ln in res.stdout.splitlines() if ln.strip()]
     if not case.expectations:
-        assert res.returncode == 0, shown
+        assert res.exit_code == 0, shown
         assert findings == [], shown
         return res
 
-    assert res.returncode == 2, shown
+    assert res.exit_code == 2, shown
     assert len(findings) == len(case.expectations), f"want one line per problem\n{shown}"
     for exp in case.expectations:
         matching = [ln for ln in findings if ln.startswith(exp.prefix)]
@@ -192,14 +207,6 @@ spec:
 Builder = Callable[[Path], None]  # fills the (existing, empty) repo directory
 
 
-def _write(path: Path, data: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, bytes):
-        path.write_bytes(data)
-    else:
-        path.write_text(data, encoding="utf-8")
-
-
 def _padded_pool(size: int) -> bytes:
     """A valid pool followed by comment lines up to ``size`` bytes."""
     line = b"# " + b"x" * 97 + b"\n"
@@ -222,7 +229,7 @@ def _outside(repo: Path) -> Path:
     """A directory next to the repo (inside tmp_path), i.e. outside the policy repo."""
     out = repo.parent / "outside"
     out.mkdir(exist_ok=True)
-    _write(out / "shared.yaml", POOL.replace("name: web", "name: shared"))
+    write_file(out / "shared.yaml", POOL.replace("name: web", "name: shared"), dedent=False)
     return out
 
 
@@ -263,12 +270,12 @@ GENERATED: dict[str, Generated] = {}
 
 @_gen("x.yaml:1:1 AL003 file holds no policy documents")
 def gen_empty_file(repo: Path) -> None:
-    _write(repo / "x.yaml", b"")
+    write_file(repo / "x.yaml", b"", dedent=False)
 
 
 @_gen()  # the default file limit (256 MiB) takes real cluster dumps; memory is bounded per document instead
 def gen_file_50_mb(repo: Path) -> None:
-    _write(repo / "big.yaml", _padded_pool(50 * 1024 * 1024))
+    write_file(repo / "big.yaml", _padded_pool(50 * 1024 * 1024), dedent=False)
 
 
 @_gen(
@@ -276,29 +283,29 @@ def gen_file_50_mb(repo: Path) -> None:
     args=("--max-file-size", str(40 * 1024 * 1024)),
 )
 def gen_file_50_mb_with_lowered_limit(repo: Path) -> None:
-    _write(repo / "big.yaml", _padded_pool(50 * 1024 * 1024))
+    write_file(repo / "big.yaml", _padded_pool(50 * 1024 * 1024), dedent=False)
 
 
 @_gen("big.yaml:6:8 AL001 document is larger than 8388608 characters")
 def gen_document_over_8_mib(repo: Path) -> None:
     # One document may not exhaust memory: a 9 MB annotation value is refused however large the file limit is.
     head = POOL.replace("  name: web\n", "  name: web\n  annotations:\n    x: " + "y" * (9 * 1024 * 1024) + "\n")
-    _write(repo / "big.yaml", head)
+    write_file(repo / "big.yaml", head, dedent=False)
 
 
 @_gen()  # two List items of 5 MB each: each item is bounded on its own, not the List
 def gen_list_items_5_mb_each(repo: Path) -> None:
-    _write(repo / "nodes.yaml", _node_list([("a", 5 * 1024 * 1024), ("b", 5 * 1024 * 1024)]))
+    write_file(repo / "nodes.yaml", _node_list([("a", 5 * 1024 * 1024), ("b", 5 * 1024 * 1024)]), dedent=False)
 
 
 @_gen("nodes.yaml:17:10 AL001 document is larger than 8388608 characters")
 def gen_list_item_over_8_mib(repo: Path) -> None:
-    _write(repo / "nodes.yaml", _node_list([("a", 1024), ("b", 9 * 1024 * 1024)]))
+    write_file(repo / "nodes.yaml", _node_list([("a", 1024), ("b", 9 * 1024 * 1024)]), dedent=False)
 
 
 @_gen("pool.yaml:1:1 AL006 file is larger than the 1000 byte limit", args=("--max-file-size", "1000"))
 def gen_file_over_lowered_limit(repo: Path) -> None:
-    _write(repo / "pool.yaml", _padded_pool(5000))
+    write_file(repo / "pool.yaml", _padded_pool(5000), dedent=False)
 
 
 @_gen("x.yaml:8:26 AL001 file is not valid UTF-8 (byte 0xe9) ... save it as UTF-8")
@@ -306,106 +313,108 @@ def gen_latin1_byte(repo: Path) -> None:
     text = POOL.replace(
         "    example.com/tier: general\n", "    example.com/tier: general\n    example.com/team: caf\xe9\n"
     )
-    _write(repo / "x.yaml", text.encode("latin-1"))
+    write_file(repo / "x.yaml", text.encode("latin-1"), dedent=False)
 
 
 @_gen("x.yaml:1:1 AL001 file is UTF-16 encoded; save it as UTF-8")
 def gen_utf16_le_with_bom(repo: Path) -> None:
-    _write(repo / "x.yaml", POOL.encode("utf-16"))  # native order with BOM
+    write_file(repo / "x.yaml", POOL.encode("utf-16"), dedent=False)  # native order with BOM
 
 
 @_gen("x.yaml:1:1 AL001 file is UTF-16 encoded; save it as UTF-8")
 def gen_utf16_be_with_bom(repo: Path) -> None:
-    _write(repo / "x.yaml", b"\xfe\xff" + POOL.encode("utf-16-be"))
+    write_file(repo / "x.yaml", b"\xfe\xff" + POOL.encode("utf-16-be"), dedent=False)
 
 
 @_gen("x.yaml:1:1 AL001 looks UTF-16 encoded (without a byte order mark)")
 def gen_utf16_without_bom(repo: Path) -> None:
-    _write(repo / "x.yaml", POOL.encode("utf-16-le"))
+    write_file(repo / "x.yaml", POOL.encode("utf-16-le"), dedent=False)
 
 
 @_gen()  # a UTF-8 byte order mark is accepted on purpose (Windows editors write one)
 def gen_utf8_with_bom(repo: Path) -> None:
-    _write(repo / "x.yaml", b"\xef\xbb\xbf" + POOL.encode())
+    write_file(repo / "x.yaml", b"\xef\xbb\xbf" + POOL.encode(), dedent=False)
 
 
 @_gen("x.yaml:10:17 AL001 file contains a NUL character")
 def gen_nul_byte(repo: Path) -> None:
-    _write(repo / "x.yaml", POOL.replace("memory: 32Gi", "memory: 32Gi\x00").encode())
+    write_file(repo / "x.yaml", POOL.replace("memory: 32Gi", "memory: 32Gi\x00").encode(), dedent=False)
 
 
 @_gen('x.yaml:4:9 AL004 "Bad_Name" is not a valid name')
 def gen_crlf_line_endings(repo: Path) -> None:
-    _write(repo / "x.yaml", POOL.replace("name: web", "name: Bad_Name").replace("\n", "\r\n").encode())
+    write_file(
+        repo / "x.yaml", POOL.replace("name: web", "name: Bad_Name").replace("\n", "\r\n").encode(), dedent=False
+    )
 
 
 @_gen("link.yaml:1:1 AL006 symlink points outside the policy repo")
 def gen_symlink_outside_repo(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _symlink(repo / "link.yaml", _outside(repo) / "shared.yaml")
 
 
 @_gen("shared:1:1 AL006 symlinked directory points outside the policy repo")
 def gen_symlinked_directory_outside_repo(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _symlink(repo / "shared", _outside(repo))
 
 
 @_gen("gone.yaml:1:1 AL006 broken symlink")
 def gen_broken_symlink(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _symlink(repo / "gone.yaml", "does-not-exist.yaml")
 
 
 @_gen()  # a symlink to a file inside the repo is read once, not twice (no duplicate-name error)
 def gen_symlink_inside_repo(repo: Path) -> None:
-    _write(repo / "pools" / "web.yaml", POOL)
+    write_file(repo / "pools" / "web.yaml", POOL, dedent=False)
     _symlink(repo / "alias.yaml", Path("pools") / "web.yaml")
 
 
 @_gen("x.yaml:1:1 AL006 is a directory, but its name says it is a policy file")
 def gen_directory_named_like_a_policy_file(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     (repo / "x.yaml").mkdir()
-    _write(repo / "x.yaml" / "inner.txt", "not a policy")
+    write_file(repo / "x.yaml" / "inner.txt", "not a policy", dedent=False)
 
 
 @_gen(".allocatable.yaml:1:1 AL006 is a directory, expected a policy file")
 def gen_settings_file_is_a_directory(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     (repo / ".allocatable.yaml").mkdir()
 
 
 @_gen("x.yaml:1:66 AL001 document is nested more than 64 levels deep")
 def gen_nested_lists_10_000(repo: Path) -> None:
-    _write(repo / "x.yaml", "[" * 10_000 + "]" * 10_000 + "\n")
+    write_file(repo / "x.yaml", "[" * 10_000 + "]" * 10_000 + "\n", dedent=False)
 
 
 @_gen("x.yaml:1:66 AL001 document is nested more than 64 levels deep")
 def gen_nested_lists_1_000_000(repo: Path) -> None:
     # 2 MB: below the size limit. libyaml alone slows down quadratically and then crashes on this.
-    _write(repo / "x.yaml", "[" * 1_000_000 + "]" * 1_000_000 + "\n")
+    write_file(repo / "x.yaml", "[" * 1_000_000 + "]" * 1_000_000 + "\n", dedent=False)
 
 
 @_gen("x.yaml:1:131 AL001 document is nested more than 64 levels deep")
 def gen_nested_block_sequences_100_000(repo: Path) -> None:
-    _write(repo / "x.yaml", "- " * 100_000 + "x\n")
+    write_file(repo / "x.yaml", "- " * 100_000 + "x\n", dedent=False)
 
 
 @_gen("x.yaml:65:65 AL001 document is nested more than 64 levels deep")
 def gen_nested_block_mappings_3_000(repo: Path) -> None:
     # 4.5 MB: one more space of indentation per level
-    _write(repo / "x.yaml", "".join(" " * i + "k:\n" for i in range(3_000)))
+    write_file(repo / "x.yaml", "".join(" " * i + "k:\n" for i in range(3_000)), dedent=False)
 
 
 @_gen("x.yaml:7:85 AL001 document is nested more than 64 levels deep")
 def gen_nested_flow_in_label_value(repo: Path) -> None:
-    _write(repo / "x.yaml", POOL.replace("tier: general", "tier: " + "[" * 100 + "]" * 100))
+    write_file(repo / "x.yaml", POOL.replace("tier: general", "tier: " + "[" * 100 + "]" * 100), dedent=False)
 
 
 @_gen("lol.yaml:6:4 AL001 aliases expand to more than 100000 nodes ... billion-laughs")
 def gen_billion_laughs(repo: Path) -> None:
-    _write(repo / "lol.yaml", _billion_laughs())
+    write_file(repo / "lol.yaml", _billion_laughs(), dedent=False)
 
 
 @_gen(
@@ -414,9 +423,9 @@ def gen_billion_laughs(repo: Path) -> None:
     "b/d.json:1:15 AL001 invalid JSON",
 )
 def gen_one_line_per_problem_across_files(repo: Path) -> None:
-    _write(repo / "a.yaml", "# first\n---\n" + POOL.replace('cpu: "8"', "cpu: lots"))
-    _write(repo / "b" / "c.yaml", POOL.replace("    example.com/tier", "\texample.com/tier"))
-    _write(repo / "b" / "d.json", '{"apiVersion" "v1"}\n')
+    write_file(repo / "a.yaml", "# first\n---\n" + POOL.replace('cpu: "8"', "cpu: lots"), dedent=False)
+    write_file(repo / "b" / "c.yaml", POOL.replace("    example.com/tier", "\texample.com/tier"), dedent=False)
+    write_file(repo / "b" / "d.json", '{"apiVersion" "v1"}\n', dedent=False)
 
 
 def _fifo(path: Path) -> None:
@@ -427,13 +436,13 @@ def _fifo(path: Path) -> None:
 
 @_gen("pipe.yaml:1:1 AL006 is a FIFO (named pipe), not a regular file")
 def gen_fifo_as_policy_file(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _fifo(repo / "pipe.yaml")  # opening it for reading would block forever
 
 
 @_gen(".allocatable.yaml:1:1 AL006 is a FIFO (named pipe), not a regular file")
 def gen_fifo_as_settings_file(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _fifo(repo / ".allocatable.yaml")
 
 
@@ -441,41 +450,45 @@ def gen_fifo_as_settings_file(repo: Path) -> None:
 def gen_socket_as_policy_file(repo: Path) -> None:
     import socket
 
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     with socket.socket(socket.AF_UNIX) as s:
         s.bind(str(repo / "sock.yaml"))
 
 
 @_gen("zero.yaml:1:1 AL006 symlink points outside the policy repo")
 def gen_symlink_to_dev_zero(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _symlink(repo / "zero.yaml", "/dev/zero")
 
 
 @_gen(".allocatable.yaml:1:1 AL006 symlink points outside the policy repo ... copy the file into the repo")
 def gen_settings_symlinked_outside_repo(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     outside = _outside(repo)
-    _write(outside / "settings.yaml", "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nsecret: x\n")
+    write_file(
+        outside / "settings.yaml",
+        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nsecret: x\n",
+        dedent=False,
+    )
     _symlink(repo / ".allocatable.yaml", outside / "settings.yaml")
 
 
 @_gen(".allocatable.yaml:1:1 AL006 broken symlink")
 def gen_settings_broken_symlink(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _symlink(repo / ".allocatable.yaml", "nowhere.yaml")
 
 
 @_gen("a.yaml:1:1 AL006 symlink loop", "b.yaml:1:1 AL006 symlink loop")
 def gen_symlink_loop(repo: Path) -> None:
-    _write(repo / "pool.yaml", POOL)
+    write_file(repo / "pool.yaml", POOL, dedent=False)
     _symlink(repo / "a.yaml", "b.yaml")
     _symlink(repo / "b.yaml", "a.yaml")
 
 
 @_gen()  # a directory symlink looping back into the repo is not walked (and never crashes)
 def gen_symlinked_directory_loop_inside(repo: Path) -> None:
-    _write(repo / "pools" / "web.yaml", POOL)
+    write_file(repo / "pools" / "web.yaml", POOL, dedent=False)
     _symlink(repo / "pools" / "again", "..")
 
 

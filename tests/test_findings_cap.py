@@ -8,21 +8,13 @@ from pathlib import Path
 
 from renderer.findings import MAX_PER_RULE_AND_FILE, CappedFindings, Finding
 from renderer.pipeline import load
-
-
-def _node(name: str) -> dict[str, object]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": name, "labels": {"kubernetes.io/os": "linux"}},
-        "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"}},
-    }
+from support.factory import item_list, node
 
 
 def test_a_list_of_one_duplicated_name_keeps_the_cap_plus_one(tmp_path: Path) -> None:
     n = MAX_PER_RULE_AND_FILE + 500
-    dump = {"apiVersion": "v1", "kind": "List", "items": [_node("same") for _ in range(n + 1)]}
-    (tmp_path / "nodes.json").write_text(json.dumps(dump), encoding="utf-8")
+    one = node("same", labels={"kubernetes.io/os": "linux"}, capacity={"cpu": "4", "memory": "16Gi", "pods": "110"})
+    (tmp_path / "nodes.json").write_text(json.dumps(item_list(*[one] * (n + 1))), encoding="utf-8")  # one line
     result = load([tmp_path])
     duplicates = [f for f in result.findings if f.code == "AL005"]
     assert len(duplicates) == MAX_PER_RULE_AND_FILE + 1

@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import POLICIES, REPO_ROOT, run_cli, write_repo
+from conftest import POLICIES, REPO_ROOT, run_cli
+from support.factory import write_repo
 
 # The CommitClass example from the Kubernetes proposal, in our spec.selector shape, with the proposal's own
 # indentation mistake: operator/values sit beside matchExpressions instead of inside the expression.

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
 from renderer.loading.files import display_path
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

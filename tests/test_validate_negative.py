@@ -28,7 +28,8 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, run_cli, write_repo
+from conftest import REPO_ROOT, run_cli
+from support.factory import write_repo
 
 HEAD = """\
 apiVersion: policy.allocatable.dev/v1alpha1

@@ -15,15 +15,16 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from karpenter_cel_support import context, evaluate
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
 from renderer.capacity.formulas import MIB, MachineShape, compute
 from renderer.capacity.karpenter import cel_form, expressible
 from renderer.capacity.pools import build
 from renderer.models.custom_formula import formula_of
 from renderer.pipeline import load
 from renderer.quantity import Quantity
+from support.factory import write_repo
+from support.karpenter_cel import context, evaluate
 
 Q = Quantity.parse
 

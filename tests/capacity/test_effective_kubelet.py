@@ -24,28 +24,29 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, write_repo
-
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {{name: p}}
-spec:
-  labels: {{tier: p}}
-  capacity: {{cpu: "{cpu}", memory: {memory}, ephemeral-storage: 100Gi, pods: "58"}}
-  count: 1
-  platform: {platform}
-{extra}---
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: r}}
-spec:
-  selector: [{{matchExpressions: [{{key: tier, operator: In, values: [p]}}]}}]
-{policy}"""
+from conftest import run_cli
+from support.factory import Document, node_pool, node_selector, reservation_policy, write_repo
 
 
-def explain(repo: Path, **kw: str) -> dict[str, Any]:
-    write_repo(repo, {"p.yaml": POOL.format(**kw)})
+def _documents(cpu: str, memory: str, platform: str, pool: dict[str, Any], policy: dict[str, Any]) -> list[Document]:
+    """Pool p (one node, 100Gi, 58 pods) on ``platform`` with the ``pool`` spec fields, and its ReservationPolicy."""
+    capacity = {"ephemeral-storage": "100Gi", "pods": "58"}
+    node = node_pool(
+        "p",
+        tier=None,
+        labels={"tier": "p"},
+        cpu=cpu,
+        memory=memory,
+        capacity=capacity,
+        count=1,
+        platform=platform,
+        **pool,
+    )
+    return [node, reservation_policy("r", selector=node_selector("tier", ["p"]), **policy)]
+
+
+def explain(repo: Path, **kw: Any) -> dict[str, Any]:
+    write_repo(repo, {"p.yaml": _documents(**kw)})
     res = run_cli("explain", str(repo), "-o", "json")
     assert res.exit_code == 0, res.stderr
     pools: list[dict[str, Any]] = json.loads(res.stdout)["pools"]
@@ -60,8 +61,8 @@ def ten_percent_of_100gi(repo: Path) -> int:
         cpu="8",
         memory="32Gi",
         platform="generic",
-        extra="",
-        policy="  evictionHard: {nodefs.available: '10%'}\n",
+        pool={},
+        policy={"evictionHard": {"nodefs.available": "10%"}},
     )
     return int(got["evictionReserved"]["ephemeral-storage"])
 
@@ -73,8 +74,8 @@ def test_nodeadm_pool_counts_the_keys_config_json_keeps(repo: Path) -> None:
         cpu="8",
         memory="32Gi",
         platform="eks",
-        extra="  maxPods: 58\n  delivery: {nodeadm: true}\n",
-        policy="  kubeReserved: {memory: 1Gi}\n  evictionHard: {memory.available: 500Mi}\n",
+        pool={"maxPods": 58, "delivery": {"nodeadm": True}},
+        policy={"kubeReserved": {"memory": "1Gi"}, "evictionHard": {"memory.available": "500Mi"}},
     )
     assert pc["kubeReserved"] == {"cpu": "90m", "memory": "1Gi", "ephemeral-storage": "1Gi"}
     assert pc["reservedSources"]["kubeReserved"] == {
@@ -97,12 +98,12 @@ def test_nodeadm_render_keeps_only_the_policy_keys(repo: Path, tmp_path: Path) -
     write_repo(
         repo,
         {
-            "p.yaml": POOL.format(
+            "p.yaml": _documents(
                 cpu="8",
                 memory="32Gi",
                 platform="eks",
-                extra="  maxPods: 58\n  delivery: {nodeadm: true}\n",
-                policy="  kubeReserved: {memory: 1Gi}\n  evictionHard: {memory.available: 500Mi}\n",
+                pool={"maxPods": 58, "delivery": {"nodeadm": True}},
+                policy={"kubeReserved": {"memory": "1Gi"}, "evictionHard": {"memory.available": "500Mi"}},
             )
         },
     )
@@ -122,8 +123,8 @@ def test_k3s_pool_keeps_k3s_disk_threshold(repo: Path) -> None:
         cpu="4",
         memory="16Gi",
         platform="k3s",
-        extra="",
-        policy="  kubeReserved: {cpu: 100m, memory: 1Gi}\n  evictionHard: {memory.available: 500Mi}\n",
+        pool={},
+        policy={"kubeReserved": {"cpu": "100m", "memory": "1Gi"}, "evictionHard": {"memory.available": "500Mi"}},
     )
     assert pc["evictionHard"] == {"imagefs.available": "5%", "memory.available": "500Mi", "nodefs.available": "5%"}
     assert int(pc["allocatable"]["ephemeral-storage"]) < 100 * 2**30
@@ -139,8 +140,8 @@ def test_a_pool_without_platform_dropins_is_unchanged(repo: Path) -> None:
         cpu="8",
         memory="32Gi",
         platform="generic",
-        extra="",
-        policy="  kubeReserved: {memory: 1Gi}\n  evictionHard: {memory.available: 500Mi}\n",
+        pool={},
+        policy={"kubeReserved": {"memory": "1Gi"}, "evictionHard": {"memory.available": "500Mi"}},
     )
     assert pc["evictionHard"] == {"memory.available": "500Mi"}
     assert not any(n.startswith("kubelet configuration:") for n in pc["notes"])
@@ -150,12 +151,15 @@ def test_k3s_render_keeps_only_the_policy_thresholds(repo: Path, tmp_path: Path)
     write_repo(
         repo,
         {
-            "p.yaml": POOL.format(
+            "p.yaml": _documents(
                 cpu="4",
                 memory="16Gi",
                 platform="k3s",
-                extra="",
-                policy="  kubeReserved: {cpu: 100m, memory: 1Gi}\n  evictionHard: {memory.available: 500Mi}\n",
+                pool={},
+                policy={
+                    "kubeReserved": {"cpu": "100m", "memory": "1Gi"},
+                    "evictionHard": {"memory.available": "500Mi"},
+                },
             )
         },
     )

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import Document, commit_class, node_pool, write_repo
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 POLICIES = REPO_ROOT / "policies"
@@ -18,28 +19,16 @@ ORDER = ["cpu", "memory", "ephemeral-storage", "pods"]
 ROW_LABELS = {"capacity", "systemReserved", "kubeReserved", "hard eviction", "hugepages", "allocatable", "percent"}
 ROW_LABELS |= {"committed", "cluster"}
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: batch
-spec:
-  labels: {example.com/tier: batch}
-  capacity: {cpu: "4", memory: 16Gi, ephemeral-storage: 100Gi, pods: "110"}
-  count: 3
-"""
-OVER = """
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata:
-  name: batch
-spec:
-  selector:
-  - matchExpressions:
-    - {key: example.com/tier, operator: In, values: [batch]}
-  resources:
-  - {name: cpu, percent: 200}
-"""
+
+def _batch(name: str = "batch", count: int = 3) -> Document:
+    """3 nodes of 4 cores, 16Gi, 100Gi and 110 pods, labelled example.com/tier=<name>."""
+    return node_pool(
+        name, tier=name, cpu="4", memory="16Gi", capacity={"ephemeral-storage": "100Gi", "pods": "110"}, count=count
+    )
+
+
+POOL = _batch()
+OVER = commit_class("batch", tier="batch", percents={"cpu": 200})
 
 
 def _columns(text: str) -> dict[str, list[str]]:
@@ -115,11 +104,11 @@ def test_under_commit_rule_only_when_a_class_under_commits(tmp_path: Path) -> No
     assert "under-commit" not in text
     assert "  commit rule:\n    cpu: 200%, reserved slices scale" in text
     assert "memory: 100%" not in text  # rules only for the resources a class changes
-    under = OVER.replace("percent: 200", "percent: 80")
+    under = commit_class("batch", tier="batch", percents={"cpu": 80})
     write_repo(tmp_path / "policies", {"cc.yaml": under})
     text = run_cli("explain", cwd=tmp_path).stdout
     assert "  under-commit: reserved slices scale with the class (commit.underCommitScalesReserved)" in text
-    write_repo(tmp_path / "policies", {"cc.yaml": POOL.replace("count: 3", "count: 4").replace("batch", "other")})
+    write_repo(tmp_path / "policies", {"cc.yaml": _batch("other", count=4)})
     text = run_cli("explain", cwd=tmp_path).stdout
     assert "commit rule" not in text and "under-commit" not in text
 
@@ -205,6 +194,7 @@ def _plain_document(model: Any, pc: Any) -> dict[str, Any]:
     )
 
 
+# Text: the order of the label map as written is what the test is about.
 EDGES = """
 apiVersion: policy.allocatable.dev/v1alpha1
 kind: NodePool
@@ -247,7 +237,7 @@ def test_pool_documents_are_the_plain_construction(repo: str, tmp_path: Path, mo
 
     root = POLICIES
     if repo == "edges":
-        root = write_repo(tmp_path / "repo", {"pools.yaml": POOL + "---" + EDGES})
+        root = write_repo(tmp_path / "repo", {"pools.yaml": POOL, "edges.yaml": EDGES})
     model = build(load([root]).policies)
     expected = [_plain_document(model, pc) for pc in model.pools]
     assert len(expected) >= 3

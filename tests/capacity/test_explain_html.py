@@ -1,6 +1,6 @@
 """``allocatable explain -o html``: one self-contained page, escaped, accessible, rendered by headless Chromium.
 
-Chromium is Debian's ``chromium`` package (``.ci/run`` installs it; the helpers are ``tests/html_support.py``); it
+Chromium is Debian's ``chromium`` package (``.ci/run`` installs it; the helpers are ``tests/support/html_pages.py``); it
 renders the page to a PNG and its console log (``--enable-logging=stderr``) must hold no message from the page. A
 control page that does log to the console proves the check can fail.
 """
@@ -11,10 +11,11 @@ import json
 from pathlib import Path
 
 import pytest
-from html_support import assert_self_contained, console, png_size, screenshot
-from html_support import page as _page
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
+from support.html_pages import assert_self_contained, console, png_size, screenshot
+from support.html_pages import page as _page
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 POLICIES = REPO_ROOT / "policies"

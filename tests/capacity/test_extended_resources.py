@@ -24,9 +24,10 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, run_cli, write_repo
+from conftest import REPO_ROOT, run_cli
 from renderer.loading.files import display_path
 from renderer.resourcenames import is_extended
+from support.factory import write_repo
 
 GPU_NODE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-g4dn-xlarge-gpu-1-34.yaml"
 

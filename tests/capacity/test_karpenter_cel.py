@@ -16,7 +16,6 @@ import re
 from decimal import Decimal
 
 import pytest
-from karpenter_cel_support import context, evaluate, karpenter_quantity
 
 from renderer import platforms
 from renderer.capacity.formulas import MIB, Formula, MachineShape, compute
@@ -30,6 +29,7 @@ from renderer.capacity.karpenter import (
     rounded_up,
 )
 from renderer.quantity import Quantity
+from support.karpenter_cel import context, evaluate, karpenter_quantity
 
 
 def _every_formula() -> dict[str, Formula]:

@@ -3,15 +3,17 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import POLICIES, run_cli, write_repo
+from conftest import POLICIES, run_cli
 from renderer.capacity.model import commit_value, eviction_reservation
 from renderer.capacity.pools import build
 from renderer.pipeline import load
 from renderer.quantity import Quantity
+from support.factory import Document, commit_class, node_pool, node_selector, reservation_policy, write_repo
 
 Q = Quantity.parse
 
@@ -22,33 +24,20 @@ def _model(repo: Path):  # type: ignore[no-untyped-def]
     return build(result.policies)
 
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {{name: {name}}}
-spec:
-  labels: {{tier: {tier}}}
-  capacity: {{cpu: "{cpu}", memory: {memory}, ephemeral-storage: 100Gi{extra}}}
-  count: {count}
-"""
-POLICY = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: {name}}}
-spec:
-  selector:
-  - matchExpressions: [{{key: tier, operator: In, values: [{tier}]}}]
-{body}
-"""
-CLASS = """
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata: {{name: {name}}}
-spec:
-  selector:
-  - matchExpressions: [{{key: tier, operator: In, values: [{tier}]}}]
-  resources: {resources}
-"""
+def _pool(
+    name: str, tier: str, *, cpu: str, memory: str, count: int, capacity: dict[str, str] | None = None
+) -> Document:
+    """A pool of ``count`` nodes labelled tier=<tier> with 100Gi of ephemeral storage besides ``capacity``."""
+    storage = {"ephemeral-storage": "100Gi", **(capacity or {})}
+    return node_pool(name, tier=None, labels={"tier": tier}, cpu=cpu, memory=memory, count=count, capacity=storage)
+
+
+def _policy(name: str, tier: str, **spec: Any) -> Document:
+    return reservation_policy(name, selector=node_selector("tier", [tier]), **spec)
+
+
+def _class(name: str, tier: str, percents: dict[str, int]) -> Document:
+    return commit_class(name, percents=percents, selector=node_selector("tier", [tier]))
 
 
 def test_openshift_documentation_example(repo: Path) -> None:
@@ -56,12 +45,13 @@ def test_openshift_documentation_example(repo: Path) -> None:
     write_repo(
         repo,
         {
-            "pool.yaml": POOL.format(name="a", tier="x", cpu="8", memory="32Gi", extra="", count=1),
-            "rp.yaml": POLICY.format(
-                name="p",
-                tier="x",
-                body="  kubeReserved: {memory: 2Gi}\n  systemReserved: {memory: 1Gi}\n"
-                "  evictionHard: {memory.available: 100Mi}",
+            "pool.yaml": _pool("a", "x", cpu="8", memory="32Gi", count=1),
+            "rp.yaml": _policy(
+                "p",
+                "x",
+                kubeReserved={"memory": "2Gi"},
+                systemReserved={"memory": "1Gi"},
+                evictionHard={"memory.available": "100Mi"},
             ),
         },
     )
@@ -77,11 +67,9 @@ def test_proposal_over_commit_example(repo: Path) -> None:
     write_repo(
         repo,
         {
-            "pool.yaml": POOL.format(name="a", tier="x", cpu="24", memory="64Gi", extra="", count=3),
-            "rp.yaml": POLICY.format(
-                name="p", tier="x", body="  systemReserved: {cpu: '1'}\n  kubeReserved: {cpu: '1'}"
-            ),
-            "cc.yaml": CLASS.format(name="c", tier="x", resources="[{name: cpu, percent: 1000}]"),
+            "pool.yaml": _pool("a", "x", cpu="24", memory="64Gi", count=3),
+            "rp.yaml": _policy("p", "x", systemReserved={"cpu": "1"}, kubeReserved={"cpu": "1"}),
+            "cc.yaml": _class("c", "x", {"cpu": 1000}),
         },
     )
     model = _model(repo)
@@ -94,9 +82,9 @@ def test_proposal_over_commit_example(repo: Path) -> None:
 
 def test_under_commit_rule_is_a_repo_setting(repo: Path) -> None:
     files = {
-        "pool.yaml": POOL.format(name="a", tier="x", cpu="10", memory="64Gi", extra="", count=1),
-        "rp.yaml": POLICY.format(name="p", tier="x", body="  systemReserved: {cpu: '1'}"),
-        "cc.yaml": CLASS.format(name="c", tier="x", resources="[{name: cpu, percent: 50}]"),
+        "pool.yaml": _pool("a", "x", cpu="10", memory="64Gi", count=1),
+        "rp.yaml": _policy("p", "x", systemReserved={"cpu": "1"}),
+        "cc.yaml": _class("c", "x", {"cpu": 50}),
     }
     write_repo(repo, files)
     (scaled,) = _model(repo).pools
@@ -113,7 +101,7 @@ def test_under_commit_rule_is_a_repo_setting(repo: Path) -> None:
 def test_default_eviction_and_hugepages(repo: Path) -> None:
     write_repo(
         repo,
-        {"pool.yaml": POOL.format(name="a", tier="x", cpu="4", memory="16Gi", extra=", hugepages-2Mi: 2Gi", count=1)},
+        {"pool.yaml": _pool("a", "x", cpu="4", memory="16Gi", count=1, capacity={"hugepages-2Mi": "2Gi"})},
     )
     (pc,) = _model(repo).pools
     assert pc.eviction_source == "kubelet default"
@@ -128,10 +116,8 @@ def test_formula_fills_its_map(repo: Path) -> None:
     write_repo(
         repo,
         {
-            "pool.yaml": POOL.format(name="a", tier="x", cpu="2", memory="8Gi", extra=", pods: '29'", count=1),
-            "rp.yaml": POLICY.format(
-                name="p", tier="x", body="  autoSizing: {formula: eks}\n  systemReserved: {cpu: 100m}"
-            ),
+            "pool.yaml": _pool("a", "x", cpu="2", memory="8Gi", count=1, capacity={"pods": "29"}),
+            "rp.yaml": _policy("p", "x", autoSizing={"formula": "eks"}, systemReserved={"cpu": "100m"}),
         },
     )
     (pc,) = _model(repo).pools
@@ -147,9 +133,9 @@ def test_conflicting_classes_are_all_kept_and_none_applied(repo: Path) -> None:
     write_repo(
         repo,
         {
-            "pool.yaml": POOL.format(name="a", tier="x", cpu="4", memory="16Gi", extra="", count=1),
-            "c1.yaml": CLASS.format(name="one", tier="x", resources="[{name: cpu, percent: 200}]"),
-            "c2.yaml": CLASS.format(name="two", tier="x", resources="[{name: cpu, percent: 300}]"),
+            "pool.yaml": _pool("a", "x", cpu="4", memory="16Gi", count=1),
+            "c1.yaml": _class("one", "x", {"cpu": 200}),
+            "c2.yaml": _class("two", "x", {"cpu": 300}),
         },
     )
     (pc,) = _model(repo).pools
@@ -163,8 +149,8 @@ def test_runtime_class_overhead_figures(repo: Path) -> None:
     write_repo(
         repo,
         {
-            "pool.yaml": POOL.format(name="a", tier="x", cpu="2", memory="4Gi", extra=", pods: '10'", count=1),
-            "rp.yaml": POLICY.format(name="p", tier="x", body="  evictionHard: {memory.available: 0%}"),
+            "pool.yaml": _pool("a", "x", cpu="2", memory="4Gi", count=1, capacity={"pods": "10"}),
+            "rp.yaml": _policy("p", "x", evictionHard={"memory.available": "0%"}),
             "rc.yaml": """
             apiVersion: node.k8s.io/v1
             kind: RuntimeClass
@@ -299,11 +285,9 @@ def test_reserved_system_cpus_replace_the_cpu_reservations(repo: Path) -> None:
     write_repo(
         repo,
         {
-            "pool.yaml": POOL.format(name="a", tier="x", cpu="16", memory="64Gi", extra="", count=1),
-            "rp.yaml": POLICY.format(
-                name="p",
-                tier="x",
-                body="  systemReserved: {cpu: 100m}\n  kubeReserved: {cpu: 110m}\n  reservedSystemCPUs: '0-1,4,1'",
+            "pool.yaml": _pool("a", "x", cpu="16", memory="64Gi", count=1),
+            "rp.yaml": _policy(
+                "p", "x", systemReserved={"cpu": "100m"}, kubeReserved={"cpu": "110m"}, reservedSystemCPUs="0-1,4,1"
             ),
         },
     )

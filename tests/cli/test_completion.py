@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import tools
 from conftest import run_cli
+from support import tools
 
 
 def _script(shell: str, tmp_path: Path) -> Path:

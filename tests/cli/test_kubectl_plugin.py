@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-import tools
 from conftest import REPO_ROOT, CliResult, chdir, run_cli
 from renderer.cli import kubectl_main
+from support import tools
 
 INVENTORY = REPO_ROOT / "policies" / "inventory" / "nodes.yaml"
 

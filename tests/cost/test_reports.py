@@ -9,58 +9,61 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support import factory
+from support.factory import (
+    TIER,
+    Document,
+    commit_class,
+    node_pool,
+    node_selector,
+    reservation_policy,
+    write_file,
+    write_repo,
+)
 
-SETTINGS = """
-    apiVersion: policy.allocatable.dev/v1alpha1
-    kind: Settings
-    pricing:
-      region: us-east-1
-      cpuToMemoryWeight: 8
-      staleAfterDays: 3650
-"""
-POOL = """
-    apiVersion: policy.allocatable.dev/v1alpha1
-    kind: NodePool
-    metadata: {name: general}
-    spec:
-      labels: {node.kubernetes.io/instance-type: m5.xlarge, example.com/tier: general}
-      capacity: {cpu: "4", memory: 16Gi, ephemeral-storage: 80Gi, pods: "58"}
-      count: 3
-      platform: eks
-"""
-RESERVATION = """
-    apiVersion: policy.allocatable.dev/v1alpha1
-    kind: ReservationPolicy
-    metadata: {name: general}
-    spec:
-      selector:
-      - matchExpressions:
-        - {key: example.com/tier, operator: In, values: [general]}
-      kubeReserved: {cpu: 500m, memory: 1Gi}
-      systemReserved: {cpu: 100m, memory: 512Mi}
-      evictionHard: {memory.available: 512Mi}
-"""
-COMMIT = """
-    apiVersion: node.k8s.io/v1alpha1
-    kind: CommitClass
-    metadata: {name: double-cpu}
-    spec:
-      selector:
-      - matchExpressions:
-        - {key: example.com/tier, operator: In, values: [general]}
-      resources:
-      - {name: cpu, percent: 200}
-      - {name: memory, percent: 100}
-"""
+PRICING = {"region": "us-east-1", "cpuToMemoryWeight": 8, "staleAfterDays": 3650}
+
+
+def _settings(**fields: Any) -> Document:
+    return factory.settings(pricing=PRICING, **fields)
+
+
+def _pool(instance_type: str = "m5.xlarge", count: int = 3, **spec: Any) -> Document:
+    """Pool general: ``count`` EKS nodes of 4 cpu, 16Gi, 80Gi and 58 pods, labelled with ``instance_type``."""
+    return node_pool(
+        "general",
+        labels={"node.kubernetes.io/instance-type": instance_type},
+        cpu="4",
+        memory="16Gi",
+        capacity={"ephemeral-storage": "80Gi", "pods": "58"},
+        count=count,
+        platform="eks",
+        **spec,
+    )
+
+
+def _reservation(kube_cpu: str = "500m") -> Document:
+    return reservation_policy(
+        "general",
+        selector=node_selector(TIER, ["general"]),
+        kubeReserved={"cpu": kube_cpu, "memory": "1Gi"},
+        systemReserved={"cpu": "100m", "memory": "512Mi"},
+        evictionHard={"memory.available": "512Mi"},
+    )
+
+
+COMMIT = commit_class("double-cpu", percents={"cpu": 200, "memory": 100})
 
 
 def test_explain_prices_the_pool_its_slices_and_a_core(tmp_path: Path) -> None:
     root = write_repo(
-        tmp_path, {".allocatable.yaml": SETTINGS, "pools.yaml": POOL, "res.yaml": RESERVATION, "commit.yaml": COMMIT}
+        tmp_path,
+        {".allocatable.yaml": _settings(), "pools.yaml": _pool(), "res.yaml": _reservation(), "commit.yaml": COMMIT},
     )
     res = run_cli("explain", str(root), "-o", "json")
     assert res.exit_code == 0, res.stderr
@@ -100,7 +103,7 @@ def test_explain_prices_the_pool_its_slices_and_a_core(tmp_path: Path) -> None:
 
 
 def test_an_unknown_type_is_named_and_not_counted(tmp_path: Path) -> None:
-    root = write_repo(tmp_path, {".allocatable.yaml": SETTINGS, "pools.yaml": POOL.replace("m5.xlarge", "m99.mega")})
+    root = write_repo(tmp_path, {".allocatable.yaml": _settings(), "pools.yaml": _pool("m99.mega")})
     cost = json.loads(run_cli("explain", str(root), "-o", "json").stdout)["cost"]
     assert cost["unknown"] == ["NodePool/general"]
     assert cost["fleetMonthly"] == "0.00"
@@ -110,35 +113,28 @@ def test_an_unknown_type_is_named_and_not_counted(tmp_path: Path) -> None:
 
 
 def test_without_pricing_no_report_says_a_currency(tmp_path: Path) -> None:
-    root = write_repo(tmp_path, {"pools.yaml": POOL})
+    root = write_repo(tmp_path, {"pools.yaml": _pool()})
     for fmt in ("text", "json", "markdown"):
         out = run_cli("explain", str(root), "-o", fmt).stdout
         assert "$" not in out.replace("$schema", "") and "USD" not in out, fmt
 
 
 def test_a_spec_price_wins_and_the_report_says_over_what(tmp_path: Path) -> None:
-    pool = POOL.replace("      platform: eks", '      platform: eks\n      price: {monthly: "100.00"}')
-    root = write_repo(tmp_path, {".allocatable.yaml": SETTINGS, "pools.yaml": pool})
+    root = write_repo(tmp_path, {".allocatable.yaml": _settings(), "pools.yaml": _pool(price={"monthly": "100.00"})})
     (p,) = json.loads(run_cli("explain", str(root), "-o", "json").stdout)["cost"]["pools"]
     assert p["nodeMonthly"] == "100.00" and p["price"]["hourly"] == "0.1370"  # 100 / 730 = 0.136986
     assert p["price"]["overridden"] == ["builtin aws us-east-1 on-demand, as of 2026-01-19: $0.1920/h"]
 
 
 @pytest.mark.parametrize(
-    ("settings", "words"),
+    ("pricing", "words"),
     [
-        ("pricing: {currency: EUR}", "pricing.currency is EUR, but the builtin snapshot is in USD"),
-        ("pricing: {source: file, file: prices/none.json}", "prices/none.json: pricing.file cannot be read"),
+        ({"currency": "EUR"}, "pricing.currency is EUR, but the builtin snapshot is in USD"),
+        ({"source": "file", "file": "prices/none.json"}, "prices/none.json: pricing.file cannot be read"),
     ],
 )
-def test_bad_pricing_settings_are_one_line_and_exit_2(tmp_path: Path, settings: str, words: str) -> None:
-    root = write_repo(
-        tmp_path,
-        {
-            ".allocatable.yaml": f"apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n{settings}\n",
-            "pools.yaml": POOL,
-        },
-    )
+def test_bad_pricing_settings_are_one_line_and_exit_2(tmp_path: Path, pricing: dict[str, str], words: str) -> None:
+    root = write_repo(tmp_path, {".allocatable.yaml": factory.settings(pricing=pricing), "pools.yaml": _pool()})
     res = run_cli("explain", str(root))
     assert res.exit_code == 2 and res.stdout == ""
     assert words in res.stderr and res.stderr.count("\n") == 1
@@ -160,20 +156,19 @@ def _git(root: Path, *args: str) -> None:
     )
 
 
-def _pr(tmp_path: Path, settings: str, head_pool: str) -> Path:
-    root = write_repo(tmp_path / "repo", {".allocatable.yaml": settings, "pools.yaml": POOL, "res.yaml": RESERVATION})
+def _pr(tmp_path: Path, settings: Document, head_pool: Document) -> Path:
+    root = write_repo(
+        tmp_path / "repo", {".allocatable.yaml": settings, "pools.yaml": _pool(), "res.yaml": _reservation()}
+    )
     _git(root, "init", "-q", "-b", "main")
     _git(root, "add", "-A")
     _git(root, "commit", "-qm", "base")
-    (root / "pools.yaml").write_text(head_pool)
+    write_file(root / "pools.yaml", head_pool)
     return root
 
 
 def test_diff_prices_a_node_count_change_and_the_gate_fails_past_it(tmp_path: Path) -> None:
-    import textwrap
-
-    gated = SETTINGS + "    impact: {maxMonthlyCostIncrease: 200}\n"
-    root = _pr(tmp_path, textwrap.dedent(gated).lstrip(), textwrap.dedent(POOL).replace("count: 3", "count: 5"))
+    root = _pr(tmp_path, _settings(impact={"maxMonthlyCostIncrease": 200}), _pool(count=5))
     res = run_cli("diff", str(root), "--base", "main", "-o", "json")
     cost = json.loads(res.stdout)["cost"]
     # 2 more m5.xlarge: 2 × 0.192 × 730 = 280.32 a month, more than the 200 allowed
@@ -192,10 +187,8 @@ def test_diff_prices_a_node_count_change_and_the_gate_fails_past_it(tmp_path: Pa
 
 
 def test_diff_prices_the_capacity_a_reservation_takes(tmp_path: Path) -> None:
-    import textwrap
-
-    root = _pr(tmp_path, textwrap.dedent(SETTINGS).lstrip(), textwrap.dedent(POOL))
-    (root / "res.yaml").write_text(textwrap.dedent(RESERVATION).replace("cpu: 500m", "cpu: 1500m"))
+    root = _pr(tmp_path, _settings(), _pool())
+    write_file(root / "res.yaml", _reservation(kube_cpu="1500m"))
     res = run_cli("diff", str(root), "--base", "main", "-o", "json")
     cost = json.loads(res.stdout)["cost"]
     # 1 core less committed per node × 3 nodes × 0.032 per core-hour × 730 = 70.08 a month of capacity
@@ -209,18 +202,13 @@ def test_diff_prices_the_capacity_a_reservation_takes(tmp_path: Path) -> None:
 
 
 def test_the_comment_says_nothing_about_cost_when_nothing_moved(tmp_path: Path) -> None:
-    import textwrap
-
-    root = _pr(tmp_path, textwrap.dedent(SETTINGS).lstrip(), textwrap.dedent(POOL))
+    root = _pr(tmp_path, _settings(), _pool())
     md = run_cli("diff", str(root), "--base", "main", "-o", "markdown").stdout
     assert "$" not in md and "💰" not in md
 
 
 def test_the_gate_without_prices_is_a_usage_error(tmp_path: Path) -> None:
-    import textwrap
-
-    settings = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nimpact: {maxMonthlyCostIncrease: 10}\n"
-    root = _pr(tmp_path, settings, textwrap.dedent(POOL))
+    root = _pr(tmp_path, factory.settings(impact={"maxMonthlyCostIncrease": 10}), _pool())
     res = run_cli("diff", str(root), "--base", "main")
     assert res.exit_code == 2 and "impact.maxMonthlyCostIncrease needs prices" in res.stderr
 

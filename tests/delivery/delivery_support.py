@@ -4,72 +4,37 @@ from __future__ import annotations
 
 import os
 import subprocess
-import textwrap
 from pathlib import Path
+
+from support import factory
+from support.factory import (
+    STATIC_RESERVATIONS,
+    Document,
+    node_pool,
+    reservation_policy,
+    settings,
+    write_repo,
+    yaml_text,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-SETTINGS = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: Settings
-"""
+SETTINGS = yaml_text(settings())
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: {name}
-spec:
-  labels:
-    example.com/tier: {tier}
-  capacity: {{cpu: "{cpu}", memory: 32Gi, ephemeral-storage: 100Gi, pods: "110"}}
-  count: {count}
-"""
-
-COMMIT_CLASS = """
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata:
-  name: {name}
-spec:
-  selector:
-  - matchExpressions:
-    - key: example.com/tier
-      operator: In
-      values: [{tier}]
-  resources:
-  - name: cpu
-    percent: {percent}
-"""
-
-RESERVATION = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata:
-  name: {name}
-spec:
-  selector:
-  - matchExpressions:
-    - key: example.com/tier
-      operator: Exists
-  systemReserved: {{cpu: 100m, memory: 100Mi}}
-  kubeReserved: {{cpu: 100m, memory: 500Mi}}
-  evictionHard:
-    memory.available: 100Mi
-    nodefs.available: "10%"
-"""
+#: What every delivery pool declares besides cpu and memory.
+POOL_CAPACITY = {"ephemeral-storage": "100Gi", "pods": "110"}
 
 
-def pool(name: str, *, tier: str = "general", cpu: str = "8", count: int = 3) -> str:
-    return POOL.format(name=name, tier=tier, cpu=cpu, count=count)
+def pool(name: str, *, tier: str = "general", cpu: str = "8", count: int = 3) -> Document:
+    return node_pool(name, tier=tier, cpu=cpu, count=count, capacity=POOL_CAPACITY)
 
 
-def commit_class(name: str, *, tier: str = "general", percent: int = 150) -> str:
-    return COMMIT_CLASS.format(name=name, tier=tier, percent=percent)
+def commit_class(name: str, *, tier: str = "general", percent: int = 150) -> Document:
+    return factory.commit_class(name, tier=tier, percents={"cpu": percent})
 
 
-def reservation(name: str = "static") -> str:
-    return RESERVATION.format(name=name)
+def reservation(name: str = "static") -> Document:
+    return reservation_policy(name, **STATIC_RESERVATIONS)
 
 
 def greedy_class(*, tier: str, percent: int) -> str:
@@ -89,13 +54,6 @@ spec:
   - name: memory
     percent: {percent}
 """
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
 
 
 def git(repo: Path, *args: str, check: bool = True) -> str:
@@ -125,7 +83,7 @@ def commit_all(repo: Path, message: str = "change") -> str:
 def policy_repo(path: Path, files: dict[str, str] | None = None) -> Path:
     """A git repo with policies/ (one pool, one class, one reservation policy) committed on main."""
     init_repo(path)
-    write(
+    write_repo(
         path,
         files
         or {

@@ -15,16 +15,15 @@ from typing import Any
 
 import pytest
 import yaml
-from delivery_support import REPO_ROOT, clean_env, commit_all, git, greedy_class, init_repo, write
+from delivery_support import REPO_ROOT, clean_env, commit_all, git, greedy_class, init_repo
 from fake_github import TOKEN as FAKE_TOKEN
 from fake_github import FakeGitHub, serve
 from fake_github import event as fake_event
 
-import tools
 from conftest import run_cli
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardening"))
-from round2_support import action_step  # the hardening tests' runner of one step
+from support import factory, tools
+from support.factory import write_repo
+from support.round2 import action_step  # the hardening tests' runner of one step
 
 ACTION = REPO_ROOT / "action.yml"
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
@@ -90,7 +89,7 @@ def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
     """The check above can fail: a typo in an input name of the local action is reported."""
     shutil.copy(ACTION, tmp_path / "action.yml")
     broken = (REPO_ROOT / ".github/workflows/policy-check.yml").read_text().replace("fail-on:", "fail-onn:")
-    write(tmp_path, {".github/workflows/policy-check.yml": broken})
+    write_repo(tmp_path, {".github/workflows/policy-check.yml": broken})
     init_repo(tmp_path)
     proc = subprocess.run([actionlint(), "-no-color"], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert proc.returncode == 1 and "fail-onn" in proc.stdout
@@ -275,7 +274,7 @@ def upstream_and_pr(tmp_path: Path, change: dict[str, str], *, rerender: bool) -
     assert run_cli("init", str(upstream)).exit_code == 0
     commit_all(upstream, "policies")
     git(upstream, "checkout", "-q", "-b", "feature")
-    write(upstream, change)
+    write_repo(upstream, change)
     if rerender:
         assert run_cli("render", "policies", cwd=upstream).exit_code == 0
     commit_all(upstream, "the change under review")
@@ -408,7 +407,7 @@ def test_fail_on_warning_uses_strict(tmp_path: Path) -> None:
     ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(150)}, rerender=False)
     lint_json = json.loads(run_cli("lint", "policies", "-o", "json", cwd=ws).stdout)
     warnings = sum(f["severity"] == "warning" for f in lint_json["findings"])
-    write(ws, {"policies/.allocatable.yaml": _settings_with_warning()})
+    write_repo(ws, {"policies/.allocatable.yaml": _settings_with_warning()})
     run = run_action(ws, tmp_path, {"fail-on": "warning"}, {"base_ref": ""})
     assert warnings == 0 and int(run.outputs["warnings"]) >= 1
     assert run.outputs["errors"] == "0"
@@ -453,21 +452,13 @@ _OCP_NODE = {
 
 def test_verify_snapshots(tmp_path: Path) -> None:
     ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(150)}, rerender=False)
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "big", "namespace": "x"},
-        "spec": {
-            "nodeName": _OCP_NODE["metadata"]["name"],  # type: ignore[index]
-            "containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}],
-        },
-        "status": {"phase": "Running"},
-    }
-    write(
+    node_name = _OCP_NODE["metadata"]["name"]  # type: ignore[index]
+    pod = factory.pod("big", namespace="x", node_name=node_name, requests={"cpu": "4"})
+    write_repo(
         ws,
         {
-            "snapshots/nodes.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [_OCP_NODE]}),
-            "snapshots/pods.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}),
+            "snapshots/nodes.json": factory.item_list(_OCP_NODE),
+            "snapshots/pods.json": factory.item_list(pod),
         },
     )
     run = run_action(ws, tmp_path, {"nodes-file": "snapshots/nodes.json"}, {"base_ref": "main"})
@@ -552,7 +543,7 @@ def test_comment_is_created_once_then_updated_in_place_past_the_first_pages(tmp_
         assert FAKE_TOKEN not in "\n".join(first.logs.values())
 
         # A new commit of the pull request: the same comment, edited (PATCH), found on the third page.
-        write(ws, {"policies/commitclasses/general-burst.yaml": _burst(200)})
+        write_repo(ws, {"policies/commitclasses/general-burst.yaml": _burst(200)})
         fake.requests.clear()
         second = _comment_run(ws, tmp_path / "second", fake, head="b" * 40)
         assert [(m, p) for m, p, _ in fake.writes()] == [
@@ -564,7 +555,7 @@ def test_comment_is_created_once_then_updated_in_place_past_the_first_pages(tmp_
 
         # The pull request stops moving capacity: the comment says so (decided in docs/github-action.md: kept and
         # rewritten, not deleted, so the thread that discussed the numbers keeps its context).
-        write(ws, {"policies/commitclasses/general-burst.yaml": _burst(150)})
+        write_repo(ws, {"policies/commitclasses/general-burst.yaml": _burst(150)})
         third = _comment_run(ws, tmp_path / "third", fake)
         assert third.outputs["capacity-changed"] == "false"
         assert _ours(fake) == [mine] and "### Capacity diff: no change" in mine["body"]
@@ -742,7 +733,7 @@ def test_the_action_keeps_to_githubs_annotation_limits(tmp_path: Path) -> None:
     """GitHub shows 10 annotations of each level per step and 50 per job (actions/toolkit docs/problem-matchers.md,
     "Limitations"): 25 errors and 50 warnings from lint, 15 drifting nodes from verify."""
     ws = upstream_and_pr(tmp_path, _greedy_classes(25), rerender=False)
-    write(ws, {"snapshots/nodes.json": _drifting_nodes(15)})
+    write_repo(ws, {"snapshots/nodes.json": _drifting_nodes(15)})
     run = run_action(ws, tmp_path, {"nodes-file": "snapshots/nodes.json", "render-check": "true"}, {"base_ref": "main"})
     assert (run.outputs["errors"], run.outputs["warnings"]) == ("25", "50")
     lint = _obeyed(run.logs["lint"])
@@ -768,7 +759,7 @@ def test_the_action_keeps_to_githubs_annotation_limits(tmp_path: Path) -> None:
 
 def test_verify_gets_what_lint_left_of_the_jobs_annotations(tmp_path: Path) -> None:
     ws = upstream_and_pr(tmp_path, {"policies/commitclasses/general-burst.yaml": _burst(150)}, rerender=False)
-    write(ws, {"snapshots/nodes.json": _drifting_nodes(15)})
+    write_repo(ws, {"snapshots/nodes.json": _drifting_nodes(15)})
     proc = _step(
         ws,
         tmp_path / "verify",

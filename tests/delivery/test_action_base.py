@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from delivery_support import REPO_ROOT, commit_all, git, init_repo, write
+from delivery_support import REPO_ROOT, commit_all, git, init_repo
 from test_action import run_action
 
 from conftest import run_cli
+from support.factory import write_repo
 
 
 def _scaffold(path: str) -> str:
@@ -29,13 +30,15 @@ def _upstream(tmp_path: Path, *, main_commits: int = 3, feature_commits: int = 1
     assert run_cli("init", str(upstream)).exit_code == 0
     b = commit_all(upstream, "policies")
     git(upstream, "checkout", "-q", "-b", "feature")
-    write(upstream, {"policies/commitclasses/general-burst.yaml": _scaffold("commitclass.yaml").replace("150", "200")})
+    write_repo(
+        upstream, {"policies/commitclasses/general-burst.yaml": _scaffold("commitclass.yaml").replace("150", "200")}
+    )
     assert run_cli("render", "policies", cwd=upstream).exit_code == 0
     f = commit_all(upstream, "raise general-burst to 200%")
     for n in range(feature_commits - 1):
         commit_all(upstream, f"feature {n}")
     git(upstream, "checkout", "-q", "main")
-    write(upstream, {"policies/pools/general.yaml": _scaffold("nodepool.yaml").replace("count: 3", "count: 9")})
+    write_repo(upstream, {"policies/pools/general.yaml": _scaffold("nodepool.yaml").replace("count: 3", "count: 9")})
     m = commit_all(upstream, "main: general grows to 9 nodes")
     for n in range(main_commits - 1):
         m = commit_all(upstream, f"main {n}")

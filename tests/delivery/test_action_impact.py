@@ -19,8 +19,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from delivery_support import REPO_ROOT, commit_all, git, init_repo, write
+from delivery_support import REPO_ROOT, commit_all, git, init_repo
 from test_action import run_action
+
+from support.factory import write_repo
 
 EXAMPLE = REPO_ROOT / "docs" / "examples"
 HEADLINE = "this change leaves 2 more pods Pending on eks-batch; the autoscaler would add 1 × c6i.2xlarge"
@@ -33,7 +35,7 @@ def _pull_request(tmp_path: Path, settings: str | None = None) -> Path:
     shutil.copytree(EXAMPLE / "impact-pr" / "base", upstream / "policies")
     shutil.copy(EXAMPLE / "impact" / "snapshot.json", upstream / "snapshot.json")
     if settings is not None:
-        write(upstream, {"policies/.allocatable.yaml": settings})
+        write_repo(upstream, {"policies/.allocatable.yaml": settings})
     commit_all(upstream, "the cluster as it runs")
     git(upstream, "checkout", "-q", "-b", "feature")
     for f in (EXAMPLE / "impact-pr" / "head").iterdir():

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from delivery_support import REPO_ROOT, clean_env, write
+from delivery_support import REPO_ROOT, clean_env
 
 from conftest import run_cli
+from support.factory import write_repo
 
 PLUGIN = REPO_ROOT / "argocd" / "plugin.yaml"
 
@@ -134,7 +135,7 @@ def test_generate_prints_only_kubernetes_objects_and_logs_to_stderr(checkout: Pa
 
 
 def test_lint_errors_fail_with_the_findings_on_stderr(checkout: Path) -> None:
-    write(checkout, {"policies/commitclasses/greedy.yaml": GREEDY})
+    write_repo(checkout, {"policies/commitclasses/greedy.yaml": GREEDY})
     proc = generate(checkout)
     assert proc.returncode != 0
     assert proc.stdout.strip() == "" or not objects(proc.stdout)
@@ -175,13 +176,13 @@ def test_policy_path_parameter_and_discovery(tmp_path: Path) -> None:
     command = discover["find"]["command"]
     assert run_command(command, app).stdout.strip() == "./capacity/eu/.allocatable.yaml"
     (tmp_path / "other").mkdir()
-    write(tmp_path / "other", {"deploy.yaml": "kind: Deployment\n"})
+    write_repo(tmp_path / "other", {"deploy.yaml": "kind: Deployment\n"})
     assert run_command(command, tmp_path / "other").stdout.strip() == ""
 
 
 def test_ignition_version_parameter(tmp_path: Path) -> None:
     app = tmp_path / "app"
-    write(
+    write_repo(
         app,
         {
             "policies/.allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n",

@@ -3,7 +3,7 @@ its final stage laid out on this machine — no Docker engine here — to run th
 read-only root file system but for the cmp-tmp volume, the image's user without a home, no network
 (``image_layout.py``, run in fresh mount and network namespaces with util-linux's ``unshare``). The image's user is
 999 where the tests run as root (or with sudo) and 999 can read this machine's interpreter; else uid 0 with every
-capability dropped runs (tests/privileges.py's way), the same owner the cache directory is then made for.
+capability dropped runs (tests/support/privileges.py's way), the same owner the cache directory is then made for.
 
 What the sidecar gets comes from Argo CD's documentation of Config Management Plugins (user 999, its own /tmp
 volume; https://argo-cd.readthedocs.io/en/stable/operator-manual/config-management-plugins/) and
@@ -27,9 +27,9 @@ import pytest
 import yaml
 from delivery_support import REPO_ROOT
 
-import tools
-from building import build
 from conftest import run_cli
+from support import tools
+from support.building import build
 
 DOCKERFILE = REPO_ROOT / "argocd" / "Dockerfile"
 PLUGIN = REPO_ROOT / "argocd" / "plugin.yaml"

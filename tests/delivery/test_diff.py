@@ -18,7 +18,6 @@ from delivery_support import (
     policy_repo,
     pool,
     reservation,
-    write,
 )
 
 from conftest import run_cli
@@ -26,6 +25,7 @@ from renderer.capacity.diff import Change, compare_findings
 from renderer.findings import Finding
 from renderer.quantity import Quantity
 from renderer.reporters.diff._common import MARKER, amount
+from support.factory import write_repo, yaml_text
 
 MEMORY_OVER_COMMIT = greedy_class(tier="batch", percent=120)
 
@@ -45,7 +45,7 @@ def pools_by_name(data: dict[str, Any]) -> dict[str, Any]:
 def test_count_and_percent_change_exact_numbers(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
     # 8 cores − 100m system − 100m kube = 7.8 allocatable; 150% → 11.7, 200% → 15.6 per node.
-    write(
+    write_repo(
         repo,
         {"policies/pools.yaml": pool("general", count=5), "policies/classes.yaml": commit_class("burst", percent=200)},
     )
@@ -82,7 +82,7 @@ def test_count_and_percent_change_exact_numbers(tmp_path: Path) -> None:
 
 def test_added_and_removed_pools(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("bigger", cpu="16", count=2)})
+    write_repo(repo, {"policies/pools.yaml": pool("bigger", cpu="16", count=2)})
     data = diff_json(repo)
     pools = pools_by_name(data)
     assert pools["bigger"]["status"] == "added"
@@ -106,15 +106,15 @@ def test_added_and_removed_pools(tmp_path: Path) -> None:
 
 def test_new_and_fixed_findings(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/broken.yaml": pool("broken").replace("count: 3", "count: lots")})
+    write_repo(repo, {"policies/broken.yaml": yaml_text(pool("broken")).replace("count: 3", "count: lots")})
     commit_all(repo, "base has a validation error")
     (repo / "policies" / "broken.yaml").unlink()  # fixed in the work tree …
-    write(repo, {"policies/greedy.yaml": MEMORY_OVER_COMMIT, "policies/batch.yaml": pool("batch", tier="batch")})
+    write_repo(repo, {"policies/greedy.yaml": MEMORY_OVER_COMMIT, "policies/batch.yaml": pool("batch", tier="batch")})
     data = diff_json(repo)
     new = [(f["code"], f["object"], f["path"]) for f in data["findings"]["new"]]
     fixed = [(f["code"], f["path"], f["line"]) for f in data["findings"]["fixed"]]
     assert ("AL201", "CommitClass/greedy", "policies/greedy.yaml") in new  # … and a lint error added
-    assert ("AL004", "policies/broken.yaml", 9) in fixed
+    assert ("AL004", "policies/broken.yaml", 14) in fixed  # count: ---, apiVersion, ... capacity and 4 resources, count
     assert data["summary"]["newErrors"] >= 1
     assert data["summary"]["validationErrors"] == {"before": 1, "after": 0}
     text = run_cli("diff", "--base", "main", cwd=repo).stdout
@@ -153,10 +153,10 @@ def test_no_change(tmp_path: Path) -> None:
 
 def test_markdown_is_well_formed(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(
+    write_repo(
         repo,
         {
-            "policies/pools.yaml": pool("general", count=4) + "---\n" + pool("new", tier="batch"),
+            "policies/pools.yaml": [pool("general", count=4), pool("new", tier="batch")],
             "policies/greedy.yaml": MEMORY_OVER_COMMIT,
         },
     )
@@ -180,9 +180,9 @@ def test_markdown_is_well_formed(tmp_path: Path) -> None:
 
 def test_compare_two_revisions_with_head(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general", count=6)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=6)})
     second = commit_all(repo, "scale out")
-    write(repo, {"policies/pools.yaml": pool("general", count=100)})  # not part of --head
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=100)})  # not part of --head
     data = diff_json(repo, "--head", "HEAD", base="HEAD~1")
     assert data["head"] == {"ref": "HEAD", "commit": second, "workingTree": False}
     assert pools_by_name(data)["general"]["count"] == {"before": 3, "after": 6}
@@ -190,7 +190,7 @@ def test_compare_two_revisions_with_head(tmp_path: Path) -> None:
 
 def test_paths_settings_and_subdirectory(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
-    write(
+    write_repo(
         repo,
         {
             "team/policy/.allocatable.yaml": SETTINGS,
@@ -199,7 +199,7 @@ def test_paths_settings_and_subdirectory(tmp_path: Path) -> None:
         },
     )
     commit_all(repo)
-    write(repo, {"team/policy/p.yaml": pool("general", cpu="4")})
+    write_repo(repo, {"team/policy/p.yaml": pool("general", cpu="4")})
     r = run_cli("diff", "--base", "main", "policy", "-o", "json", cwd=repo / "team")
     assert r.exit_code == 0, r.stderr
     pools = pools_by_name(json.loads(r.stdout))
@@ -230,7 +230,7 @@ def test_usage_errors(tmp_path: Path, args: list[str], message: str) -> None:
 
 
 def test_not_a_git_repository(tmp_path: Path) -> None:
-    write(tmp_path, {"policies/p.yaml": pool("general")})
+    write_repo(tmp_path, {"policies/p.yaml": pool("general")})
     r = run_cli("diff", "--base", "main", cwd=tmp_path)
     assert r.exit_code == 2
     assert (

@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from html_support import assert_self_contained, console, page, png_size, screenshot
+
+from support.html_pages import assert_self_contained, console, page, png_size, screenshot
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO_ROOT / "docs" / "examples" / "impact"

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from delivery_support import commit_all, commit_class, policy_repo, pool, write
+from delivery_support import commit_all, commit_class, policy_repo, pool
 
 from conftest import run_cli
 from renderer.validation import reuse
+from support.factory import write_repo
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def test_unchanged_files_are_read_once(tmp_path: Path, monkeypatch: pytest.Monke
     # policy_repo commits .allocatable.yaml, pools.yaml, classes.yaml and reservations.yaml; only classes.yaml
     # changes. The settings file is read on its own path (never through the memo), so two files come back.
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/classes.yaml": commit_class("burst", percent=200)})
+    write_repo(repo, {"policies/classes.yaml": commit_class("burst", percent=200)})
     code, out, _ = run_both(repo, monkeypatch, "diff", "--base", "main", "-o", "json")
     assert code == 0 and '"status": "changed"' in out
     assert hits == ["policies/pools.yaml", "policies/reservations.yaml"]
@@ -60,7 +61,7 @@ def test_a_name_taken_by_a_new_file_is_a_duplicate_in_the_unchanged_one(
     # policies/a-pools.yaml sorts before policies/pools.yaml: the unchanged file's pool "general" is registered
     # second, from the memo, and must still be refused as a duplicate (AL005) in the head revision.
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/a-pools.yaml": pool("general", count=7)})
+    write_repo(repo, {"policies/a-pools.yaml": pool("general", count=7)})
     code, out, err = run_both(repo, monkeypatch, "diff", "--base", "main", "-o", "json")
     assert "AL005" in out + err and "policies/pools.yaml" in out + err
     assert "policies/pools.yaml" in hits
@@ -72,9 +73,9 @@ def test_a_file_with_findings_is_read_again(tmp_path: Path, monkeypatch: pytest.
     # empty.yaml holds no documents (AL003) in both revisions: its finding belongs to each revision, so it is
     # never taken from the memo; pools.yaml and reservations.yaml are.
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/empty.yaml": "# nothing here\n"})
+    write_repo(repo, {"policies/empty.yaml": "# nothing here\n"})
     commit_all(repo, "an empty file")
-    write(repo, {"policies/classes.yaml": commit_class("burst", percent=175)})
+    write_repo(repo, {"policies/classes.yaml": commit_class("burst", percent=175)})
     run_both(repo, monkeypatch, "diff", "--base", "main", "-o", "json")
     assert "policies/empty.yaml" not in hits
     assert sorted(hits) == ["policies/pools.yaml", "policies/reservations.yaml"]
@@ -96,7 +97,7 @@ def test_lint_base_reuses_the_work_trees_reading(
 ) -> None:
     # lint --base reads the work tree first, then the base: the base's unchanged files come from the memo.
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general", count=4)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=4)})
     code, _, _ = run_both(repo, monkeypatch, "lint", "--base", "main")
     assert code == 0
     assert sorted(hits) == ["policies/classes.yaml", "policies/reservations.yaml"]

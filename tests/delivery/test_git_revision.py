@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, policy_repo, pool, write
+from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, policy_repo, pool
 
 from conftest import chdir
 from renderer.loading.files import UsageError
 from renderer.loading.git import resolve_revision
 from renderer.pipeline import load
 from renderer.validation.revision import load_revision
+from support.factory import write_repo, yaml_text
 
 
 def _pool_counts(result: Any) -> dict[str, int]:
@@ -46,7 +47,7 @@ def _strings(obj: Any, seen: set[int] | None = None) -> list[str]:
 
 def test_reads_the_revision_not_the_work_tree(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general", count=7), "policies/more.yaml": pool("extra", tier="x")})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=7), "policies/more.yaml": pool("extra", tier="x")})
     (repo / "policies" / "classes.yaml").unlink()
     with chdir(repo):
         base = load_revision([Path("policies")], "HEAD")
@@ -73,9 +74,9 @@ def test_reads_the_revision_not_the_work_tree(tmp_path: Path) -> None:
 
 def test_work_tree_and_index_are_untouched(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general", count=9)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=9)})
     git(repo, "add", "policies/pools.yaml")  # staged
-    write(repo, {"policies/pools.yaml": pool("general", count=11)})  # and modified again
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=11)})  # and modified again
     index = repo / ".git" / "index"
     status = git(repo, "status", "--porcelain")  # (refreshes the index itself, so it comes first)
     before = (hashlib.sha256(index.read_bytes()).hexdigest(), index.stat().st_mtime_ns)
@@ -92,30 +93,32 @@ def test_work_tree_and_index_are_untouched(tmp_path: Path) -> None:
 def test_older_revisions_by_name_and_positions_come_from_the_revision(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
     git(repo, "tag", "v1")
-    # The next revision moves the pool down by four lines (three comments, one blank) and breaks a field.
-    bad = "# one\n# two\n# three\n" + pool("general").replace("count: 3", "count: many")
-    write(repo, {"policies/pools.yaml": bad})
+    # The next revision moves the pool down by four lines (three comments, one blank) and breaks a field: count is
+    # line 14 of the pool as written (---, apiVersion, kind, metadata, name, spec, labels, tier, capacity and its
+    # four resources, count), so line 18 here.
+    bad = "# one\n# two\n# three\n\n" + yaml_text(pool("general")).replace("count: 3", "count: many")
+    write_repo(repo, {"policies/pools.yaml": bad})
     commit_all(repo, "broken")
-    write(repo, {"policies/pools.yaml": pool("general", count=5)})  # the work tree is fine again
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=5)})  # the work tree is fine again
     with chdir(repo):
         broken = load_revision([Path("policies")], "main")
         tagged = load_revision([Path("policies")], "v1")
         by_sha = load_revision([Path("policies")], git(repo, "rev-parse", "HEAD~1").strip())
     assert _pool_counts(tagged) == _pool_counts(by_sha) == {"general": 3}
     findings = broken.finish(broken.findings)
-    assert [(f.code, f.path, f.line) for f in findings] == [("AL004", "policies/pools.yaml", 13)]
+    assert [(f.code, f.path, f.line) for f in findings] == [("AL004", "policies/pools.yaml", 18)]
     assert "count" in findings[0].message
     # The resolver reads the revision's text (its mirror), not the work tree's.
     (read,) = [f.abspath for f in broken.files if f.display == "policies/pools.yaml"]
     assert broken.mirrored is not None and broken.mirrored.checkout.path in read.parents
-    assert read.read_text(encoding="utf-8").splitlines()[12] == "  count: many"
+    assert read.read_text(encoding="utf-8").splitlines()[17] == "  count: many"
 
 
 def test_path_missing_at_the_revision_is_an_empty_policy_set(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
-    write(repo, {"README.md": "hello\n"})
+    write_repo(repo, {"README.md": "hello\n"})
     commit_all(repo, "no policies yet")
-    write(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/pools.yaml": pool("general")})
+    write_repo(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/pools.yaml": pool("general")})
     with chdir(repo):
         base = load_revision([Path("policies")], "HEAD")
         one_file = load_revision([Path("policies/pools.yaml")], "HEAD")
@@ -134,7 +137,7 @@ def test_file_arguments_and_settings_of_the_revision(tmp_path: Path) -> None:
             "policies/classes.yaml": commit_class("burst"),
         },
     )
-    write(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/new.yaml": pool("new", tier="n")})
+    write_repo(repo, {"policies/.allocatable.yaml": SETTINGS, "policies/new.yaml": pool("new", tier="n")})
     with chdir(repo):
         base = load_revision([Path("policies/pools.yaml"), Path("policies/new.yaml")], "HEAD")
         head = load([Path("policies/pools.yaml"), Path("policies/new.yaml")])
@@ -146,7 +149,7 @@ def test_file_arguments_and_settings_of_the_revision(tmp_path: Path) -> None:
 
 def test_display_paths_from_a_subdirectory_and_from_far_away(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general") + "---\n" + pool("general")})
+    write_repo(repo, {"policies/pools.yaml": [pool("general"), pool("general")]})
     commit_all(repo, "duplicate")
     far = tmp_path / "a" / "b"
     far.mkdir(parents=True)
@@ -167,7 +170,7 @@ def test_display_paths_from_a_subdirectory_and_from_far_away(tmp_path: Path) -> 
 
 def test_symlinks_spaces_and_glob_characters_in_names(tmp_path: Path) -> None:
     repo = init_repo(tmp_path / "repo")
-    write(repo, {"pol [x]*/real pools.yaml": pool("general"), "pol [x]*/.allocatable.yaml": SETTINGS})
+    write_repo(repo, {"pol [x]*/real pools.yaml": pool("general"), "pol [x]*/.allocatable.yaml": SETTINGS})
     os.symlink("real pools.yaml", repo / "pol [x]*" / "alias.yaml")
     os.symlink("/etc/hostname", repo / "pol [x]*" / "outside.yaml")
     commit_all(repo)
@@ -198,7 +201,7 @@ def test_mirror_is_removed_with_the_result(tmp_path: Path) -> None:
 def test_usage_errors(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
     plain = tmp_path / "plain"
-    write(plain, {"policies/pools.yaml": pool("general")})
+    write_repo(plain, {"policies/pools.yaml": pool("general")})
     with chdir(repo):
         with pytest.raises(UsageError, match=r'unknown git revision "nope"'):
             load_revision([Path("policies")], "nope")

@@ -18,16 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, pool, reservation, write
+from delivery_support import SETTINGS, commit_all, commit_class, git, init_repo, pool, reservation
 
 from conftest import CliResult, run_cli
+from support import factory
+from support.factory import write_repo
 
 
 def _moved_main(root: Path) -> dict[str, str]:
     """The issue's example. B: pool general (3 nodes), class burst 150%. main, after B: the pool grows to 9 nodes.
     feature, from B: burst raised to 200%. Checked out: feature. Returns the commits by name."""
     repo = init_repo(root)
-    write(
+    write_repo(
         repo,
         {
             "policies/.allocatable.yaml": SETTINGS,
@@ -38,10 +40,10 @@ def _moved_main(root: Path) -> dict[str, str]:
     )
     b = commit_all(repo, "branch point")
     git(repo, "checkout", "-q", "-b", "feature")
-    write(repo, {"policies/classes.yaml": commit_class("burst", percent=200)})
+    write_repo(repo, {"policies/classes.yaml": commit_class("burst", percent=200)})
     f = commit_all(repo, "raise burst to 200%")
     git(repo, "checkout", "-q", "main")
-    write(repo, {"policies/pools.yaml": pool("general", count=9)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=9)})
     m = commit_all(repo, "main: general grows to 9 nodes")
     git(repo, "checkout", "-q", "feature")
     return {"B": b, "F": f, "M": m}
@@ -147,13 +149,13 @@ def test_lint_base_does_not_blame_the_branch_for_main(tmp_path: Path) -> None:
         "policies/classes.yaml": commit_class("burst", percent=150),
         "policies/reservations.yaml": reservation(),
     }
-    write(repo, files)
+    write_repo(repo, files)
     commit_all(repo, "branch point")
     git(repo, "checkout", "-q", "-b", "feature")
-    write(repo, {"policies/pools.yaml": pool("general", count=4)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=4)})
     commit_all(repo, "one more node")
     git(repo, "checkout", "-q", "main")
-    write(repo, {"policies/classes.yaml": commit_class("burst", percent=300)})
+    write_repo(repo, {"policies/classes.yaml": commit_class("burst", percent=300)})
     commit_all(repo, "main: burst 300%")
     git(repo, "checkout", "-q", "feature")
 
@@ -250,7 +252,7 @@ def test_shallow_clone_cut_above_the_merge_base(tmp_path: Path) -> None:
     a side branch that starts at c1, and its clone is deep enough to reach c1 through that side but not B through
     its own first parents. ``git merge-base`` answers c1 there; the true merge-base is B (c3)."""
     repo = init_repo(tmp_path / "upstream")
-    write(
+    write_repo(
         repo,
         {
             "policies/.allocatable.yaml": SETTINGS,
@@ -260,20 +262,20 @@ def test_shallow_clone_cut_above_the_merge_base(tmp_path: Path) -> None:
     )
     c1 = commit_all(repo, "c1")
     git(repo, "checkout", "-q", "-b", "side")
-    write(repo, {"side.txt": "side\n"})
+    write_repo(repo, {"side.txt": "side\n"})
     commit_all(repo, "x1 (parent c1)")
     git(repo, "checkout", "-q", "main")
-    write(repo, {"policies/pools.yaml": pool("general", count=4)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=4)})
     commit_all(repo, "c2")
-    write(repo, {"policies/pools.yaml": pool("general", count=5)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=5)})
     b = commit_all(repo, "c3: the branch point")
     git(repo, "checkout", "-q", "-b", "feature")
     for n in (1, 2, 3):
-        write(repo, {f"f{n}.txt": f"{n}\n"})
+        write_repo(repo, {f"f{n}.txt": f"{n}\n"})
         commit_all(repo, f"f{n}")
     git(repo, "merge", "-q", "--no-edit", "side")
     git(repo, "checkout", "-q", "main")
-    write(repo, {"policies/pools.yaml": pool("general", count=9)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=9)})
     commit_all(repo, "m1")
     ws = tmp_path / "ws"
     # depth 3 from the merge: it, f3 and x1, f2 and c1 — f2 is cut (its parent f1 is not fetched), c1 is reached.
@@ -292,7 +294,7 @@ def test_unrelated_histories_have_no_merge_base(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     _moved_main(repo)
     git(repo, "checkout", "-q", "--orphan", "other")
-    write(repo, {"policies/pools.yaml": pool("general", count=1)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=1)})
     commit_all(repo, "a history of its own")
     for command in (["diff"], ["lint", "policies"]):
         line = _one_line_error(run_cli(*command, "--base", "main", cwd=repo))
@@ -314,39 +316,29 @@ def test_head_without_a_commit(tmp_path: Path) -> None:
 def test_verify_pods_against_the_merge_base(tmp_path: Path) -> None:
     """verify --pods --base: which nodes the change pushes over is judged against the merge-base's allocatable."""
     repo = init_repo(tmp_path / "repo")
-    node = {
-        "apiVersion": "v1",
-        "kind": "Node",
-        "metadata": {"name": "n1", "labels": {"example.com/tier": "general"}},
-        "status": {
-            "capacity": {"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"},
-            "allocatable": {"cpu": "7800m", "memory": "32068Mi", "ephemeral-storage": "92160Mi", "pods": "110"},
-        },
-    }
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": "web", "namespace": "shop"},
-        "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "10"}}}]},
-        "status": {"phase": "Running"},
-    }
-    write(
+    node = factory.node(
+        "n1",
+        capacity={"cpu": "8", "memory": "32Gi", "ephemeral-storage": "100Gi", "pods": "110"},
+        allocatable={"cpu": "7800m", "memory": "32068Mi", "ephemeral-storage": "92160Mi", "pods": "110"},
+    )
+    pod = factory.pod("web", namespace="shop", node_name="n1", requests={"cpu": "10"})
+    write_repo(
         repo,
         {
             "policies/.allocatable.yaml": SETTINGS,
             "policies/pools.yaml": pool("general"),
             "policies/classes.yaml": commit_class("burst", percent=150),
             "policies/reservations.yaml": reservation(),
-            "snap/nodes.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [node]}),
-            "snap/pods.json": json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod]}),
+            "snap/nodes.json": factory.item_list(node),
+            "snap/pods.json": factory.item_list(pod),
         },
     )
     b = commit_all(repo, "branch point: 150%")
     git(repo, "checkout", "-q", "-b", "feature")
-    write(repo, {"policies/classes.yaml": commit_class("burst", percent=120)})
+    write_repo(repo, {"policies/classes.yaml": commit_class("burst", percent=120)})
     commit_all(repo, "feature: 120%")
     git(repo, "checkout", "-q", "main")
-    write(repo, {"policies/classes.yaml": commit_class("burst", percent=110)})
+    write_repo(repo, {"policies/classes.yaml": commit_class("burst", percent=110)})
     m = commit_all(repo, "main: 110%")
     git(repo, "checkout", "-q", "feature")
     # The pod asks for 10 cores. B: 7.8 × 150% = 11.7 ≥ 10, fits; feature: 7.8 × 120% = 9.36 < 10, does not fit;

@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from delivery_support import REPO_ROOT, clean_env, git, greedy_class, init_repo, snapshot_checkout, write
+from delivery_support import REPO_ROOT, clean_env, git, greedy_class, init_repo, snapshot_checkout
 
 from conftest import run_cli
 from renderer.integrations.hooks import all_roots, root_of, roots_for
 from renderer.integrations.scaffold import files as scaffold_files
+from support.factory import write_repo
 
 pytestmark = pytest.mark.slow
 
@@ -124,7 +125,7 @@ def test_lint_hook_checks_the_whole_repo_not_just_the_passed_files(
     tmp_path: Path, hook_repo: Path, pre_commit_home: Path
 ) -> None:
     repo = new_policy_repo(tmp_path / "bad", hook_repo)
-    write(repo, {"policies/commitclasses/greedy.yaml": MEMORY_OVER_COMMIT})
+    write_repo(repo, {"policies/commitclasses/greedy.yaml": MEMORY_OVER_COMMIT})
     git(repo, "add", "-A")
     # Only an unrelated file is "changed": the hook still lints the policy repo it belongs to, as a whole.
     proc = run_hook(repo, pre_commit_home, "allocatable-lint", "policies/pools/general.yaml")
@@ -132,7 +133,7 @@ def test_lint_hook_checks_the_whole_repo_not_just_the_passed_files(
     assert "policies/commitclasses/greedy.yaml:13:14: error: memory over-committed at 130%" in proc.stdout
     assert "[AL201] (CommitClass/greedy)" in proc.stdout
     # A YAML file outside every policy repo does not run anything.
-    write(repo, {"deploy/app.yaml": "kind: Deployment\n"})
+    write_repo(repo, {"deploy/app.yaml": "kind: Deployment\n"})
     git(repo, "add", "-A")
     proc = run_hook(repo, pre_commit_home, "allocatable-lint", "deploy/app.yaml")
     assert proc.returncode == 0, proc.stdout
@@ -163,7 +164,7 @@ def test_findings_are_shown_once_not_again_by_render_check(
     """Issue 18, friction 3: with lint errors, render --check would only refuse; the lint hook shows the findings
     and the render-check hook says in one line that it compared nothing (never "run allocatable render")."""
     repo = new_policy_repo(tmp_path / "bad", hook_repo)
-    write(repo, {"policies/commitclasses/greedy.yaml": MEMORY_OVER_COMMIT})
+    write_repo(repo, {"policies/commitclasses/greedy.yaml": MEMORY_OVER_COMMIT})
     git(repo, "add", "-A")
     proc = _pre_commit(repo, pre_commit_home, "run", "--all-files")
     assert proc.returncode == 1, proc.stdout
@@ -193,7 +194,7 @@ def test_findings_are_shown_once_not_again_by_render_check(
 
 def test_roots_of_files(tmp_path: Path) -> None:
     top = init_repo(tmp_path / "mono")
-    write(
+    write_repo(
         top,
         {
             "team-a/capacity/.allocatable.yaml": "kind: Settings\n",
@@ -218,8 +219,8 @@ def test_roots_of_files(tmp_path: Path) -> None:
 def test_hook_command_on_several_policy_repos(tmp_path: Path) -> None:
     top = init_repo(tmp_path / "mono")
     assert run_cli("init", "--no-render", "--policy-dir", "team-a", cwd=top).exit_code == 0
-    write(top, {"team-b/.allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"})
-    write(top, {"team-b/cc.yaml": MEMORY_OVER_COMMIT})
+    write_repo(top, {"team-b/.allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"})
+    write_repo(top, {"team-b/cc.yaml": MEMORY_OVER_COMMIT})
     r = run_cli("hook", "lint", "team-a/pools/general.yaml", "team-b/cc.yaml", "README.md", cwd=top)
     assert r.exit_code == 1
     assert r.stderr == (  # headings and summaries on stderr, findings on stdout

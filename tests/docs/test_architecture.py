@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from pathlib import Path
+
+from support import module_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOC = REPO_ROOT / "docs" / "architecture.md"
-sys.path.insert(0, str(REPO_ROOT / "tests" / "architecture"))
 
-from test_imports import LAYERS  # noqa: E402
+LAYERS = module_at("tests/architecture/test_imports.py").LAYERS
 
 
 def _table(marker: str) -> list[list[str]]:

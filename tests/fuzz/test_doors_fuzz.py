@@ -21,7 +21,6 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,10 +30,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import examples
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardening"))
-from hardening_support import SECRET, cli, good_repo, pool
-from round2_support import action_step, git, init_repo, plugin_generate, tree_listing
+from support.hardening import SECRET, cli, good_repo, pool
+from support.overlap import loaded_policies
+from support.round2 import action_step, git, init_repo, plugin_generate, tree_listing
 
 pytestmark = pytest.mark.slow
 
@@ -280,9 +278,6 @@ def _family(kind: str, size: int, family: int, decorations: int) -> list[list[li
     seed=st.randoms(use_true_random=False),
 )
 def test_policies_that_cannot_overlap_cost_near_linear_work(families: list[tuple[str, int, int]], seed: Any) -> None:
-    sys.path.insert(0, str(REPO_ROOT / "tests" / "rules"))
-    from test_selector_cost import _policies
-
     import renderer.lint.selectorchecks as sc
     from renderer.lint.overlapsearch import SearchStats
 
@@ -290,7 +285,7 @@ def test_policies_that_cannot_overlap_cost_near_linear_work(families: list[tuple
     seed.shuffle(selectors)
     n = len(selectors)
     stats = SearchStats()
-    assert list(sc.overlapping_pairs(_policies(selectors), set(), stats)) == []  # type: ignore[arg-type]
+    assert list(sc.overlapping_pairs(loaded_policies(selectors), set(), stats)) == []  # type: ignore[arg-type]
     assert stats.candidates == 0
     assert stats.work <= 80 * n * max(1.0, math.log2(n)) + 200, (n, stats)
     assert stats.checked <= 8 * n + 50, (n, stats)

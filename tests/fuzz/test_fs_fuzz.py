@@ -4,7 +4,7 @@ or leave it, FIFOs, sockets and unreadable directories, validated by the CLI in 
 For every tree: the run ends (a FIFO never blocks it), exits 0 or 2 without a traceback, reports every FIFO,
 socket, link leaving the repo and unreadable directory it meets as one AL006 line at that entry, never prints a byte
 of the files outside the repo, and changes nothing on disk. Unreadable directories need an unprivileged reader: as
-root, the CLI runs with every capability dropped (see tests/privileges.py). Examples per run: 60 (each is one
+root, the CLI runs with every capability dropped (see tests/support/privileges.py). Examples per run: 60 (each is one
 subprocess).
 """
 
@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from privileges import drop_privileges
 
 from conftest import examples
+from support.privileges import drop_privileges
 
 pytestmark = pytest.mark.slow
 

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hardening_support import REPO_ROOT, SECRET, assert_no_crash, cli, env, shown, signals_delivered
-from round2_support import blob, commit_with_policies, commit_with_root, git, init_repo, outside_dir, tree, tree_listing
+
+from support.hardening import REPO_ROOT, SECRET, assert_no_crash, cli, env, shown, signals_delivered
+from support.round2 import blob, commit_with_policies, commit_with_root, git, init_repo, outside_dir, tree, tree_listing
 
 NODE = (REPO_ROOT / "tests/real-nodes/eks/mng-al2-t3-medium-1-30.yaml").read_text()
 

@@ -3,7 +3,7 @@
 CEL's integer arithmetic is checked (cel-spec doc/langdef.md, "Numeric values": overflow is an error) and a literal
 above 2^63-1 does not parse; Karpenter evaluates an EC2NodeClass expression per instance type and an error leaves the
 type without a kubelet configuration. Every expression here is evaluated with a real CEL implementation (the
-``common-expression-language`` package, cel-rust, through ``tests/capacity/karpenter_cel_support.py``), which has
+``common-expression-language`` package, cel-rust, through ``tests/support/karpenter_cel.py``), which has
 those semantics — the first tests prove it does. Expected values are worked by hand (the reasoning beside each) or
 computed with ``decimal`` from the literal the policy states, never with the project's own arithmetic.
 
@@ -13,21 +13,18 @@ The bounds the compiler checks against (``renderer/capacity/cel_bounds.py``): vc
 
 from __future__ import annotations
 
-import sys
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hardening_support import REPO_ROOT, assert_no_crash, cli, shown, snapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-sys.path.insert(0, str(REPO_ROOT / "tests" / "capacity"))
-from karpenter_cel_support import context, evaluate
-
 from renderer.capacity.cel_bounds import Overflow, bounds
 from renderer.capacity.karpenter import best_below, lossless
+from support.hardening import REPO_ROOT, assert_no_crash, cli, shown, snapshot
+from support.karpenter_cel import context, evaluate
 
 cel = pytest.importorskip("cel")
 

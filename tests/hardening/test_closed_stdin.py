@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hardening_support import REPO_ROOT, env, snapshot
+
+from support.hardening import REPO_ROOT, env, snapshot
 
 #: Every command line that reads "-" (the policies, the dumps, the snapshot).
 READERS = [

@@ -21,7 +21,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hardening_support import (
+
+from support.hardening import (
     REPO_ROOT,
     SECRET,
     SETTINGS,
@@ -33,7 +34,7 @@ from hardening_support import (
     snapshot,
     write,
 )
-from round2_support import action_step, action_workspace, git, init_repo, outside_dir, plugin_generate, tree_listing
+from support.round2 import action_step, action_workspace, git, init_repo, outside_dir, plugin_generate, tree_listing
 
 #: Characters no log line may carry raw: controls, bidi embeddings/overrides/isolates/marks, zero-width, separators.
 INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")

@@ -16,7 +16,8 @@ import re
 from pathlib import Path
 
 import pytest
-from hardening_support import (
+
+from support.hardening import (
     COMMIT_CLASS,
     REPO_ROOT,
     SETTINGS,
@@ -28,7 +29,7 @@ from hardening_support import (
     shown,
     write,
 )
-from round2_support import git
+from support.round2 import git
 
 FORMATS = ["text", "json", "github", "sarif"]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hardening_support import REPO_ROOT, SECRET, assert_no_crash, cli, good_repo, pool, shown, write
 
-import tools
 from renderer.commands.hook import files_after_options
+from support import tools
+from support.hardening import REPO_ROOT, SECRET, assert_no_crash, cli, good_repo, pool, shown, write
 
 RUN_SH = REPO_ROOT / ".github" / "action" / "run.sh"
 ACTION = REPO_ROOT / "action.yml"

@@ -22,7 +22,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from hardening_support import (
+from test_writing import INSTRUMENTED, NEW, OLD, _prepare, failing_call
+
+from renderer import signals
+from renderer.render import output
+from renderer.render.dirtree import STAGED_RE
+from renderer.render.drift import check
+from support.hardening import (
     RESERVATION,
     SETTINGS,
     assert_no_crash,
@@ -35,12 +41,6 @@ from hardening_support import (
     snapshot,
     write,
 )
-from test_writing import INSTRUMENTED, NEW, OLD, _prepare, failing_call
-
-from renderer import signals
-from renderer.render import output
-from renderer.render.dirtree import STAGED_RE
-from renderer.render.drift import check
 
 SIGNALS = [signal.SIGTERM, signal.SIGHUP, signal.SIGINT]
 

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hardening_support import REPO_ROOT, assert_no_crash, cli, shown
+
+from support.hardening import REPO_ROOT, assert_no_crash, cli, shown
 
 INVENTORY = REPO_ROOT / "policies" / "inventory" / "nodes.yaml"
 

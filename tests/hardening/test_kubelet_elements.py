@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hardening_support import REPO_ROOT, assert_no_crash, cli, shown, snapshot
 from hypothesis import given
 from hypothesis import strategies as st
 
 from renderer.models.kubelet_elements import JOINED, element_problems, is_ip, separator_problems
 from renderer.models.kubelet_validation import problems
 from renderer.render.targets.cluster_api import FLAGS
+from support.hardening import REPO_ROOT, assert_no_crash, cli, shown, snapshot
 
 ISSUE = """\
   kubelet:

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hardening_support import REPO_ROOT, assert_no_crash, cli, shown, snapshot
 from hypothesis import given
 from hypothesis import strategies as st
 
 from renderer.models.kubelet_validation import ELSEWHERE, KIND, problems
+from support.hardening import REPO_ROOT, assert_no_crash, cli, shown, snapshot
 
 #: (field, YAML value, where it goes): the issue's six, then siblings.
 BAD = [

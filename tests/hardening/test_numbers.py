@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hardening_support import (
+
+from support.hardening import (
     COMMIT_CLASS,
     RESERVATION,
     SETTINGS,

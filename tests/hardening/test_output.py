@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hardening_support import REPO_ROOT, assert_no_crash, cli, good_repo, pool, shown, write
+
+from support.hardening import REPO_ROOT, assert_no_crash, cli, good_repo, pool, shown, write
 
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 

@@ -10,7 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hardening_support import (
+
+from support.hardening import (
     COMMIT_CLASS,
     SECRET,
     SETTINGS,

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hardening_support import COMMIT_CLASS, assert_one_finding, cli, pool, position_of, write
 
 from renderer.capacity.selectors import Requirement, Term, selector_matches
 from renderer.labels import label_key_problem, parse_int64
+from support.hardening import COMMIT_CLASS, assert_one_finding, cli, pool, position_of, write
 
 # Go's own table for ParseInt(s, 10, 64): golang/go src/strconv/atoi_test.go, parseInt64Tests
 # (None where Go returns ErrSyntax or ErrRange).

@@ -13,7 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hardening_support import REPO_ROOT, assert_no_crash, cli, pool, shown, write
+
+from support.hardening import REPO_ROOT, assert_no_crash, cli, pool, shown, write
 
 _CLASS = """\
 apiVersion: node.k8s.io/v1alpha1

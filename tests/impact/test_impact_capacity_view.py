@@ -6,37 +6,33 @@ from pathlib import Path
 
 from impact_builders import GI, node, pod
 
-from conftest import write_repo
 from renderer.capacity.model import CapacityModel
 from renderer.capacity.pools import build
 from renderer.impact.capacity_view import advertised, changes
 from renderer.impact.repack import simulate
 from renderer.pipeline import load
+from support.factory import Content, Document, node_pool, node_selector, reservation_policy, write_repo
 
 MIB = 2**20
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {{name: {name}}}
-spec:
-  labels: {{tier: {name}}}
-  capacity: {{cpu: "8", memory: 32Gi, ephemeral-storage: 100Gi}}
-  count: 2
-"""
-POLICY = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: rp}}
-spec:
-  selector:
-  - matchExpressions: [{{key: tier, operator: In, values: [a]}}]
-  kubeReserved: {{memory: {kube}}}
-  systemReserved: {{memory: 1Gi}}
-  evictionHard: {{memory.available: 100Mi}}
-"""
 
 
-def _model(root: Path, files: dict[str, str]) -> CapacityModel:
+def _pool(name: str) -> Document:
+    """8 cpu, 32Gi, 100Gi of ephemeral storage, two nodes labelled tier=<name>."""
+    return node_pool(name, tier=None, labels={"tier": name}, count=2, capacity={"ephemeral-storage": "100Gi"})
+
+
+def _policy(kube: str) -> Document:
+    """Pool a's memory reservations: ``kube`` kube-reserved, 1Gi system-reserved, 100Mi hard eviction."""
+    return reservation_policy(
+        "rp",
+        selector=node_selector("tier", ["a"]),
+        kubeReserved={"memory": kube},
+        systemReserved={"memory": "1Gi"},
+        evictionHard={"memory.available": "100Mi"},
+    )
+
+
+def _model(root: Path, files: dict[str, Content]) -> CapacityModel:
     root.mkdir()
     write_repo(root, files)
     result = load([root])
@@ -45,10 +41,10 @@ def _model(root: Path, files: dict[str, str]) -> CapacityModel:
 
 
 def test_a_reservation_raise_moves_memory_only_and_displaces_a_pod(tmp_path: Path) -> None:
-    base = _model(tmp_path / "base", {"a.yaml": POOL.format(name="a"), "rp.yaml": POLICY.format(kube="2Gi")})
+    base = _model(tmp_path / "base", {"a.yaml": _pool("a"), "rp.yaml": _policy("2Gi")})
     head = _model(
         tmp_path / "head",
-        {"a.yaml": POOL.format(name="a"), "b.yaml": POOL.format(name="b"), "rp.yaml": POLICY.format(kube="3Gi")},
+        {"a.yaml": _pool("a"), "b.yaml": _pool("b"), "rp.yaml": _policy("3Gi")},
     )
     (a_base,) = base.pools
     # 32Gi - 2Gi - 1Gi - 100Mi = 29596Mi; 8 cpu, 100Gi and 110 pods with nothing reserved.

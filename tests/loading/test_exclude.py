@@ -16,20 +16,21 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
 from renderer.loading.files import display_path
+from support.factory import node_pool, write_file, write_repo
 
-POOL = """\
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: general
-spec:
-  labels: {node.kubernetes.io/instance-type: m5.large}
-  capacity: {cpu: "2", memory: 8Gi, pods: "29"}
-  count: 3
-  platform: eks
-"""
+POOL = node_pool(
+    "general",
+    tier=None,
+    labels={"node.kubernetes.io/instance-type": "m5.large"},
+    cpu="2",
+    memory="8Gi",
+    capacity={"pods": "29"},
+    count=3,
+    platform="eks",
+)
+# Text: a test locates a bad pattern at its line in this file.
 SETTINGS = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"
 CHART = {
     "charts/metrics/Chart.yaml": "apiVersion: v2\nname: metrics\nversion: 0.1.0\n",
@@ -162,7 +163,7 @@ def test_hidden_directories_are_still_skipped_and_symlinks_still_checked(tmp_pat
         tmp_path / "repo", {".allocatable.yaml": SETTINGS, "pools.yaml": POOL, ".hidden/x.yaml": "a: [\n"}
     )
     outside = tmp_path / "outside.yaml"
-    outside.write_text(POOL, encoding="utf-8")
+    write_file(outside, POOL)
     (root / "escape.yaml").symlink_to(outside)
     code, found = findings(["validate", str(root), "--exclude", "nothing-matches/"])
     assert code == 2 and [(f["code"], str(f["path"]).rsplit("/", 1)[-1]) for f in found] == [("AL006", "escape.yaml")]

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_repo
 from renderer.capacity.formulas import MachineShape, compute
 from renderer.capacity.pools import build
 from renderer.pipeline import load
 from renderer.platforms import gce_machine_memory_mib
 from renderer.quantity import Quantity
+from support.factory import write_repo
 
 Q = Quantity.parse
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from platform_support import Q, default, model, node, reserved, settings
 
-from conftest import write_repo
 from renderer import platforms
 from renderer.capacity.formulas import GIB, MachineShape, compute
 from renderer.capacity.pools import build
 from renderer.pipeline import load
+from support.factory import write_repo
 
 WORKER = {"node.openshift.io/os_id": "rhcos", "node-role.kubernetes.io/worker": ""}
 MASTER = {"node.openshift.io/os_id": "rhcos", "node-role.kubernetes.io/master": ""}

@@ -14,7 +14,6 @@ more than 95 % of capacity − allocatable.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,9 +22,7 @@ from renderer.pipeline import recommend
 from renderer.recommend.advice import MI, Options, advise
 from renderer.recommend.nodes import NodeDays, node_days
 from renderer.recommend.usage import Usage
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import fleet
+from support import fleet
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
 D0 = fleet.START // 86400

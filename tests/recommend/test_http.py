@@ -164,7 +164,7 @@ def tls_stub(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     import ssl
     import subprocess
 
-    import tools
+    from support import tools
 
     openssl = tools.find("openssl", how="apt-get install openssl (it makes the test's certificates)")
 

@@ -11,19 +11,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from renderer.recommend.queries import QUERIES
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import fleet
-import prometheus
-
 from conftest import run_cli
+from renderer.recommend.queries import QUERIES
+from support import fleet, prometheus
 
 pytestmark = pytest.mark.external
 

@@ -2,7 +2,7 @@
 accepts, and the wheel installed in a fresh virtual environment runs from anywhere — the commands, the kubectl
 plugin's console script and the JSON Schemas it ships (``<prefix>/share/allocatable/schemas``).
 
-Built and installed by ``tests/building.py``: from a copy of the repository's files, without build isolation (no
+Built and installed by ``tests/support/building.py``: from a copy of the repository's files, without build isolation (no
 package index needed), into a fresh environment that gets the wheel alone and the test environment's dependencies.
 """
 
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-import tools
-from building import build, wheel_in_venv
 from conftest import REPO_ROOT
 from renderer import __version__
 from renderer.pipeline import schemas as generate
+from support import tools
+from support.building import build, wheel_in_venv
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-import tools
+from support import tools
 
 _NODE_SCRIPT = """
 const base = process.argv[1];
@@ -49,14 +49,6 @@ def kustomize(directory: Path) -> list[dict[str, Any]]:
     out = subprocess.run([kubectl(), "kustomize", str(directory)], capture_output=True, text=True, check=False)
     assert out.returncode == 0, f"kubectl kustomize {directory} failed: {out.stderr}"
     return [d for d in yaml.safe_load_all(out.stdout) if d]
-
-
-def write_files(root: Path, files: dict[str, bytes]) -> Path:
-    for rel, data in files.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    return root
 
 
 def karpenter_models() -> str:

@@ -11,11 +11,11 @@ from typing import Any
 
 import yaml
 
-import tools
 from conftest import REPO_ROOT, chdir
 from renderer.capacity.pools import build as build_model
 from renderer.pipeline import load
 from renderer.render.engine import RenderResult, build
+from support import tools
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"

@@ -3,38 +3,42 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
 from renderer.lint.registry import all_rules
 from renderer.lint.rule import DOC_HEADINGS
-
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {{name: {name}}}
-spec:
-  labels: {{tier: {name}}}
-  capacity: {{cpu: "16", memory: 64Gi}}
-  count: 2
-  platform: openshift
-  machineConfigPool: {mcp}
----
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: {name}}}
-spec:
-  selector: [{{matchExpressions: [{{key: tier, operator: In, values: [{name}]}}]}}]
-{body}
-"""
+from support.factory import node_pool, node_selector, reservation_policy, write_repo
 
 
-def _lint(repo: Path, pools: list[tuple[str, str, str]]) -> list[str]:
-    files = {f"{name}.yaml": POOL.format(name=name, mcp=mcp, body=body) for name, mcp, body in pools}
+def _lint(repo: Path, pools: list[tuple[str, str, dict[str, Any]]]) -> list[str]:
+    """Lint an OpenShift pool per (name, MachineConfigPool, ReservationPolicy spec), each with its policy."""
+    files = {
+        f"{name}.yaml": [
+            node_pool(
+                name,
+                tier=None,
+                labels={"tier": name},
+                cpu="16",
+                memory="64Gi",
+                count=2,
+                platform="openshift",
+                machineConfigPool=mcp,
+            ),
+            reservation_policy(name, selector=node_selector("tier", [name]), **spec),
+        ]
+        for name, mcp, spec in pools
+    }
     write_repo(repo, files)
     res = run_cli("lint", str(repo))
     return [line for line in res.stdout.splitlines() if "[AL320]" in line]
+
+
+#: ``autoSizing`` by OpenShift's formula, with a fallback when given.
+def _auto(**fallback: str) -> dict[str, Any]:
+    return {"formula": "openshift", **({"fallback": fallback} if fallback else {})}
 
 
 def test_docstring_has_the_rule_headings() -> None:
@@ -44,44 +48,44 @@ def test_docstring_has_the_rule_headings() -> None:
 
 
 @pytest.mark.parametrize(
-    "body",
+    "spec",
     [
-        "  autoSizing: {formula: openshift, fallback: {memory: 4Gi}}\n  systemReserved: {memory: 2Gi}",
-        "  autoSizing: {formula: openshift, fallback: {cpu: '1'}}\n  systemReserved: {ephemeral-storage: 2Gi}",
+        {"autoSizing": _auto(memory="4Gi"), "systemReserved": {"memory": "2Gi"}},
+        {"autoSizing": _auto(cpu="1"), "systemReserved": {"ephemeral-storage": "2Gi"}},
     ],
 )
-def test_fallbacks_with_system_reserved_collide(repo: Path, body: str) -> None:
-    (line,) = _lint(repo, [("w", "worker", body)])
+def test_fallbacks_with_system_reserved_collide(repo: Path, spec: dict[str, Any]) -> None:
+    (line,) = _lint(repo, [("w", "worker", spec)])
     assert ": error: " in line
     assert "99-worker-allocatable-node-sizing" in line and "99-worker-generated-kubelet" in line
     assert "auto sizing stays off on MachineConfigPool worker" in line and line.endswith("(ReservationPolicy/w)")
 
 
 def test_control_plane_auto_sizing_with_system_reserved_collides(repo: Path) -> None:
-    (line,) = _lint(repo, [("cp", "master", "  autoSizing: {formula: openshift}\n  systemReserved: {cpu: 500m}")])
+    (line,) = _lint(repo, [("cp", "master", {"autoSizing": _auto(), "systemReserved": {"cpu": "500m"}})])
     assert "99-master-allocatable-node-sizing" in line and "auto sizing stays off on MachineConfigPool master" in line
 
 
 @pytest.mark.parametrize(
-    ("mcp", "body"),
+    ("mcp", "spec"),
     [
-        ("worker", "  autoSizing: {formula: openshift, fallback: {memory: 4Gi}}"),
-        ("worker", "  autoSizing: {formula: openshift}"),
-        ("master", "  autoSizing: {formula: openshift}"),
-        ("worker", "  systemReserved: {memory: 2Gi}"),
-        ("worker", "  autoSizing: {formula: openshift, fallback: {memory: 4Gi}}\n  systemReserved: {pid: '1000'}"),
+        ("worker", {"autoSizing": _auto(memory="4Gi")}),
+        ("worker", {"autoSizing": _auto()}),
+        ("master", {"autoSizing": _auto()}),
+        ("worker", {"systemReserved": {"memory": "2Gi"}}),
+        ("worker", {"autoSizing": _auto(memory="4Gi"), "systemReserved": {"pid": "1000"}}),
     ],
 )
-def test_one_owner_is_fine(repo: Path, mcp: str, body: str) -> None:
-    assert _lint(repo, [("p", mcp, body)]) == []
+def test_one_owner_is_fine(repo: Path, mcp: str, spec: dict[str, Any]) -> None:
+    assert _lint(repo, [("p", mcp, spec)]) == []
 
 
 def test_custom_pool_differing_from_inherited_worker_file_warns(repo: Path) -> None:
     lines = _lint(
         repo,
         [
-            ("w", "worker", "  autoSizing: {formula: openshift, fallback: {memory: 4Gi}}"),
-            ("i", "infra", "  autoSizing: {formula: openshift}"),
+            ("w", "worker", {"autoSizing": _auto(memory="4Gi")}),
+            ("i", "infra", {"autoSizing": _auto()}),
         ],
     )
     (line,) = lines
@@ -90,5 +94,5 @@ def test_custom_pool_differing_from_inherited_worker_file_warns(repo: Path) -> N
 
 
 def test_custom_pool_with_the_same_file_as_worker_is_fine(repo: Path) -> None:
-    body = "  autoSizing: {formula: openshift}"
-    assert _lint(repo, [("w", "worker", body), ("i", "infra", body)]) == []
+    spec = {"autoSizing": _auto()}
+    assert _lint(repo, [("w", "worker", spec), ("i", "infra", spec)]) == []

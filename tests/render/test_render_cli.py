@@ -4,47 +4,35 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from render_support import CASES
 
-from conftest import chdir, run_cli, write_repo
-
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {{name: {name}}}
-spec:
-  labels: {{tier: {tier}}}
-  capacity: {{cpu: "{cpu}", memory: {memory}, ephemeral-storage: 100Gi, pods: "110"}}
-  count: 2
-  platform: {platform}
-{extra}
-"""
-POLICY = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: {name}}}
-spec:
-  selector: [{{matchExpressions: [{{key: tier, operator: In, values: [{tiers}]}}]}}]
-{body}
-"""
+from conftest import chdir, run_cli
+from support.factory import Document, node_pool, node_selector, reservation_policy, write_repo
 
 
-def pool(name: str, tier: str, platform: str = "generic", cpu: str = "8", memory: str = "32Gi", extra: str = "") -> str:
-    return POOL.format(name=name, tier=tier, platform=platform, cpu=cpu, memory=memory, extra=extra)
+def pool(
+    name: str, tier: str, platform: str = "generic", cpu: str = "8", memory: str = "32Gi", **spec: Any
+) -> Document:
+    capacity = {"ephemeral-storage": "100Gi", "pods": "110"}
+    labels = {"tier": tier}
+    return node_pool(
+        name, tier=None, labels=labels, cpu=cpu, memory=memory, count=2, capacity=capacity, platform=platform, **spec
+    )
 
 
-def policy(name: str, tiers: str, body: str) -> str:
-    return POLICY.format(name=name, tiers=tiers, body=body)
+def policy(name: str, tiers: list[str], **spec: Any) -> Document:
+    return reservation_policy(name, selector=node_selector("tier", tiers), **spec)
 
 
 def simple_repo(root: Path) -> Path:
     return write_repo(
         root,
         {
-            "pools.yaml": pool("web", "web") + "---" + policy("web", "web", "  kubeReserved: {cpu: 100m, memory: 1Gi}"),
+            "pools.yaml": [pool("web", "web"), policy("web", ["web"], kubeReserved={"cpu": "100m", "memory": "1Gi"})],
         },
     )
 
@@ -97,15 +85,14 @@ def test_lint_errors_exit_1_and_write_nothing(repo: Path, tmp_path: Path) -> Non
 
 
 def test_pools_of_one_machineconfigpool_must_agree(repo: Path, tmp_path: Path) -> None:
-    extra = "  machineConfigPool: worker"
     write_repo(
         repo,
         {
-            "pools.yaml": pool("small", "a", "openshift", extra=extra)
-            + "---"
-            + pool("big", "b", "openshift", cpu="64", memory="512Gi", extra=extra)
-            + "---"
-            + policy("aks-style", "a, b", "  autoSizing: {formula: aks}"),
+            "pools.yaml": [
+                pool("small", "a", "openshift", machineConfigPool="worker"),
+                pool("big", "b", "openshift", cpu="64", memory="512Gi", machineConfigPool="worker"),
+                policy("aks-style", ["a", "b"], autoSizing={"formula": "aks"}),
+            ],
         },
     )
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
@@ -118,15 +105,14 @@ def test_pools_of_one_machineconfigpool_must_agree(repo: Path, tmp_path: Path) -
 
 
 def test_pool_without_policy_in_a_configured_machineconfigpool_is_an_error(repo: Path, tmp_path: Path) -> None:
-    extra = "  machineConfigPool: worker"
     write_repo(
         repo,
         {
-            "pools.yaml": pool("a", "a", "openshift", extra=extra)
-            + "---"
-            + pool("b", "b", "openshift", extra=extra)
-            + "---"
-            + policy("only-a", "a", "  kubeReserved: {cpu: 100m}"),
+            "pools.yaml": [
+                pool("a", "a", "openshift", machineConfigPool="worker"),
+                pool("b", "b", "openshift", machineConfigPool="worker"),
+                policy("only-a", ["a"], kubeReserved={"cpu": "100m"}),
+            ],
         },
     )
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
@@ -140,15 +126,17 @@ def test_operator_owned_field_is_dropped_with_a_warning_when_lint_allows_it(repo
         {
             ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"
             "rules: {AL321: {enabled: false}}\n",
-            "pools.yaml": pool("w", "w", "openshift", extra="  machineConfigPool: worker")
-            + "---"
-            + pool("w2", "w2", "openshift", cpu="32", extra="  machineConfigPool: worker")
-            + "---"
-            + policy(
-                "w",
-                "w, w2",
-                "  kubeReserved: {cpu: 100m}\n  cgroupDriver: systemd\n  kubelet: {clusterDomain: x.local}",
-            ),
+            "pools.yaml": [
+                pool("w", "w", "openshift", machineConfigPool="worker"),
+                pool("w2", "w2", "openshift", cpu="32", machineConfigPool="worker"),
+                policy(
+                    "w",
+                    ["w", "w2"],
+                    kubeReserved={"cpu": "100m"},
+                    cgroupDriver="systemd",
+                    kubelet={"clusterDomain": "x.local"},
+                ),
+            ],
         },
     )
     out = tmp_path / "out"
@@ -161,7 +149,7 @@ def test_operator_owned_field_is_dropped_with_a_warning_when_lint_allows_it(repo
 
 
 def test_openshift_pool_without_machineconfigpool_is_reported(repo: Path, tmp_path: Path) -> None:
-    write_repo(repo, {"pools.yaml": pool("w", "w", "openshift") + "---" + policy("w", "w", "  kubeReserved: {cpu: 1}")})
+    write_repo(repo, {"pools.yaml": [pool("w", "w", "openshift"), policy("w", ["w"], kubeReserved={"cpu": "1"})]})
     res = run_cli("render", str(repo), "-o", str(tmp_path / "out"))
     assert res.exit_code == 0
     assert "[AL806]" in res.stdout and "names no MachineConfigPool" in res.stdout

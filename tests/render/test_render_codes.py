@@ -7,34 +7,25 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli, write_repo
+from conftest import REPO_ROOT, run_cli
 from renderer.codes import DOC_HEADINGS
 from renderer.lint.registry import all_rules
 from renderer.render.codes import all_codes
+from support.factory import Content, Document, node_pool, node_selector, reservation_policy, settings, write_repo
 
 CODES = all_codes()
-SETTINGS = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"
-# An OpenShift pool a policy selects, without a MachineConfigPool: AL806 (a warning) at spec.platform.
-NO_MCP = """\
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {name: ocp}
-spec:
-  labels: {tier: b}
-  capacity: {cpu: "8", memory: 32Gi, pods: "250"}
-  count: 2
-  platform: openshift
----
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {name: ocp}
-spec:
-  selector: [{matchExpressions: [{key: tier, operator: In, values: [b]}]}]
-  kubeReserved: {cpu: 100m}
-"""
+
+
+def _no_mcp(**policy_metadata: Any) -> list[Document]:
+    """An OpenShift pool a policy selects, without a MachineConfigPool: AL806 (a warning) at spec.platform."""
+    pool = node_pool("ocp", tier=None, labels={"tier": "b"}, capacity={"pods": "250"}, count=2, platform="openshift")
+    policy = reservation_policy("ocp", selector=node_selector("tier", ["b"]), kubeReserved={"cpu": "100m"})
+    policy["metadata"].update(policy_metadata)
+    return [pool, policy]
 
 
 def test_codes_are_well_formed_and_share_no_code_or_name_with_a_lint_rule() -> None:
@@ -80,27 +71,29 @@ def test_rules_lists_and_documents_render_codes() -> None:
 
 
 def test_sarif_lists_render_codes(tmp_path: Path) -> None:
-    repo = write_repo(tmp_path / "policies", {"a.yaml": NO_MCP})
+    repo = write_repo(tmp_path / "policies", {"a.yaml": _no_mcp()})
     res = run_cli("lint", str(repo), "-o", "sarif")
     ids = [r["id"] for r in json.loads(res.stdout)["runs"][0]["tool"]["driver"]["rules"]]
     assert set(CODES) <= set(ids)
 
 
-def _render(tmp_path: Path, settings: str) -> tuple[int, str]:
-    files = {"a.yaml": NO_MCP} | ({".allocatable.yaml": SETTINGS + settings} if settings else {})
+def _render(tmp_path: Path, rules: dict[str, Any] | None) -> tuple[int, str]:
+    files: dict[str, Content] = {"a.yaml": _no_mcp()}
+    if rules is not None:
+        files[".allocatable.yaml"] = settings(rules=rules)
     repo = write_repo(tmp_path / "policies", files)
     res = run_cli("render", str(repo), "--stdout")
     return res.exit_code, res.stderr
 
 
 def test_a_render_warning_is_configured_like_a_lint_rule(tmp_path: Path) -> None:
-    code, err = _render(tmp_path / "default", "")
+    code, err = _render(tmp_path / "default", None)
     assert code == 0 and "warning: " in err and "[AL806]" in err
-    code, err = _render(tmp_path / "off", "rules: {AL806: {enabled: false}}\n")
+    code, err = _render(tmp_path / "off", {"AL806": {"enabled": False}})
     assert code == 0 and "AL806" not in err
-    code, err = _render(tmp_path / "error", "rules: {AL806: {severity: error}}\n")
+    code, err = _render(tmp_path / "error", {"AL806": {"severity": "error"}})
     assert code == 1 and "error: " in err and "[AL806]" in err, err
-    code, err = _render(tmp_path / "info", "rules: {AL806: {severity: info}}\n")
+    code, err = _render(tmp_path / "info", {"AL806": {"severity": "info"}})
     assert code == 0 and "info: " in err and "[AL806]" in err
 
 
@@ -108,7 +101,7 @@ def test_a_render_warning_is_configured_like_a_lint_rule(tmp_path: Path) -> None
 def test_a_code_that_cannot_be_configured_is_refused_with_the_reason(tmp_path: Path, code: str) -> None:
     repo = write_repo(
         tmp_path / "policies",
-        {"a.yaml": NO_MCP, ".allocatable.yaml": SETTINGS + f"rules: {{{code}: {{enabled: false}}}}\n"},
+        {"a.yaml": _no_mcp(), ".allocatable.yaml": settings(rules={code: {"enabled": False}})},
     )
     res = run_cli("lint", str(repo), "-o", "json")
     (finding,) = [f for f in json.loads(res.stdout)["findings"] if f["code"] == "AL904"]
@@ -119,10 +112,7 @@ def test_a_code_that_cannot_be_configured_is_refused_with_the_reason(tmp_path: P
 
 
 def test_a_suppression_naming_a_render_code_says_where_it_is_configured(tmp_path: Path) -> None:
-    annotated = NO_MCP.replace(
-        "metadata: {name: ocp}\nspec:\n  selector",
-        'metadata:\n  name: ocp\n  annotations: {allocatable.dev/ignore: "AL806: known"}\nspec:\n  selector',
-    )
+    annotated = _no_mcp(annotations={"allocatable.dev/ignore": "AL806: known"})
     repo = write_repo(tmp_path / "policies", {"a.yaml": annotated})
     res = run_cli("lint", str(repo), "-o", "json")
     (finding,) = [f for f in json.loads(res.stdout)["findings"] if f["code"] == "AL903"]

@@ -12,13 +12,14 @@ from typing import Any
 
 import crd_facts
 import pytest
-from external_tools import kustomize, npm_ec2nodeclass_errors, write_files
+from external_tools import kustomize, npm_ec2nodeclass_errors
 from render_support import CASES, documents, render_dir
 
-from conftest import POLICIES, REPO_ROOT, run_cli, write_repo
+from conftest import POLICIES, REPO_ROOT, run_cli
 from renderer.capacity.pools import build as build_model
 from renderer.pipeline import load
 from renderer.render.targets.cluster_api import content_hash
+from support.factory import write_repo
 
 HERE = Path(__file__).resolve().parent
 CLUSTERS = HERE / "clusters"
@@ -27,7 +28,7 @@ DELIVERY = CASES / "delivery"
 
 def _overlay(tmp_path: Path, files: dict[str, bytes], components: list[str]) -> list[dict[str, Any]]:
     """The user's cluster kustomization: their own objects plus the rendered Components."""
-    write_files(tmp_path / "rendered", files)
+    write_repo(tmp_path / "rendered", files)
     for fixture in CLUSTERS.glob("*.yaml"):
         shutil.copy(fixture, tmp_path / fixture.name)
     resources = "".join(f"- {p.name}\n" for p in sorted(CLUSTERS.glob("*.yaml")))
@@ -104,7 +105,7 @@ def test_rendered_components_patch_the_users_objects_and_satisfy_the_crds(tmp_pa
 @pytest.mark.external
 def test_rendered_tree_builds_with_kubectl_kustomize(tmp_path: Path) -> None:
     for case, files in (("delivery", render_dir(DELIVERY).files), ("example", render_dir(POLICIES).files)):
-        root = write_files(tmp_path / case, files)
+        root = write_repo(tmp_path / case, files)
         built = kustomize(root)
         (kustomization,) = documents(files["kustomization.yaml"])
         assert len(built) == sum(len(documents(files[p])) for p in kustomization["resources"])

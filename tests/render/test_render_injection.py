@@ -16,9 +16,9 @@ import yaml
 from render_support import render_dir
 from ruamel.yaml import YAML
 
-from conftest import write_repo
 from renderer.render import templating
 from renderer.render.yamlout import YamlWriter
+from support.factory import write_repo
 
 NASTY = [
     "line one\nline two: x\n---\napiVersion: v1\nkind: Secret",

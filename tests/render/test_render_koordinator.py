@@ -10,33 +10,17 @@ from typing import Any
 import pytest
 from render_support import documents, render_dir
 
-from conftest import write_repo
 from renderer.capacity.koordinator import ratio
 from renderer.models.schema.common import NodeSelectorTerm
 from renderer.render.targets.koordinator import label_selector, to_json
+from support.factory import Document, commit_class, node_pool, node_selector, settings, write_repo
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {name: p}
-spec:
-  labels: {tier: a, size: "8"}
-  capacity: {cpu: "8", memory: 32Gi}
-  count: 1
-"""
+POOL = node_pool("p", tier=None, labels={"tier": "a", "size": "8"}, count=1)
+TIER_A = node_selector("tier", ["a"])
 
 
-def _class(
-    name: str, resources: str, selector: str = "[{matchExpressions: [{key: tier, operator: In, values: [a]}]}]"
-) -> str:
-    return f"""
-apiVersion: node.k8s.io/v1alpha1
-kind: CommitClass
-metadata: {{name: {name}}}
-spec:
-  selector: {selector}
-  resources: {resources}
-"""
+def _class(name: str, percents: dict[str, int], selector: list[dict[str, Any]] = TIER_A) -> Document:
+    return commit_class(name, percents=percents, selector=selector)
 
 
 def _config(repo: Path) -> tuple[dict[str, Any], Any]:
@@ -56,7 +40,7 @@ def test_json_keeps_decimal_digits() -> None:
 
 
 def test_configmap_is_partial_and_marked_for_server_side_apply(repo: Path) -> None:
-    write_repo(repo, {"p.yaml": POOL, "c.yaml": _class("burst", "[{name: cpu, percent: 200}]")})
+    write_repo(repo, {"p.yaml": POOL, "c.yaml": _class("burst", {"cpu": 200})})
     result = render_dir(repo, ["koordinator"])
     (cm,) = documents(result.files["manifests/koordinator.yaml"])
     assert cm["metadata"]["name"] == "slo-controller-config"
@@ -84,15 +68,15 @@ def test_configmap_is_partial_and_marked_for_server_side_apply(repo: Path) -> No
 @pytest.mark.parametrize(
     ("resources", "delivered", "note"),
     [
-        ("[{name: cpu, percent: 90}]", False, "cpu 90%"),
-        ("[{name: cpu, percent: 200}, {name: memory, percent: 95}]", False, "memory 95%"),
-        ("[{name: ephemeral-storage, percent: 80}, {name: cpu, percent: 200}]", False, "ephemeral-storage 80%"),
-        ("[{name: cpu, percent: 100}]", False, "nothing to amplify"),
-        ("[{name: ephemeral-storage, percent: 200}, {name: cpu, percent: 150}]", True, "ephemeral-storage 200% is not"),
-        ("[{name: memory, percent: 120}]", True, None),
+        ({"cpu": 90}, False, "cpu 90%"),
+        ({"cpu": 200, "memory": 95}, False, "memory 95%"),
+        ({"ephemeral-storage": 80, "cpu": 200}, False, "ephemeral-storage 80%"),
+        ({"cpu": 100}, False, "nothing to amplify"),
+        ({"ephemeral-storage": 200, "cpu": 150}, True, "ephemeral-storage 200% is not"),
+        ({"memory": 120}, True, None),
     ],
 )
-def test_which_classes_are_delivered(repo: Path, resources: str, delivered: bool, note: str | None) -> None:
+def test_which_classes_are_delivered(repo: Path, resources: dict[str, int], delivered: bool, note: str | None) -> None:
     write_repo(repo, {"p.yaml": POOL, "c.yaml": _class("c", resources)})
     config, result = _config(repo)
     assert bool(config["nodeConfigs"]) is delivered
@@ -134,12 +118,14 @@ def test_selector_translation() -> None:
 @pytest.mark.parametrize(
     ("selector", "reason"),
     [
-        ("[{matchExpressions: [{key: size, operator: Gt, values: ['4']}]}]", "operator Gt"),
-        ("[{matchFields: [{key: metadata.name, operator: In, values: [p]}]}]", "matchFields"),
+        (node_selector("size", ["4"], "Gt"), "operator Gt"),
+        ([{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["p"]}]}], "matchFields"),
     ],
 )
-def test_selectors_without_label_selector_form_are_errors(repo: Path, selector: str, reason: str) -> None:
-    write_repo(repo, {"p.yaml": POOL, "c.yaml": _class("c", "[{name: cpu, percent: 200}]", selector)})
+def test_selectors_without_label_selector_form_are_errors(
+    repo: Path, selector: list[dict[str, Any]], reason: str
+) -> None:
+    write_repo(repo, {"p.yaml": POOL, "c.yaml": _class("c", {"cpu": 200}, selector)})
     config, result = _config(repo)
     assert config["nodeConfigs"] == []
     (finding,) = result.findings
@@ -148,8 +134,8 @@ def test_selectors_without_label_selector_form_are_errors(repo: Path, selector: 
 
 
 def test_multi_term_classes_get_one_entry_per_term_in_order(repo: Path) -> None:
-    selector = "[{matchExpressions: [{key: tier, operator: In, values: [a]}]}, {matchExpressions: [{key: zone, operator: Exists}]}]"
-    write_repo(repo, {"p.yaml": POOL, "c.yaml": _class("c", "[{name: cpu, percent: 150}]", selector)})
+    selector = TIER_A + node_selector("zone")
+    write_repo(repo, {"p.yaml": POOL, "c.yaml": _class("c", {"cpu": 150}, selector)})
     config, _ = _config(repo)
     assert [e["name"] for e in config["nodeConfigs"]] == ["c/term-1", "c/term-2"]
 
@@ -158,10 +144,9 @@ def test_namespace_comes_from_settings(repo: Path) -> None:
     write_repo(
         repo,
         {
-            ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"
-            "render: {koordinatorNamespace: koord-system}\n",
+            ".allocatable.yaml": settings(render={"koordinatorNamespace": "koord-system"}),
             "p.yaml": POOL,
-            "c.yaml": _class("c", "[{name: cpu, percent: 150}]"),
+            "c.yaml": _class("c", {"cpu": 150}),
         },
     )
     (cm,) = documents(render_dir(repo, ["koordinator"]).files["manifests/koordinator.yaml"])

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from render_support import documents, render_dir
 
-from conftest import write_repo
 from renderer.capacity.openshift_sizing import EnvValues, sizing_plan
 from renderer.findings import SourceRef
 from renderer.models.inventory import Pool
 from renderer.models.schema.reservationpolicy import ReservationPolicy
 from renderer.quantity import Quantity
+from support.factory import node_pool, node_selector, reservation_policy, write_repo
 
 
 def _pool(mcp: str | None, platform: str = "openshift") -> Pool:
@@ -90,29 +90,20 @@ def test_no_plan_outside_openshift_pools() -> None:
     assert sizing_plan(_pool("worker"), None) is None
 
 
-POOLS = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {{name: {name}}}
-spec:
-  labels: {{tier: {name}}}
-  capacity: {{cpu: "16", memory: 64Gi}}
-  count: 2
-  platform: openshift
-  machineConfigPool: {mcp}
-"""
-
-
-def _render(repo: Path, mcp: str, body: str) -> dict[str, Any]:
-    policy = f"""
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: r}}
-spec:
-  selector: [{{matchExpressions: [{{key: tier, operator: In, values: [p]}}]}}]
-{body}
-"""
-    write_repo(repo, {"pool.yaml": POOLS.format(name="p", mcp=mcp), "policy.yaml": policy})
+def _render(repo: Path, mcp: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Render an OpenShift pool ``p`` of MachineConfigPool ``mcp`` with a ReservationPolicy of ``spec``."""
+    pool = node_pool(
+        "p",
+        tier=None,
+        labels={"tier": "p"},
+        cpu="16",
+        memory="64Gi",
+        count=2,
+        platform="openshift",
+        machineConfigPool=mcp,
+    )
+    policy = reservation_policy("r", selector=node_selector("tier", ["p"]), **spec)
+    write_repo(repo, {"pool.yaml": pool, "policy.yaml": policy})
     result = render_dir(repo, ["openshift-kubeletconfig", "openshift-machineconfig"])
     out: dict[str, Any] = {"findings": result.findings}
     for path, data in result.files.items():
@@ -122,7 +113,7 @@ spec:
 
 
 def test_auto_sizing_without_fallback_is_owned_by_the_kubeletconfig(repo: Path) -> None:
-    out = _render(repo, "worker", "  autoSizing: {formula: openshift}\n  kubeReserved: {memory: 1Gi}")
+    out = _render(repo, "worker", {"autoSizing": {"formula": "openshift"}, "kubeReserved": {"memory": "1Gi"}})
     spec = out["openshift/worker/kubeletconfig.yaml"]["spec"]
     assert spec["autoSizingReserved"] is True
     assert "systemReserved" not in spec["kubeletConfig"], "the node computes it"
@@ -131,7 +122,7 @@ def test_auto_sizing_without_fallback_is_owned_by_the_kubeletconfig(repo: Path) 
 
 
 def test_fallbacks_are_owned_by_our_machineconfig_and_the_kubeletconfig_stays_out(repo: Path) -> None:
-    out = _render(repo, "worker", "  autoSizing: {formula: openshift, fallback: {memory: 4Gi}}")
+    out = _render(repo, "worker", {"autoSizing": {"formula": "openshift", "fallback": {"memory": "4Gi"}}})
     assert "openshift/worker/kubeletconfig.yaml" not in out, "nothing else to say: no KubeletConfig"
     mc = out["openshift/worker/machineconfig.yaml"]
     assert mc["metadata"]["name"] == "99-worker-allocatable-node-sizing"
@@ -140,14 +131,14 @@ def test_fallbacks_are_owned_by_our_machineconfig_and_the_kubeletconfig_stays_ou
 
 
 def test_explicit_system_reserved_goes_to_the_kubeletconfig(repo: Path) -> None:
-    out = _render(repo, "infra", "  systemReserved: {cpu: 500m, memory: 2Gi}")
+    out = _render(repo, "infra", {"systemReserved": {"cpu": "500m", "memory": "2Gi"}})
     spec = out["openshift/infra/kubeletconfig.yaml"]["spec"]
     assert "autoSizingReserved" not in spec
     assert spec["kubeletConfig"]["systemReserved"] == {"cpu": "500m", "memory": "2Gi"}
 
 
 def test_auto_sizing_with_system_reserved_is_refused(repo: Path) -> None:
-    out = _render(repo, "worker", "  autoSizing: {formula: openshift}\n  systemReserved: {memory: 2Gi}")
+    out = _render(repo, "worker", {"autoSizing": {"formula": "openshift"}, "systemReserved": {"memory": "2Gi"}})
     (finding,) = [f for f in out["findings"] if f.code == "AL804"]
     assert finding.severity == "error" and "cannot be set together" in finding.message
 
@@ -156,11 +147,13 @@ def test_negative_fallback_is_refused(repo: Path) -> None:
     """Refused before any render (validation, since issue 34), in the kubelet's words: a SYSTEM_RESERVED_* value
     becomes the kubelet's --system-reserved (cmd/kubelet/app/server.go parseResourceList refuses a negative one)."""
     with pytest.raises(AssertionError, match='resource quantity for "memory" cannot be negative: -1Gi'):
-        _render(repo, "worker", "  autoSizing: {formula: openshift, fallback: {memory: -1Gi}}")
+        _render(repo, "worker", {"autoSizing": {"formula": "openshift", "fallback": {"memory": "-1Gi"}}})
 
 
 def test_unknown_fallback_key_is_refused(repo: Path) -> None:
-    out = _render(repo, "worker", "  autoSizing: {formula: openshift, fallback: {memory: 4Gi, pid: '1000'}}")
+    out = _render(
+        repo, "worker", {"autoSizing": {"formula": "openshift", "fallback": {"memory": "4Gi", "pid": "1000"}}}
+    )
     (finding,) = [f for f in out["findings"] if f.code == "AL805"]
     assert finding.severity == "error" and "'pid'" in finding.message
     assert finding.field_path == ("spec", "autoSizing", "fallback", "pid")

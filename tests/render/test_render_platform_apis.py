@@ -20,8 +20,9 @@ import pytest
 import yaml
 from render_support import GOLDEN, render_dir
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
 from renderer.quantity import Quantity
+from support.factory import node_pool, node_selector, reservation_policy, write_repo
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -326,33 +327,23 @@ def test_cluster_autoscaler_tags_are_a_valid_create_or_update_tags_request_with_
 
 # --- what render says where an API cannot take a value ------------------------------------------------------------
 
-POOL = """apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {{name: p}}
-spec:
-  labels: {{pool: p, node.kubernetes.io/instance-type: n2-standard-8}}
-  capacity: {{cpu: "8", memory: 31Gi, ephemeral-storage: 95Gi, pods: "110"}}
-  count: 1
-  platform: {platform}
-{extra}"""
-POLICY = """apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: rp}}
-spec:
-  selector:
-  - matchExpressions: [{{key: pool, operator: Exists}}]
-{body}"""
 
-
-def _repo(tmp_path: Path, platform: str, extra: str, body: str) -> Path:
+def _repo(tmp_path: Path, platform: str, pool: dict[str, Any], policy: dict[str, Any]) -> Path:
+    """A GKE-sized pool on ``platform`` (with the ``pool`` spec fields) and a ReservationPolicy of ``policy``."""
     root = tmp_path / "policies"
-    write_repo(root, {"pool.yaml": POOL.format(platform=platform, extra=extra), "rp.yaml": POLICY.format(body=body)})
+    capacity = {"ephemeral-storage": "95Gi", "pods": "110"}
+    labels = {"pool": "p", "node.kubernetes.io/instance-type": "n2-standard-8"}
+    pool_doc = node_pool(
+        "p", tier=None, labels=labels, cpu="8", memory="31Gi", capacity=capacity, count=1, platform=platform, **pool
+    )
+    policy_doc = reservation_policy("rp", selector=node_selector("pool"), **policy)
+    write_repo(root, {"pool.yaml": pool_doc, "rp.yaml": policy_doc})
     return root
 
 
 @pytest.mark.parametrize("platform", ["gke", "aks", "talos"])
 def test_a_platform_that_reads_no_kubelet_file_gets_none_and_a_warning(tmp_path: Path, platform: str) -> None:
-    root = _repo(tmp_path, platform, "", "  kubeReserved: {cpu: 200m, memory: 2Gi}\n")
+    root = _repo(tmp_path, platform, {}, {"kubeReserved": {"cpu": "200m", "memory": "2Gi"}})
     result = render_dir(root)
     assert not any(p.startswith("kubelet/") for p in result.files)
     (finding,) = [f for f in result.findings if f.code == "AL812"]
@@ -361,7 +352,7 @@ def test_a_platform_that_reads_no_kubelet_file_gets_none_and_a_warning(tmp_path:
 
 def test_nothing_to_deliver_writes_no_file_and_says_so(tmp_path: Path) -> None:
     # formula gke is what GKE reserves by itself: nothing for the gcloud file to carry
-    root = _repo(tmp_path, "gke", "  delivery: {gkeSystemConfig: {}}\n", "  autoSizing: {formula: gke}\n")
+    root = _repo(tmp_path, "gke", {"delivery": {"gkeSystemConfig": {}}}, {"autoSizing": {"formula": "gke"}})
     result = render_dir(root)
     assert result.ok and not any(p.startswith("gke/") for p in result.files)
     assert [f.code for f in result.findings] == ["AL813"]
@@ -371,8 +362,12 @@ def test_render_without_lint_reports_what_gke_cannot_take_and_writes_nothing(tmp
     root = _repo(
         tmp_path,
         "gke",
-        "  delivery: {gkeSystemConfig: {}}\n",
-        "  kubeReserved: {cpu: 200m, memory: 2Gi}\n  evictionHard: {memory.available: 300Mi}\n  podPidsLimit: 4096\n",
+        {"delivery": {"gkeSystemConfig": {}}},
+        {
+            "kubeReserved": {"cpu": "200m", "memory": "2Gi"},
+            "evictionHard": {"memory.available": "300Mi"},
+            "podPidsLimit": 4096,
+        },
     )
     result = render_dir(root)
     assert not result.ok
@@ -385,16 +380,22 @@ def test_render_without_lint_reports_what_gke_cannot_take_and_writes_nothing(tmp
 
 
 @pytest.mark.parametrize(
-    ("platform", "extra", "body"),
+    ("platform", "pool", "policy"),
     [
-        ("gke", "  delivery: {gkeSystemConfig: {}}\n", "  kubeReserved: {cpu: 200m}\n  podPidsLimit: 100\n"),
-        ("aks", "  delivery: {aksKubeletConfig: {apiVersion: 2026-08-02-preview}}\n", "  kubeReserved: {cpu: 100m}\n"),
-        ("eks", "  delivery: {bottlerocket: true}\n", "  kubeReserved: {cpu: 80m}\n  cgroupDriver: systemd\n"),
-        ("talos", "  delivery: {talos: {}}\n", "  kubelet: {port: 1}\n"),
+        ("gke", {"delivery": {"gkeSystemConfig": {}}}, {"kubeReserved": {"cpu": "200m"}, "podPidsLimit": 100}),
+        (
+            "aks",
+            {"delivery": {"aksKubeletConfig": {"apiVersion": "2026-08-02-preview"}}},
+            {"kubeReserved": {"cpu": "100m"}},
+        ),
+        ("eks", {"delivery": {"bottlerocket": True}}, {"kubeReserved": {"cpu": "80m"}, "cgroupDriver": "systemd"}),
+        ("talos", {"delivery": {"talos": {}}}, {"kubelet": {"port": 1}}),
     ],
 )
-def test_lint_and_render_report_the_same_problems(tmp_path: Path, platform: str, extra: str, body: str) -> None:
-    root = _repo(tmp_path, platform, extra, body)
+def test_lint_and_render_report_the_same_problems(
+    tmp_path: Path, platform: str, pool: dict[str, Any], policy: dict[str, Any]
+) -> None:
+    root = _repo(tmp_path, platform, pool, policy)
     res = run_cli("lint", str(root), "-o", "json")
     lint = sorted(
         (f["line"], f["column"], f["severity"]) for f in json.loads(res.stdout)["findings"] if f["code"] == "AL327"

@@ -10,48 +10,31 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from conftest import CliResult, run_cli, write_repo
+from conftest import CliResult, run_cli
 from renderer.loading.files import display_path
-
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: web
-spec:
-  labels: {{example.com/tier: web}}
-  capacity: {{cpu: "8", memory: 32Gi, ephemeral-storage: 100Gi, pods: "110"}}
-  count: 2
-{extra}
-"""
-POLICY = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata:
-  name: web
-spec:
-  selector:
-  - matchExpressions: [{{key: {key}, operator: In, values: [web]}}]
-  kubeReserved: {{cpu: 100m, memory: 1Gi}}
-"""
+from support.factory import Content, node_pool, node_selector, reservation_policy, write_repo
 
 
-def pool(extra: str = "  platform: generic") -> str:
-    return POOL.format(extra=extra)
+def pool(name: str = "web", tier: str = "web", **spec: Any) -> dict[str, Any]:
+    """The pool ``web``: 8 cpu, 32Gi, two nodes, ``platform: generic`` unless ``spec`` says otherwise."""
+    capacity = {"ephemeral-storage": "100Gi", "pods": "110"}
+    spec = {"platform": "generic", **spec}
+    return node_pool(name, tier=tier, count=2, capacity=capacity, **spec)
 
 
-def policy(key: str = "example.com/tier") -> str:
-    return POLICY.format(key=key)
+def policy(name: str = "web", key: str = "example.com/tier") -> dict[str, Any]:
+    return reservation_policy(name, selector=node_selector(key, ["web"]), kubeReserved={"cpu": "100m", "memory": "1Gi"})
 
 
 def _render(repo: Path, out: Path, *more: str) -> CliResult:
     return run_cli("render", str(repo), "-o", str(out), *more)
 
 
-def _first(repo: Path, out: Path, files: dict[str, str]) -> dict[str, str]:
+def _first(repo: Path, out: Path, files: dict[str, Content]) -> dict[str, str]:
     write_repo(repo, files)
     res = _render(repo, out)
     assert res.exit_code == 0, res.stdout + res.stderr
@@ -70,13 +53,13 @@ def _al814(res: CliResult) -> list[str]:
         ({"rp.yaml": policy(key="tier")}, "no ReservationPolicy selects it now"),
         ({"rp.yaml": ""}, "no ReservationPolicy selects it now"),  # the policy deleted
         # the pool's label changed to a value no policy selects
-        ({"pool.yaml": pool().replace("example.com/tier: web", "example.com/tier: frontend")}, "no ReservationPolicy"),
+        ({"pool.yaml": pool(tier="frontend")}, "no ReservationPolicy"),
         # platform changed to one whose nodes read no KubeletConfiguration file, without a delivery (AL812)
-        ({"pool.yaml": pool("  platform: gke")}, "its targets render no file for it (AL812, above)"),
+        ({"pool.yaml": pool(platform="gke")}, "its targets render no file for it (AL812, above)"),
     ],
     ids=["selector-typo", "policy-deleted", "pool-label-changed", "platform-reads-no-file"],
 )
-def test_a_pool_left_without_its_file_stops_the_render(tmp_path: Path, change: dict[str, str], cause: str) -> None:
+def test_a_pool_left_without_its_file_stops_the_render(tmp_path: Path, change: dict[str, Content], cause: str) -> None:
     repo, out = tmp_path / "policies", tmp_path / "rendered"
     before = _first(repo, out, {"pool.yaml": pool(), "rp.yaml": policy()})
     assert "kubelet/web.yaml" in before
@@ -87,8 +70,9 @@ def test_a_pool_left_without_its_file_stops_the_render(tmp_path: Path, change: d
     res = _render(repo, out)
     assert res.exit_code == 1, res.stdout + res.stderr
     (line,) = _al814(res)
+    # at the pool's name: line 5 of pool.yaml as written (---, apiVersion, kind, metadata, name), column 9
     assert line.startswith(
-        f"{display_path(repo / 'pool.yaml')}:4:9: error: render would remove {out.as_posix()}/kubelet/web.yaml, the "
+        f"{display_path(repo / 'pool.yaml')}:5:9: error: render would remove {out.as_posix()}/kubelet/web.yaml, the "
     )
     assert f"kubelet settings of NodePool/web, and render nothing in its place: {cause}" in line
     assert f"delete {out.as_posix()}/kubelet/web.yaml yourself and render again" in line
@@ -107,7 +91,7 @@ def test_a_pool_left_without_its_file_stops_the_render(tmp_path: Path, change: d
 
 def test_the_pool_deleted_is_an_info(tmp_path: Path) -> None:
     repo, out = tmp_path / "policies", tmp_path / "rendered"
-    _first(repo, out, {"pool.yaml": pool(), "rp.yaml": policy(), "other.yaml": pool().replace("name: web", "name: db")})
+    _first(repo, out, {"pool.yaml": pool(), "rp.yaml": policy(), "other.yaml": pool("db")})
     (repo / "pool.yaml").unlink()
     res = _render(repo, out)
     assert res.exit_code == 0, res.stdout + res.stderr
@@ -119,20 +103,20 @@ def test_the_pool_deleted_is_an_info(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("extra", "new_file"),
+    ("spec", "new_file"),
     [
-        ("  platform: eks\n  delivery: {nodeadm: true}", "nodeadm/web.yaml"),
-        ("  platform: gke\n  delivery: {gkeSystemConfig: {format: rest}}", "gke/web.node-kubelet-config.json"),
-        ("  platform: eks\n  delivery: {karpenter: {ec2NodeClass: web}}", "karpenter/web.yaml"),
+        ({"platform": "eks", "delivery": {"nodeadm": True}}, "nodeadm/web.yaml"),
+        ({"platform": "gke", "delivery": {"gkeSystemConfig": {"format": "rest"}}}, "gke/web.node-kubelet-config.json"),
+        ({"platform": "eks", "delivery": {"karpenter": {"ec2NodeClass": "web"}}}, "karpenter/web.yaml"),
     ],
     ids=["nodeadm", "gke-system-config", "karpenter"],
 )
-def test_another_target_owns_the_file_now(tmp_path: Path, extra: str, new_file: str) -> None:
+def test_another_target_owns_the_file_now(tmp_path: Path, spec: dict[str, Any], new_file: str) -> None:
     """The platform or delivery changed: the kubelet file goes, another delivers the settings. A warning names both
     (the node bootstrap that read the old file must read the new one); the render goes on."""
     repo, out = tmp_path / "policies", tmp_path / "rendered"
-    _first(repo, out, {"pool.yaml": pool("  platform: eks"), "rp.yaml": policy()})
-    write_repo(repo, {"pool.yaml": pool(extra)})
+    _first(repo, out, {"pool.yaml": pool(platform="eks"), "rp.yaml": policy()})
+    write_repo(repo, {"pool.yaml": pool(**spec)})
     res = _render(repo, out)
     assert res.exit_code == 0, res.stdout + res.stderr
     (line,) = _al814(res)
@@ -145,9 +129,12 @@ def test_another_target_owns_the_file_now(tmp_path: Path, extra: str, new_file: 
 
 def test_renamed_ec2nodeclass(tmp_path: Path) -> None:
     repo, out = tmp_path / "policies", tmp_path / "rendered"
-    karpenter = "  platform: eks\n  delivery: {karpenter: {ec2NodeClass: %s}}"
-    _first(repo, out, {"pool.yaml": pool(karpenter % "web"), "rp.yaml": policy()})
-    write_repo(repo, {"pool.yaml": pool(karpenter % "web-v2")})
+
+    def karpenter(node_class: str) -> dict[str, Any]:
+        return pool(platform="eks", delivery={"karpenter": {"ec2NodeClass": node_class}})
+
+    _first(repo, out, {"pool.yaml": karpenter("web"), "rp.yaml": policy()})
+    write_repo(repo, {"pool.yaml": karpenter("web-v2")})
     res = _render(repo, out)
     assert res.exit_code == 0
     (line,) = _al814(res)
@@ -158,8 +145,7 @@ def test_renamed_ec2nodeclass(tmp_path: Path) -> None:
 
 def test_openshift_pool_losing_its_kubeletconfig(tmp_path: Path) -> None:
     repo, out = tmp_path / "policies", tmp_path / "rendered"
-    ocp = "  platform: openshift\n  machineConfigPool: worker"
-    files = {"pool.yaml": pool(ocp), "rp.yaml": policy()}
+    files = {"pool.yaml": pool(platform="openshift", machineConfigPool="worker"), "rp.yaml": policy()}
     before = _first(repo, out, files)
     assert "openshift/worker/kubeletconfig.yaml" in before
     write_repo(repo, {"rp.yaml": policy(key="tier")})
@@ -180,7 +166,7 @@ def test_two_policies_select_the_pool(tmp_path: Path) -> None:
     write_repo(
         repo,
         {
-            "rp2.yaml": policy().replace("name: web", "name: web2"),
+            "rp2.yaml": policy("web2"),
             ".allocatable.yaml": "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\n"
             "rules: {AL102: {enabled: false}}\n",
         },

@@ -21,10 +21,10 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-import tools
 from conftest import REPO_ROOT, run_cli
 from renderer.reporters.derived import dump_yaml
 from renderer.reporters.kubectl_jsonpath import Template, TemplateError
+from support import tools
 
 HERE = Path(__file__).resolve().parent / "kubectl-jsonpath"
 DOC = json.loads((HERE / "doc.json").read_text(encoding="utf-8"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import yaml
 
 from conftest import CliResult, run_cli
+from support.factory import write_file, write_repo
 
 # A 16-cpu pool labelled example.com/tier=batch, which most command-level tests commit against.
 BATCH_POOL = """
@@ -99,13 +99,11 @@ def _write(root: Path, files: dict[str, str], settings: dict[str, Any] | None) -
             if p.is_file():
                 p.unlink()
     root.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    write_repo(root, files)
     if settings is not None:
+        # yaml.safe_dump's layout, not the project writer's: cases (AL904) locate findings in this file's lines
         doc = {"apiVersion": "policy.allocatable.dev/v1alpha1", "kind": "Settings", **settings}
-        (root / ".allocatable.yaml").write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        write_file(root / ".allocatable.yaml", yaml.safe_dump(doc, sort_keys=False), dedent=False)
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -131,7 +129,7 @@ def build_repo(tmp: Path, case: Case) -> Path:
         git(tmp, "commit", "-q", "-m", "base")
     _write(root, case.files, case.settings)
     for name, text in case.inputs.items():
-        (tmp / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+        write_file(tmp / name, text)
     return root
 
 

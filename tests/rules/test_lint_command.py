@@ -7,7 +7,8 @@ from pathlib import Path
 from lint_support import BATCH_POOL as POOL
 from lint_support import git, lint_json
 
-from conftest import KOORDINATOR_ON, POLICIES, REPO_ROOT, run_cli, write_repo
+from conftest import KOORDINATOR_ON, POLICIES, REPO_ROOT, run_cli
+from support.factory import write_repo
 
 
 def _class(cpu: int, memory: int = 100) -> str:

@@ -3,45 +3,19 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 import renderer.lint.selectorchecks as sc
-from renderer.capacity.selectors import Requirement, Term, overlap_witness, unsatisfiable_reason
+from renderer.capacity.selectors import Term
 from renderer.models.schema.common import NodeSelectorTerm
+from support.overlap import Loaded, Meta, Model, Spec, brute_force
 
 
-@dataclass
-class _Meta:
-    name: str
-
-
-@dataclass
-class _Spec:
-    selector: list[NodeSelectorTerm]
-
-
-@dataclass
-class _Model:
-    metadata: _Meta
-    spec: _Spec
-
-
-@dataclass
-class _Loaded:
-    """Just enough of validation.Loaded for overlapping_pairs."""
-
-    model: _Model
-    ref: str = ""
-    source: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def _policy(name: str, terms: list[list[dict[str, Any]]]) -> _Loaded:
+def _policy(name: str, terms: list[list[dict[str, Any]]]) -> Loaded:
     selector = [NodeSelectorTerm.model_validate({"matchExpressions": t}) for t in terms]
-    return _Loaded(_Model(_Meta(name), _Spec(selector)), ref=f"CommitClass/{name}")
+    return Loaded(Model(Meta(name), Spec(selector)), ref=f"CommitClass/{name}")
 
 
 def _random_term(rng: random.Random) -> list[dict[str, Any]]:
@@ -57,35 +31,12 @@ def _random_term(rng: random.Random) -> list[dict[str, Any]]:
     return out
 
 
-def _brute_force(policies: list[_Loaded]) -> set[tuple[str, str]]:
-    found = set()
-    for i, a in enumerate(policies):
-        for b in policies[i + 1 :]:
-            ta = [
-                Term(tuple(Requirement(e.key, e.operator, tuple(e.values or ())) for e in t.matchExpressions or ()))
-                for t in a.model.spec.selector
-            ]
-            tb = [
-                Term(tuple(Requirement(e.key, e.operator, tuple(e.values or ())) for e in t.matchExpressions or ()))
-                for t in b.model.spec.selector
-            ]
-            if any(
-                unsatisfiable_reason(x) is None
-                and unsatisfiable_reason(y) is None
-                and overlap_witness(x, y) is not None
-                for x in ta
-                for y in tb
-            ):
-                found.add((a.ref, b.ref))
-    return found
-
-
 @pytest.mark.parametrize("seed", range(25))
 def test_candidates_find_exactly_what_all_pairs_find(seed: int) -> None:
     rng = random.Random(seed)
     policies = [_policy(f"p{i}", [_random_term(rng) for _ in range(rng.randint(1, 2))]) for i in range(30)]
     got = {(o.first.ref, o.second.ref) for o in sc.overlapping_pairs(policies, set())}  # type: ignore[arg-type]
-    assert got == _brute_force(policies)
+    assert got == brute_force(policies)
 
 
 def test_distinct_values_on_a_shared_key_cost_no_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -146,7 +97,7 @@ def test_range_buckets_find_exactly_what_all_pairs_find(seed: int) -> None:
     rng = random.Random(1000 + seed)
     policies = [_policy(f"p{i}", [_ranged_term(rng) for _ in range(rng.randint(1, 3))]) for i in range(30)]
     got = {(o.first.ref, o.second.ref) for o in sc.overlapping_pairs(policies, set())}  # type: ignore[arg-type]
-    assert got == _brute_force(policies)
+    assert got == brute_force(policies)
 
 
 def test_disjoint_ranges_cost_no_comparison(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,13 +11,14 @@ import pytest
 from lint_support import BATCH_POOL as POOL
 from lint_support import git
 
-from conftest import KOORDINATOR_ON, run_cli, write_repo
+from conftest import KOORDINATOR_ON, run_cli
 from renderer.findings import Finding
 from renderer.reporters import Report
 from renderer.reporters.findings.github import annotation, escape_data, escape_property
 from renderer.reporters.findings.github import write as write_github
 from renderer.reporters.findings.text import summary
 from renderer.reporters.findings.text import write as write_text
+from support.factory import write_repo
 
 CLASS = """
 apiVersion: node.k8s.io/v1alpha1

@@ -6,8 +6,9 @@ from pathlib import Path
 
 from lint_support import lint_json
 
-from conftest import KOORDINATOR_ON, write_repo
+from conftest import KOORDINATOR_ON
 from renderer.lint.suppression import parse
+from support.factory import write_repo
 
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1

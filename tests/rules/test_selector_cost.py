@@ -15,28 +15,17 @@ from __future__ import annotations
 
 import math
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
-from test_lint_overlap import _brute_force, _Loaded, _Meta, _Model, _Spec
 
 import renderer.lint.selectorchecks as sc
 from renderer.capacity.selectors import Term
 from renderer.lint.overlapsearch import SearchStats
-from renderer.models.schema.common import NodeSelectorTerm
+from support import module_at
+from support.overlap import brute_force, loaded_policies
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-import selector_shapes
-
-
-def _policies(selectors: list[list[list[dict[str, Any]]]]) -> list[_Loaded]:
-    out = []
-    for i, selector in enumerate(selectors):
-        terms = [NodeSelectorTerm.model_validate({"matchExpressions": t}) for t in selector]
-        out.append(_Loaded(_Model(_Meta(f"p{i}"), _Spec(terms)), ref=f"CommitClass/p{i}"))
-    return out
+selector_shapes = module_at("bench/selector_shapes.py")
 
 
 #: Work allowed per policy and per log2 of the count (the search does a few dozen term-key visits per policy and
@@ -57,7 +46,7 @@ def test_a_shape_that_finds_nothing_costs_near_linear_work(shape: str, n: int, m
         return real(a, b)
 
     monkeypatch.setattr(sc, "overlap_witness", counting)
-    policies = _policies(selector_shapes.SHAPES[shape](n))
+    policies = loaded_policies(selector_shapes.SHAPES[shape](n))
     stats = SearchStats()
     assert list(sc.overlapping_pairs(policies, set(), stats)) == []  # type: ignore[arg-type]
     bound = WORK_PER_N_LOG_N * n * math.log2(n)
@@ -68,7 +57,7 @@ def test_a_shape_that_finds_nothing_costs_near_linear_work(shape: str, n: int, m
 
 def test_the_reported_class_with_seven_in_expressions_of_ten_values_is_cheap() -> None:
     """The reported CommitClass (and a second one sharing its six common keys): no product of values."""
-    policies = _policies(selector_shapes.in_product(2))
+    policies = loaded_policies(selector_shapes.in_product(2))
     stats = SearchStats()
     assert list(sc.overlapping_pairs(policies, set(), stats)) == []  # type: ignore[arg-type]
     assert stats.work < 200 and stats.checked <= 1, stats
@@ -78,7 +67,7 @@ def test_overlapping_copies_of_a_wide_class_are_found_once_without_a_product() -
     """Two classes allowing the same 10 values on each of 7 keys overlap: 10^7 shared combinations, one finding,
     a handful of operations."""
     wide = selector_shapes.in_product(1)[0]
-    policies = _policies([wide, wide, selector_shapes.in_product(3)[2]])
+    policies = loaded_policies([wide, wide, selector_shapes.in_product(3)[2]])
     stats = SearchStats()
     found = list(sc.overlapping_pairs(policies, set(), stats))  # type: ignore[arg-type]
     assert [(o.first.ref, o.second.ref) for o in found] == [("CommitClass/p0", "CommitClass/p1")]
@@ -110,9 +99,9 @@ def _random_selector(rng: random.Random) -> list[list[dict[str, Any]]]:
 @pytest.mark.parametrize("seed", range(12))
 def test_the_search_finds_exactly_what_comparing_all_pairs_finds(seed: int) -> None:
     rng = random.Random(seed)
-    policies = _policies([_random_selector(rng) for _ in range(rng.randint(40, 90))])
+    policies = loaded_policies([_random_selector(rng) for _ in range(rng.randint(40, 90))])
     got = {(o.first.ref, o.second.ref) for o in sc.overlapping_pairs(policies, set())}  # type: ignore[arg-type]
-    assert got == _brute_force(policies)
+    assert got == brute_force(policies)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -123,6 +112,6 @@ def test_the_search_is_exact_on_large_sets_of_presence_only_terms(seed: int) -> 
     for _ in range(150):
         keys = rng.sample(_KEYS, rng.randint(1, 5))
         selectors.append([[{"key": k, "operator": rng.choice(["Exists", "DoesNotExist"])} for k in keys]])
-    policies = _policies(selectors)
+    policies = loaded_policies(selectors)
     got = {(o.first.ref, o.second.ref) for o in sc.overlapping_pairs(policies, set())}  # type: ignore[arg-type]
-    assert got == _brute_force(policies)
+    assert got == brute_force(policies)

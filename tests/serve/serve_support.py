@@ -34,33 +34,26 @@ from prometheus_client.parser import text_string_to_metric_families
 from conftest import REPO_ROOT
 from renderer.serve.service import Service
 from renderer.serve.sources import FileSource
+from support.factory import item_list, node_selector, reservation_policy
 
 NODE_FILE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-t3-small-1-31.yaml"
 NODE_NAME = "ip-10-0-10-170.ec2.internal"
 POOL = "ecommerce-dev-node-group"
 
 #: The policy of test_causes.py's "not rolled out" case: the node still runs EKS's defaults.
-KUBE_RESERVED = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {name: eks}
-spec:
-  selector:
-  - matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: Exists}]
-  kubeReserved: {cpu: 500m, memory: 1Gi}
-"""
+KUBE_RESERVED = reservation_policy(
+    "eks", selector=node_selector("eks.amazonaws.com/nodegroup"), kubeReserved={"cpu": "500m", "memory": "1Gi"}
+)
 
 
 def real_node() -> dict[str, Any]:
     return yaml.safe_load(NODE_FILE.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
-def node_list(*nodes: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "List", "items": list(nodes)}
-
-
 def write_nodes(path: Path, *nodes: dict[str, Any]) -> Path:
-    path.write_text(json.dumps(node_list(*(nodes or (real_node(),)))), encoding="utf-8")
+    """A List of ``nodes`` (the published EKS node without any) as JSON on one line: test_cycle locates a refused
+    label value at ``nodes.json:1:<column>``."""
+    path.write_text(json.dumps(item_list(*(nodes or (real_node(),)))), encoding="utf-8")
     return path
 
 

@@ -5,14 +5,13 @@ Expected figures are the published node's (serve_support's docstring) or worked 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pytest
 from serve_support import KUBE_RESERVED, NODE_NAME, POOL, real_node, samples, service, value, write_nodes
 
-from conftest import write_repo
+from support.factory import item_list, pod, write_file, write_repo
 
 KI = 1024
 
@@ -144,18 +143,14 @@ def test_whatever_reaches_a_label_is_escaped_by_the_exposition(hostile: str) -> 
 def test_pods_that_do_not_fit_the_repos_allocatable_are_counted_per_pool(repo: Path, tmp_path: Path) -> None:
     write_repo(repo, {"rp.yaml": KUBE_RESERVED})
 
-    def pod(name: str, cpu: str) -> dict[str, object]:
-        return {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default"},
-            "spec": {"nodeName": NODE_NAME, "containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
-            "status": {"phase": "Running"},
-        }
-
-    pods = tmp_path / "pods.json"
     # 1 + 0.6 cores requested: within the reported 1.93, over the repo's 1.5 (2 cores − 500m): the node's 2 pods count
-    pods.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [pod("a", "1"), pod("b", "600m")]}))
+    pods = write_file(
+        tmp_path / "pods.json",
+        item_list(
+            pod("a", node_name=NODE_NAME, requests={"cpu": "1"}),
+            pod("b", node_name=NODE_NAME, requests={"cpu": "600m"}),
+        ),
+    )
     s = service(repo, write_nodes(tmp_path / "nodes.json"), pods)
     assert s.cycle(), s.last_error
     found = samples(s.evaluation.text if s.evaluation else b"")

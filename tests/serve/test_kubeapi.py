@@ -277,7 +277,7 @@ def test_pods_are_listed_with_the_running_field_selector(api: Any, repo: Path, t
 
 
 def _cert(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    from tools import find
+    from support.tools import find
 
     openssl = find("openssl", how="apt-get install openssl")
     import subprocess

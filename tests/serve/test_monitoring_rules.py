@@ -19,7 +19,7 @@ from conftest import REPO_ROOT, chdir
 from renderer.capacity.pools import build as build_model
 from renderer.pipeline import load
 from renderer.render.engine import build
-from tools import find
+from support.tools import find
 
 MI = 1 << 20
 SERVE_DOC = REPO_ROOT / "docs/serve.md"

@@ -1,7 +1,7 @@
 """A real Prometheus scrapes ``allocatable serve`` on loopback; and serve's memory over many cycles.
 
 Prometheus is the Debian package (``/usr/bin/prometheus``, installed by .ci/run); the test is skipped with the reason
-where it is missing (failed where tools are required: tests/tools.py). Both processes listen on 127.0.0.1 only and are
+where it is missing (failed where tools are required: tests/support/tools.py). Both processes listen on 127.0.0.1 only and are
 stopped by the test.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
 import time
 import urllib.parse
 from pathlib import Path
@@ -30,10 +29,8 @@ from serve_support import (
     write_nodes,
 )
 
-from conftest import write_repo
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-from prometheus import running  # tests/support: the real Prometheus helper recommend's tests use too
+from support.factory import write_repo
+from support.prometheus import running  # tests/support: the real Prometheus helper recommend's tests use too
 
 
 def _query(base: str, promql: str) -> list[dict[str, Any]]:

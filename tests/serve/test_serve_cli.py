@@ -18,7 +18,8 @@ from serve_support import (
     write_nodes,
 )
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import write_repo
 
 
 def test_endpoints_and_a_clean_stop_on_sigterm(repo: Path, tmp_path: Path) -> None:

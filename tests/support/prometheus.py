@@ -8,7 +8,7 @@ free loopback port, waits (bounded) for ``/-/ready``, and stops it when the test
 beyond the fixture's timestamps (blocks older than the retention would be deleted at once), and the timestamps must
 lie in the past (promtool refuses samples from the future of the blocks it cuts? no: the server's head would).
 
-Skipped with the reason (failed where tools are required: ``tests/tools.py``) when a binary is missing.
+Skipped with the reason (failed where tools are required: ``tests/support/tools.py``) when a binary is missing.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import tools
+from support import tools
 
 #: (metric name, labels, [(unix seconds, value), ...])
 Series = tuple[str, dict[str, str], Sequence[tuple[int, float]]]

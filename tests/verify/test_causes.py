@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, run_cli, write_repo
+from conftest import REPO_ROOT, run_cli
+from support.factory import node_selector, reservation_policy, write_repo
 
 NODE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-t3-small-1-31.yaml"
 
@@ -32,15 +33,9 @@ def _verify(repo: Path, tmp_path: Path, node: dict[str, Any]) -> dict[str, Any]:
     return n  # type: ignore[no-any-return]
 
 
-POLICY = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: eks}}
-spec:
-  selector:
-  - matchExpressions: [{{key: eks.amazonaws.com/nodegroup, operator: Exists}}]
-{body}
-"""
+def eks(**spec: Any) -> dict[str, Any]:
+    """A ReservationPolicy for every node of an EKS managed node group."""
+    return reservation_policy("eks", selector=node_selector("eks.amazonaws.com/nodegroup"), **spec)
 
 
 def test_the_unaltered_node_matches_its_platform_default(repo: Path, tmp_path: Path) -> None:
@@ -48,36 +43,39 @@ def test_the_unaltered_node_matches_its_platform_default(repo: Path, tmp_path: P
 
 
 @pytest.mark.parametrize(
-    ("body", "changes", "cause"),
+    ("spec", "changes", "cause"),
     [
         # the policy's explicit systemReserved memory (64Mi) is not on the node
         (
-            "  autoSizing: {formula: eks}\n  systemReserved: {memory: 64Mi}",
+            {"autoSizing": {"formula": "eks"}, "systemReserved": {"memory": "64Mi"}},
             {},
             "the node does not reserve the 64Mi of systemReserved",
         ),
         # the node still runs nodeadm's defaults while the policy asks for much more
         (
-            "  kubeReserved: {cpu: 500m, memory: 1Gi}",
+            {"kubeReserved": {"cpu": "500m", "memory": "1Gi"}},
             {},
             "the node reports what it had without ReservationPolicy/eks (the platform-default:eks reservation)",
         ),
         # an eviction threshold the node does not have
         (
-            "  autoSizing: {formula: eks}\n  evictionHard: {memory.available: 200Mi, nodefs.available: 10%}",
+            {
+                "autoSizing": {"formula": "eks"},
+                "evictionHard": {"memory.available": "200Mi", "nodefs.available": "10%"},
+            },
             {},
             "memory.available<100Mi",
         ),
         # Karpenter rounds the 376Mi of kube-reserved memory up to 384Mi
         (
-            "  autoSizing: {formula: eks}",
+            {"autoSizing": {"formula": "eks"}},
             {"memory": "1463648Ki", "labels": {"karpenter.sh/nodepool": "default"}},
             "rounded up as Karpenter rounds",
         ),
     ],
 )
-def test_causes(repo: Path, tmp_path: Path, body: str, changes: dict[str, Any], cause: str) -> None:
-    write_repo(repo, {"rp.yaml": POLICY.format(body=body)})
+def test_causes(repo: Path, tmp_path: Path, spec: dict[str, Any], changes: dict[str, Any], cause: str) -> None:
+    write_repo(repo, {"rp.yaml": eks(**spec)})
     n = _verify(repo, tmp_path, _node(**changes))
     assert n["match"] is False
     assert any(cause in d["explanation"] for d in n["differences"]), json.dumps(n["differences"], indent=1)

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from conftest import KOORDINATOR_ON, CliResult, run_cli, write_repo
+from conftest import KOORDINATOR_ON, CliResult, run_cli
+from support.factory import node_selector, reservation_policy, write_repo
 
 NAME = "worker-0.imeixner20210707.lab.upshift.rdu2.redhat.com"
 CAPACITY = {
@@ -67,18 +68,15 @@ def node_list(*nodes: dict[str, Any]) -> str:
     return json.dumps({"apiVersion": "v1", "kind": "List", "items": list(nodes), "metadata": {}}, indent=2)
 
 
-POLICY = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {{name: workers}}
-spec:
-  selector:
-  - matchExpressions: [{{key: node-role.kubernetes.io/worker, operator: Exists}}]
-{body}
-"""
 # OpenShift 4.7's static reservation, as its kubelet.conf says (openshift/machine-config-operator release-4.7:
 # templates/worker/01-worker-kubelet/_base/files/kubelet.yaml), written as a policy.
-STATIC = "  systemReserved: {cpu: 500m, memory: 1Gi, ephemeral-storage: 1Gi}\n  maxPods: 250"
+SYSTEM_RESERVED = {"cpu": "500m", "memory": "1Gi", "ephemeral-storage": "1Gi"}
+
+
+def workers(**system: str) -> dict[str, Any]:
+    """OpenShift's static reservation for the worker nodes, with ``system`` changed in its systemReserved."""
+    spec = {"systemReserved": {**SYSTEM_RESERVED, **system}, "maxPods": 250}
+    return reservation_policy("workers", selector=node_selector("node-role.kubernetes.io/worker"), **spec)
 
 
 def stdin_cli(monkeypatch: pytest.MonkeyPatch, data: str, *args: str) -> CliResult:
@@ -106,7 +104,7 @@ def test_platform_default_matches_from_stdin(repo: Path, monkeypatch: pytest.Mon
 
 
 def test_json_shape(repo: Path, dump: Path) -> None:
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC)})
+    write_repo(repo, {"rp.yaml": workers()})
     res = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "json")
     assert res.exit_code == 0, res.stderr
     out = json.loads(res.stdout)
@@ -118,7 +116,7 @@ def test_json_shape(repo: Path, dump: Path) -> None:
 
 
 def test_a_reservation_not_rolled_out_is_named(repo: Path, dump: Path) -> None:
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC.replace("memory: 1Gi", "memory: 2Gi"))})
+    write_repo(repo, {"rp.yaml": workers(memory="2Gi")})
     res = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "json")
     assert res.exit_code == 1
     (n,) = json.loads(res.stdout)["nodes"]
@@ -134,8 +132,9 @@ def test_a_reservation_not_rolled_out_is_named(repo: Path, dump: Path) -> None:
 
 
 def test_an_eviction_threshold_from_elsewhere_is_named(repo: Path, dump: Path) -> None:
-    body = STATIC + "\n  evictionHard: {memory.available: 500Mi, nodefs.available: 10%}"
-    write_repo(repo, {"rp.yaml": POLICY.format(body=body)})
+    policy = workers()
+    policy["spec"]["evictionHard"] = {"memory.available": "500Mi", "nodefs.available": "10%"}
+    write_repo(repo, {"rp.yaml": policy})
     res = run_cli("verify", str(repo), "--nodes", str(dump))
     assert res.exit_code == 1
     # one unit for both, and each exactly as the kubelet writes it: 6592680Ki = 6.287 GiB, 7002280Ki = 6.678 GiB
@@ -149,7 +148,7 @@ def test_an_eviction_threshold_from_elsewhere_is_named(repo: Path, dump: Path) -
 
 
 def test_formats(repo: Path, dump: Path) -> None:
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC.replace("cpu: 500m", "cpu: 600m"))})
+    write_repo(repo, {"rp.yaml": workers(cpu="600m")})
     gh = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "github")
     assert gh.exit_code == 1
     first = gh.stdout.splitlines()[0]
@@ -200,12 +199,12 @@ def test_pods_fit_and_do_not_fit(repo: Path, dump: Path, tmp_path: Path) -> None
 def test_base_says_which_nodes_the_change_pushes_over(tmp_path: Path, dump: Path) -> None:
     root = tmp_path / "git"
     repo = root / "policies"
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC)})
+    write_repo(repo, {"rp.yaml": workers()})
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com"]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "base"], check=True)
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC.replace("cpu: 500m", "cpu: 1500m"))})
+    write_repo(repo, {"rp.yaml": workers(cpu="1500m")})
     res = run_cli(
         "verify", "policies", "--nodes", str(dump), "--pods", str(_pods(tmp_path, POD)), "--base", "main", cwd=root
     )
@@ -248,7 +247,7 @@ def test_pods_the_repo_pushes_to_another_node_pass(repo: Path, tmp_path: Path) -
     and rejects the other; worker b is empty, and takes the rejected pod (2000m or 1000m ≤ 2500m). Nothing goes
     Pending: the pods section still says a does not fit, but the run passes. The nodes differ (3500m reported vs
     2500m), so the run fails for that, unless the base revision predicts what they report."""
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC.replace("cpu: 500m", "cpu: 1500m"))})
+    write_repo(repo, {"rp.yaml": workers(cpu="1500m")})
     nodes = tmp_path / "nodes.json"
     nodes.write_text(node_list(_renamed("a"), _renamed("b")), encoding="utf-8")
     pods = _pods(tmp_path, _pod("big", "a", "2"), _pod("small", "a", "1"))
@@ -258,11 +257,11 @@ def test_pods_the_repo_pushes_to_another_node_pass(repo: Path, tmp_path: Path) -
     assert res.exit_code == 1  # the two nodes differ from the prediction: drift
     root = repo.parent
     git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@example.com"]
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC)})
+    write_repo(repo, {"rp.yaml": workers()})
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "base"], check=True)
-    write_repo(repo, {"rp.yaml": POLICY.format(body=STATIC.replace("cpu: 500m", "cpu: 1500m"))})
+    write_repo(repo, {"rp.yaml": workers(cpu="1500m")})
     pr = run_cli("verify", str(repo), "--nodes", str(nodes), "--pods", str(pods), "--base", "main", cwd=root)
     assert "2 await the change (they match the base)" in pr.stderr
     assert ", 0 newly Pending (impact.maxNewPendingPods 0: passes)" in pr.stderr

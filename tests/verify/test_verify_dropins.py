@@ -20,17 +20,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import run_cli, write_repo
+from conftest import run_cli
+from support.factory import node_selector, reservation_policy, write_repo
 
-POLICIES = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {name: r}
-spec:
-  selector: [{matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: In, values: [ng]}]}]
-  kubeReserved: {memory: 1Gi}
-  evictionHard: {memory.available: 500Mi}
-"""
+POLICY = reservation_policy(
+    "r",
+    selector=node_selector("eks.amazonaws.com/nodegroup", ["ng"]),
+    kubeReserved={"memory": "1Gi"},
+    evictionHard={"memory.available": "500Mi"},
+)
 
 
 def node(os_image: str) -> dict[str, Any]:
@@ -55,7 +53,7 @@ def node(os_image: str) -> dict[str, Any]:
 
 
 def verify(repo: Path, tmp_path: Path, os_image: str) -> dict[str, Any]:
-    write_repo(repo, {"r.yaml": POLICIES})
+    write_repo(repo, {"r.yaml": POLICY})
     dump = tmp_path / "nodes.json"
     dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node(os_image)]}))
     res = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "json")

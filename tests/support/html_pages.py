@@ -9,7 +9,7 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
-import tools
+from support import tools
 
 
 class Page(HTMLParser):

@@ -91,8 +91,9 @@ def _text(data: bytes) -> str:
 
 def _server() -> subprocess.Popen[bytes]:
     if not _servers or _servers[0].poll() is not None:
-        here = os.path.dirname(os.path.abspath(__file__))
-        code = f"import sys; sys.path.insert(0, {here!r}); import forkrun; forkrun.serve()"
+        # This file run as the server's main module (runpy, not ``python FILE``: that would put tests/support first
+        # on the children's sys.path, where its modules would shadow any of the same name).
+        code = f"import runpy; runpy.run_path({os.path.abspath(__file__)!r}, run_name='__main__')"
         proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
         _pending.clear()
         atexit.register(_stop, proc)
@@ -180,3 +181,7 @@ def _child(argv: list[str], cwd: str, env: dict[str, str], out: str, err: str) -
         sys.stderr.flush()
         code = 1
     os._exit(code or 0)
+
+
+if __name__ == "__main__":
+    serve()

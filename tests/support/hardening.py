@@ -17,8 +17,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import forkrun
-from privileges import drop_privileges
+from support import forkrun
+from support.factory import write_repo
+from support.privileges import drop_privileges
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,14 +87,8 @@ def pool(name: str = "web", tier: str = "general", count: str = "3") -> str:
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    for name, data in files.items():
-        target = root / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, bytes):
-            target.write_bytes(data)
-        else:
-            target.write_text(data, encoding="utf-8")
-    return root
+    """The files exactly as given (no dedenting: the bytes of a hostile input are the test)."""
+    return write_repo(root, files, dedent=False)
 
 
 def good_repo(root: Path) -> Path:
@@ -139,7 +134,7 @@ def cli(
 ) -> subprocess.CompletedProcess[str]:
     """``allocatable ARGS`` in a subprocess (the module, so the test venv's code runs); never hangs the suite.
 
-    ``unprivileged``: as root, run it with every capability dropped (see ``tests/privileges.py``)."""
+    ``unprivileged``: as root, run it with every capability dropped (see ``tests/support/privileges.py``)."""
     environment = env(**(extra_env or {}))
     if not unprivileged and forkrun.usable(environment):
         return forkrun.run(args, cwd=cwd, env=environment, timeout=timeout)
@@ -225,7 +220,7 @@ def position_of(text: str, needle: str) -> tuple[int, int]:
     return text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
 
 
-# --- reads that must fail: privileges (see tests/privileges.py) ----------------------------------------------
+# --- reads that must fail: privileges (see tests/support/privileges.py) ----------------------------------------------
 
 
 @contextmanager

@@ -9,9 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import tools
+from support import tools
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 def source_copy(target: Path) -> Path:

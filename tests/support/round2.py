@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from hardening_support import SECRET, good_repo
+from support.hardening import SECRET, good_repo
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
