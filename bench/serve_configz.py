@@ -20,7 +20,6 @@ import copy
 import io
 import json
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -28,16 +27,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from renderer.serve.configz import ApiReader, DirReader
+from renderer.serve.kubeapi import Endpoint
+from renderer.serve.service import Service
+from renderer.serve.sources import ApiSource, FileSource
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-import yaml  # noqa: E402
-
-from renderer.serve.configz import ApiReader, DirReader  # noqa: E402
-from renderer.serve.kubeapi import Endpoint  # noqa: E402
-from renderer.serve.service import Service  # noqa: E402
-from renderer.serve.sources import ApiSource, FileSource  # noqa: E402
-
 NODE = ROOT / "tests/real-nodes/eks/mng-al2023-t3-small-1-31.yaml"
 CONFIGZ = ROOT / "tests/serve/configz/published-kubeadm.json"
 POLICY = """apiVersion: policy.allocatable.dev/v1alpha1

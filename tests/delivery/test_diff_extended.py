@@ -16,39 +16,35 @@ import html as htmllib
 import json
 from pathlib import Path
 
-from delivery_support import REPO_ROOT, SETTINGS, commit_all, init_repo, policy_repo, pool, reservation, write
-from html_support import page
+from delivery_support import REPO_ROOT, SETTINGS, commit_all, init_repo, policy_repo, pool, reservation
 
 from conftest import run_cli
+from support.factory import Document, node_pool, write_repo
+from support.html_pages import page
 
 GPU_NODE = REPO_ROOT / "tests/real-nodes/eks/mng-al2023-g4dn-xlarge-gpu-1-34.yaml"
 
-GPU_POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: gpu
-spec:
-  labels: {{example.com/tier: gpu}}
-  capacity: {{cpu: "8", memory: 32Gi, ephemeral-storage: 100Gi, pods: "58", nvidia.com/gpu: "{gpus}"}}
-  count: {count}
-"""
+
+def gpu_pool(*, gpus: int, count: int) -> Document:
+    """The GPU pool: 8 cores, 32Gi, 100Gi, 58 pods and ``gpus`` GPUs per node, ``count`` nodes."""
+    capacity = {"ephemeral-storage": "100Gi", "pods": "58", "nvidia.com/gpu": str(gpus)}
+    return node_pool("gpu", tier="gpu", count=count, capacity=capacity)
 
 
 def _fleet(tmp_path: Path) -> Path:
     repo = init_repo(tmp_path / "repo")
-    write(
+    write_repo(
         repo,
         {
             "policies/.allocatable.yaml": SETTINGS,
-            "policies/pools.yaml": pool("general") + "---\n" + GPU_POOL.format(gpus=1, count=2),
+            "policies/pools.yaml": [pool("general"), gpu_pool(gpus=1, count=2)],
             "policies/reservations.yaml": reservation(),
         },
     )
     (repo / "policies" / "inventory").mkdir()
     (repo / "policies" / "inventory" / "gpu-node.yaml").write_bytes(GPU_NODE.read_bytes())
     commit_all(repo, "base")
-    write(repo, {"policies/pools.yaml": pool("general", count=4) + "---\n" + GPU_POOL.format(gpus=4, count=3)})
+    write_repo(repo, {"policies/pools.yaml": [pool("general", count=4), gpu_pool(gpus=4, count=3)]})
     return repo
 
 
@@ -109,7 +105,7 @@ def test_html_shows_the_gpus(tmp_path: Path) -> None:
 
 def test_a_cpu_only_fleet_has_no_more_columns(tmp_path: Path) -> None:
     repo = policy_repo(tmp_path / "repo")
-    write(repo, {"policies/pools.yaml": pool("general", count=5)})
+    write_repo(repo, {"policies/pools.yaml": pool("general", count=5)})
     md = _diff(repo, "markdown")
     assert "| pool | nodes | cpu (cores) | memory | ephemeral-storage | pods | why |" in md
     assert "| | nodes | cpu (cores) | memory | ephemeral-storage | pods |" in md

@@ -12,20 +12,15 @@ counter growing linearly at ``r`` is ``r``, whatever the window.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from conftest import run_cli
 from renderer.promql import Selectors
 from renderer.recommend.queries import QUERIES, by_name, queries
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))
-import fleet
-import prometheus
-
-from conftest import run_cli
+from support import fleet, prometheus
 
 pytestmark = pytest.mark.external
 

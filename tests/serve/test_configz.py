@@ -43,7 +43,7 @@ from serve_support import (
     write_nodes,
 )
 
-from conftest import REPO_ROOT, run_cli, write_repo
+from conftest import REPO_ROOT, run_cli
 from renderer.serve.configz import (
     ApiReader,
     ConfigzError,
@@ -57,6 +57,7 @@ from renderer.serve.configz import (
 from renderer.serve.kubeapi import Endpoint
 from renderer.serve.service import Service
 from renderer.serve.sources import ApiSource, FileSource
+from support.factory import write_repo
 
 PUBLISHED = REPO_ROOT / "tests/serve/configz/published-kubeadm.json"
 
