@@ -1,7 +1,11 @@
 """A Prometheus-compatible HTTP API asked the recommend queries (Prometheus, Thanos, Mimir, VictoriaMetrics, ...).
 
 Each query is one ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
-server: a few numbers per node and day come back), read by the same streaming reader as an exported file. Auth: a
+server: a few numbers per node and day come back), read by the same streaming reader as an exported file. Up to
+``PARALLEL`` requests are in flight at once (the server evaluates each query on one core: asked one after another,
+a run takes the sum of their times; a few at once, about the longest), each answer read into its own
+:class:`~renderer.recommend.usage.Usage`, merged in the queries' order: the same result, and the same error when
+several fail, as asking them one after another. Auth: a
 bearer token read from a file (re-read for every run, as Kubernetes service-account tokens rotate), or basic auth
 (the password from a file or the environment variable ``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's
 CA bundle, a CA file, or no verification at all (``--insecure-skip-tls-verify``). Credentials are never printed:
@@ -11,7 +15,8 @@ Errors are one line: HTTP 401/403 (say which credential to check), an error JSON
 error), a non-JSON answer (an HTML page from a proxy), a timeout. A timeout, a refused connection and HTTP 5xx/429
 are retried (``retries`` times, waiting 1 s, 2 s, 4 s ...); a 4xx is not.
 
-Cost: one request per query, its answer streamed through the reader (memory as the reader's: one series at a time).
+Cost: one request per query, ``PARALLEL`` at a time, each answer streamed through the reader (memory as the reader's,
+one series at a time, per request in flight) into O(nodes × cgroups × days).
 """
 
 from __future__ import annotations
@@ -30,7 +35,12 @@ from renderer.recommend.queries import DAY, Query
 from renderer.recommend.source import UsageInputError, read_stream
 from renderer.recommend.usage import Usage
 
-__all__ = ["Server", "fetch"]
+__all__ = ["PARALLEL", "Server", "fetch"]
+
+#: Requests in flight at a time. The server evaluates each query on its own (one goroutine in Prometheus), so a few at
+#: once use its cores instead of one; three keep the load a run puts on a shared server small (its default
+#: --query.max-concurrency is 20).
+PARALLEL = 3
 
 
 @dataclass(frozen=True)
@@ -146,15 +156,29 @@ def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int],
 
 
 def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_bytes: int) -> Usage:
-    """Every query over [start, end] (Unix seconds, one-day steps) into one Usage."""
+    """Every query over [start, end] (Unix seconds, one-day steps) into one Usage: at most ``PARALLEL`` requests at a
+    time, each answer streamed into its own Usage, merged in the queries' order (so the result, and the error said
+    when several fail, are those of asking them one after another)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     base = _base(server)
-    usage = Usage()
-    for q in queries:
+
+    def one(q: Query) -> Usage:
+        part = Usage()
         params = urllib.parse.urlencode({"query": q.promql, "start": start, "end": end, "step": DAY})
         shown = f"{server.shown} ({q.name})"
 
-        def consume(read: Callable[[int], bytes], shown: str = shown, q: Query = q) -> None:
-            read_stream(usage, shown, q, read, max_bytes)
+        def consume(read: Callable[[int], bytes]) -> None:
+            read_stream(part, shown, q, read, max_bytes)
 
         _get(server, f"{base}/api/v1/query_range?{params}", q.name, consume)
+        return part
+
+    usage = Usage()
+    pool = ThreadPoolExecutor(max_workers=max(1, min(PARALLEL, len(queries))), thread_name_prefix="recommend")
+    try:
+        for part in pool.map(one, queries):
+            usage.merge(part)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)  # after a failure: ask nothing more, let those asked end
     return usage

@@ -101,6 +101,28 @@ class Usage:
                     days[day] = peak
             start = end
 
+    def merge(self, other: Usage) -> None:
+        """Add what ``other`` read (another answer, read on its own), as if it had been read into this one next."""
+        for name, keys in other.days.items():
+            mine = self.days.setdefault(name, {})
+            for key, days in keys.items():
+                target = mine.setdefault(key, {})
+                for day, peak in days.items():
+                    if peak > target.get(day, -1.0):
+                        target[day] = peak
+        for name, c in other.counts.items():
+            t = self.counts.setdefault(name, Counts())
+            t.samples += c.samples
+            t.nan += c.nan
+            t.inf += c.inf
+            t.negative += c.negative
+            t.no_node += c.no_node
+        self.warnings.extend(other.warnings)
+        self.sources.extend(other.sources)
+        self.bytes_read += other.bytes_read
+        self.series_read += other.series_read
+        self.summary_notes.extend(other.summary_notes)
+
     def issues(self) -> list[str]:
         """What could not be used, per query, in words."""
         out: list[str] = list(self.summary_notes[:20])
