@@ -1,7 +1,7 @@
 """``recommend --prometheus`` on a 1,000-node fleet against a loopback Prometheus holding 14 days of raw series.
 
     python bench/recommend_live.py WORKDIR [--nodes 1000] [--days 14] [--interval 30] [--pods 10] [--runs 3] [--jobs 2]
-                                           [--keep] [--reuse] [--text DIR]
+                                           [--parallel N] [--keep] [--reuse] [--text DIR] [--no-stats]
 
 The fixture is exactly the series the default queries read (``renderer.recommend.queries``), labelled as
 kube-prometheus-stack scrapes them, one sample every ``--interval`` seconds (kube-prometheus-stack's default scrape
@@ -31,7 +31,8 @@ the queries run).
 
 Then ``prometheus`` (tests/support/prometheus.py's ``running``: loopback, a free port, bounded wait for ``/-/ready``)
 is started on that directory, and ``--runs`` times ``allocatable recommend POLICIES --nodes NODES --prometheus URL
---end END --window 14d -o json`` runs under ``/usr/bin/time`` (wall seconds, CPU, peak RSS of allocatable alone).
+--end END --window 14d -o json`` runs under ``/usr/bin/time`` (``--parallel N``: with that many requests in
+flight instead of what recommend ships, to compare) (wall seconds, CPU, peak RSS of allocatable alone).
 POLICIES is the worked example's (docs/examples/recommend/policies) with its two pools' counts scaled to the fleet;
 NODES a ``kubectl get nodes`` dump of the fleet (60 % general, 40 % batch, the example's Node layouts). Printed: the
 fixture's shape (series, samples, TSDB bytes, time to build it), recommend's own line (queries asked, series and
@@ -251,9 +252,22 @@ def fleet_repo(work: Path, nodes: int) -> tuple[Path, Path]:
     return policies, dump
 
 
-def recommend(policies: Path, dump: Path, url: str, days: int, out: Path) -> tuple[float, float, int, str]:
-    """One run: wall s, cpu s, peak RSS KiB, recommend's ``asked`` line."""
-    allocatable = Path(sys.executable).parent / "allocatable"
+#: allocatable's entry point with ``renderer.recommend.prometheus.PARALLEL`` set from the first argument
+_WITH_PARALLEL = (
+    "import sys, renderer.recommend.prometheus as p; p.PARALLEL = int(sys.argv.pop(1)); "
+    "from renderer.cli import main; sys.argv[0] = 'allocatable'; sys.exit(main())"
+)
+
+
+def recommend(
+    policies: Path, dump: Path, url: str, days: int, out: Path, parallel: int | None
+) -> tuple[float, float, int, str]:
+    """One run (``parallel``: requests in flight, the shipped PARALLEL when None): wall s, cpu s, peak RSS KiB,
+    recommend's ``asked`` line."""
+    if parallel is None:
+        allocatable = [str(Path(sys.executable).parent / "allocatable")]
+    else:
+        allocatable = [sys.executable, "-c", _WITH_PARALLEL, str(parallel)]
     end = time.strftime("%Y-%m-%d", time.gmtime(END))
     times = out.with_suffix(".time")
     cmd = [
@@ -262,7 +276,7 @@ def recommend(policies: Path, dump: Path, url: str, days: int, out: Path) -> tup
         str(times),
         "-f",
         "%e %U %S %M",
-        str(allocatable),
+        *allocatable,
         "recommend",
         str(policies),
         "--nodes",
@@ -327,6 +341,7 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=10, help="pods per node with cpu and memory requests")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2, help="promtool processes at a time (default 2)")
+    parser.add_argument("--parallel", type=int, default=None, help="requests in flight (default: what recommend ships)")
     parser.add_argument("--keep", action="store_true", help="keep WORKDIR (the TSDB) at the end")
     parser.add_argument("--reuse", action="store_true", help="use WORKDIR/tsdb as a --keep run left it")
     parser.add_argument(
@@ -356,7 +371,8 @@ def main() -> None:
         with prometheus.running(args.work, "scrape_configs: []\n", *flags, data=data, ready=300) as url:
             for run in range(args.runs):
                 before = server_cpu(url)
-                wall, cpu, rss, asked = recommend(policies, dump, url, args.days, args.work / f"run{run}.json")
+                out = args.work / f"run{run}.json"
+                wall, cpu, rss, asked = recommend(policies, dump, url, args.days, out, args.parallel)
                 spent = server_cpu(url) - before
                 print(
                     f"run {run + 1}: {wall:.2f} s wall; allocatable {cpu:.2f} s cpu, peak RSS {rss / 1024:.0f} MB; "

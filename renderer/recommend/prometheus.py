@@ -1,7 +1,8 @@
 """A Prometheus-compatible HTTP API asked the recommend queries (Prometheus, Thanos, Mimir, VictoriaMetrics, ...).
 
-Each query is one ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
-server: a few numbers per node and day come back), read by the same streaming reader as an exported file. Up to
+Each query is ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
+server: a few numbers per node and day come back), read by the same streaming reader as an exported file; a query
+with a subquery is asked one day at a time (the same evaluations: ``queries.one_day_at_a_time`` says why). Up to
 ``PARALLEL`` requests are in flight at once (the server evaluates each query on one core: asked one after another,
 a run takes the sum of their times; a few at once, about the longest), each answer read into its own
 :class:`~renderer.recommend.usage.Usage`, merged in the queries' order: the same result, and the same error when
@@ -15,7 +16,7 @@ Errors are one line: HTTP 401/403 (say which credential to check), an error JSON
 error), a non-JSON answer (an HTML page from a proxy), a timeout. A timeout, a refused connection and HTTP 5xx/429
 are retried (``retries`` times, waiting 1 s, 2 s, 4 s ...); a 4xx is not.
 
-Cost: one request per query, ``PARALLEL`` at a time, each answer streamed through the reader (memory as the reader's,
+Cost: one request per query (per query and day for those with a subquery), ``PARALLEL`` at a time, each answer streamed through the reader (memory as the reader's,
 one series at a time, per request in flight) into O(nodes × cgroups × days).
 """
 
@@ -31,7 +32,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from renderer.recommend.queries import DAY, Query
+from renderer.recommend.queries import DAY, Query, one_day_at_a_time
 from renderer.recommend.source import UsageInputError, read_stream
 from renderer.recommend.usage import Usage
 
@@ -156,16 +157,24 @@ def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int],
 
 
 def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_bytes: int) -> Usage:
-    """Every query over [start, end] (Unix seconds, one-day steps) into one Usage: at most ``PARALLEL`` requests at a
-    time, each answer streamed into its own Usage, merged in the queries' order (so the result, and the error said
-    when several fail, are those of asking them one after another)."""
+    """Every query over [start, end] (Unix seconds, one-day steps) into one Usage. A query with a subquery is asked
+    one day at a time (``one_day_at_a_time``: the same evaluations, a bounded peak on the server), the others over
+    the whole window. At most ``PARALLEL`` requests are in flight; each answer is read into its own Usage, merged in
+    the queries' (and days') order, so the result, and the error said when several fail, are those of asking them
+    one after another."""
     from concurrent.futures import ThreadPoolExecutor
 
     base = _base(server)
+    requests = [
+        (q, first, last)
+        for q in queries
+        for first, last in ([(t, t) for t in range(start, end + 1, DAY)] if one_day_at_a_time(q) else [(start, end)])
+    ]
 
-    def one(q: Query) -> Usage:
+    def one(request: tuple[Query, int, int]) -> Usage:
+        q, first, last = request
         part = Usage()
-        params = urllib.parse.urlencode({"query": q.promql, "start": start, "end": end, "step": DAY})
+        params = urllib.parse.urlencode({"query": q.promql, "start": first, "end": last, "step": DAY})
         shown = f"{server.shown} ({q.name})"
 
         def consume(read: Callable[[int], bytes]) -> None:
@@ -175,9 +184,9 @@ def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_
         return part
 
     usage = Usage()
-    pool = ThreadPoolExecutor(max_workers=max(1, min(PARALLEL, len(queries))), thread_name_prefix="recommend")
+    pool = ThreadPoolExecutor(max_workers=max(1, min(PARALLEL, len(requests))), thread_name_prefix="recommend")
     try:
-        for part in pool.map(one, queries):
+        for part in pool.map(one, requests):
             usage.merge(part)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)  # after a failure: ask nothing more, let those asked end

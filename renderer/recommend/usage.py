@@ -33,7 +33,13 @@ class Counts:
     nan: int = 0
     inf: int = 0
     negative: int = 0
-    no_node: int = 0
+    #: the label sets of the series without a node label: a series met in several answers (the live mode asks some
+    #: queries one day at a time) counts once, as in one export of the whole window
+    nodeless: set[tuple[tuple[str, str], ...]] = field(default_factory=set)
+
+    @property
+    def no_node(self) -> int:
+        return len(self.nodeless)
 
 
 @dataclass
@@ -59,7 +65,7 @@ class Usage:
             return
         node = metric.get("node")
         if not node:
-            counts.no_node += 1
+            counts.nodeless.add(tuple(sorted(metric.items())))
             return
         try:
             times = [float(p[0]) for p in samples]
@@ -116,8 +122,9 @@ class Usage:
             t.nan += c.nan
             t.inf += c.inf
             t.negative += c.negative
-            t.no_node += c.no_node
-        self.warnings.extend(other.warnings)
+            t.nodeless |= c.nodeless
+        seen = set(self.warnings)  # a warning every one-day answer of a query repeats is said once
+        self.warnings.extend(w for w in other.warnings if w not in seen)
         self.sources.extend(other.sources)
         self.bytes_read += other.bytes_read
         self.series_read += other.series_read
