@@ -1,7 +1,7 @@
 """``recommend --prometheus`` on a 1,000-node fleet against a loopback Prometheus holding 14 days of raw series.
 
-    python bench/recommend_live.py WORKDIR [--nodes 1000] [--days 14] [--interval 30] [--pods 10] [--runs 3] [--jobs 2]
-                                           [--parallel N] [--keep] [--reuse] [--text DIR] [--no-stats]
+    python bench/recommend_live.py WORKDIR [--nodes 1000] [--days 14] [--interval 30] [--pods 10] [--jobs 2]
+        [--runs 3] [--parallel N] [--whole-window] [--max-samples N] [--keep] [--reuse] [--text DIR] [--no-stats]
 
 The fixture is exactly the series the default queries read (``renderer.recommend.queries``), labelled as
 kube-prometheus-stack scrapes them, one sample every ``--interval`` seconds (kube-prometheus-stack's default scrape
@@ -32,7 +32,8 @@ the queries run).
 Then ``prometheus`` (tests/support/prometheus.py's ``running``: loopback, a free port, bounded wait for ``/-/ready``)
 is started on that directory, and ``--runs`` times ``allocatable recommend POLICIES --nodes NODES --prometheus URL
 --end END --window 14d -o json`` runs under ``/usr/bin/time`` (``--parallel N``: with that many requests in
-flight instead of what recommend ships, to compare) (wall seconds, CPU, peak RSS of allocatable alone).
+flight instead of what recommend ships; ``--whole-window``: each query in one request over the whole window, as
+recommend asked before it split the subquery queries by day; both to compare) (wall seconds, CPU, peak RSS of allocatable alone).
 POLICIES is the worked example's (docs/examples/recommend/policies) with its two pools' counts scaled to the fleet;
 NODES a ``kubectl get nodes`` dump of the fleet (60 % general, 40 % batch, the example's Node layouts). Printed: the
 fixture's shape (series, samples, TSDB bytes, time to build it), recommend's own line (queries asked, series and
@@ -54,6 +55,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -252,22 +254,28 @@ def fleet_repo(work: Path, nodes: int) -> tuple[Path, Path]:
     return policies, dump
 
 
-#: allocatable's entry point with ``renderer.recommend.prometheus.PARALLEL`` set from the first argument
-_WITH_PARALLEL = (
+#: allocatable's entry point with ``renderer.recommend.prometheus.PARALLEL`` set from the first argument, and every
+#: query asked over the whole window in one request when the second is "whole" (what recommend did before it asked
+#: the subquery queries one day at a time)
+_PATCHED = (
     "import sys, renderer.recommend.prometheus as p; p.PARALLEL = int(sys.argv.pop(1)); "
+    "p.one_day_at_a_time = (lambda q: False) if sys.argv.pop(1) == 'whole' else p.one_day_at_a_time; "
     "from renderer.cli import main; sys.argv[0] = 'allocatable'; sys.exit(main())"
 )
 
 
 def recommend(
-    policies: Path, dump: Path, url: str, days: int, out: Path, parallel: int | None
+    policies: Path, dump: Path, url: str, days: int, out: Path, parallel: int | None, whole: bool
 ) -> tuple[float, float, int, str]:
-    """One run (``parallel``: requests in flight, the shipped PARALLEL when None): wall s, cpu s, peak RSS KiB,
-    recommend's ``asked`` line."""
-    if parallel is None:
+    """One run (``parallel``: requests in flight, the shipped PARALLEL when None; ``whole``: every query in one
+    request): wall s, cpu s, peak RSS KiB, recommend's ``asked`` line."""
+    if parallel is None and not whole:
         allocatable = [str(Path(sys.executable).parent / "allocatable")]
     else:
-        allocatable = [sys.executable, "-c", _WITH_PARALLEL, str(parallel)]
+        from renderer.recommend.prometheus import PARALLEL
+
+        shape = "whole" if whole else "split"
+        allocatable = [sys.executable, "-c", _PATCHED, str(parallel or PARALLEL), shape]
     end = time.strftime("%Y-%m-%d", time.gmtime(END))
     times = out.with_suffix(".time")
     cmd = [
@@ -293,7 +301,7 @@ def recommend(
     with out.open("wb") as f:
         done = subprocess.run(cmd, stdout=f, stderr=subprocess.PIPE, text=True, check=False, timeout=1800)
     if done.returncode != 0:
-        raise SystemExit(f"recommend failed ({done.returncode}): {done.stderr[-2000:]}")
+        return float("nan"), float("nan"), 0, f"failed (exit {done.returncode}): {done.stderr.strip()[-600:]}"
     wall, user, system, rss = times.read_text().split()[-4:]
     asked = next((line for line in done.stderr.splitlines() if line.startswith("recommend: asked")), "")
     return float(wall), float(user) + float(system), int(rss), asked
@@ -308,28 +316,37 @@ def server_cpu(url: str) -> float:
     return float("nan")
 
 
-def query_stats(url: str, days: int) -> None:
-    """Each default query asked alone, with the server's own statistics."""
-    from renderer.recommend.queries import QUERIES
-
-    end = END
-    start = end - (days - 1) * DAY
-    for q in QUERIES:
-        params = urllib.parse.urlencode({"query": q.promql, "start": start, "end": end, "step": DAY, "stats": "all"})
-        began = time.perf_counter()
+def _ask(url: str, promql: str, start: int, end: int) -> str:
+    """One query_range with ``stats=all``: its cost on the server in words (or the server's refusal)."""
+    params = urllib.parse.urlencode({"query": promql, "start": start, "end": end, "step": DAY, "stats": "all"})
+    began = time.perf_counter()
+    try:
         with urllib.request.urlopen(f"{url}/api/v1/query_range?{params}", timeout=1800) as resp:
             body = resp.read()
-        took = time.perf_counter() - began
-        doc = json.loads(body)
-        stats = doc.get("data", {}).get("stats", {})
-        timings = stats.get("timings", {})
-        samples = stats.get("samples", {})
-        print(
-            f"  {q.name:18} {took:6.2f} s wall, eval {timings.get('evalTotalTime', float('nan')):6.2f} s, "
-            f"{samples.get('totalQueryableSamples', 0):>13,} samples touched, peak {samples.get('peakSamples', 0):>9,}, "
-            f"{len(doc['data']['result'])} series, {len(body):,} bytes",
-            flush=True,
-        )
+    except urllib.error.HTTPError as exc:
+        return f"refused: HTTP {exc.code} {exc.read(500).decode(errors='replace')}"
+    took = time.perf_counter() - began
+    doc = json.loads(body)
+    stats = doc.get("data", {}).get("stats", {})
+    evaluated = stats.get("timings", {}).get("evalTotalTime", float("nan"))
+    samples = stats.get("samples", {})
+    return (
+        f"{took:6.2f} s wall, eval {evaluated:6.2f} s, {samples.get('totalQueryableSamples', 0):>12,} samples "
+        f"touched, peak {samples.get('peakSamples', 0):>11,} held, {len(doc['data']['result']):>5} series, "
+        f"{len(body):>9,} bytes"
+    )
+
+
+def query_stats(url: str, days: int) -> None:
+    """Each default query asked alone over the window, with the server's own statistics; those with a subquery also
+    over their last day alone (one of the requests recommend makes for them)."""
+    from renderer.recommend.queries import QUERIES, one_day_at_a_time
+
+    start = END - (days - 1) * DAY
+    for q in QUERIES:
+        print(f"  {q.name:18} whole window  {_ask(url, q.promql, start, END)}", flush=True)
+        if one_day_at_a_time(q):
+            print(f"  {q.name:18} one day       {_ask(url, q.promql, END, END)}", flush=True)
 
 
 def main() -> None:
@@ -342,6 +359,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2, help="promtool processes at a time (default 2)")
     parser.add_argument("--parallel", type=int, default=None, help="requests in flight (default: what recommend ships)")
+    parser.add_argument(
+        "--whole-window",
+        action="store_true",
+        help="every query in one request over the window (as before issue 31's bench)",
+    )
+    parser.add_argument(
+        "--max-samples", type=int, default=50_000_000, help="the server's --query.max-samples (its default: 50000000)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep WORKDIR (the TSDB) at the end")
     parser.add_argument("--reuse", action="store_true", help="use WORKDIR/tsdb as a --keep run left it")
     parser.add_argument(
@@ -367,12 +392,12 @@ def main() -> None:
         blocks = sum(1 for p in data.iterdir() if (p / "meta.json").exists())
         print(f"TSDB: {blocks} blocks, {size / 1e6:.0f} MB", flush=True)
         policies, dump = fleet_repo(args.work, args.nodes)
-        flags = ("--storage.tsdb.retention.time=15d",)
+        flags = ("--storage.tsdb.retention.time=15d", f"--query.max-samples={args.max_samples}")
         with prometheus.running(args.work, "scrape_configs: []\n", *flags, data=data, ready=300) as url:
             for run in range(args.runs):
                 before = server_cpu(url)
                 out = args.work / f"run{run}.json"
-                wall, cpu, rss, asked = recommend(policies, dump, url, args.days, out, args.parallel)
+                wall, cpu, rss, asked = recommend(policies, dump, url, args.days, out, args.parallel, args.whole_window)
                 spent = server_cpu(url) - before
                 print(
                     f"run {run + 1}: {wall:.2f} s wall; allocatable {cpu:.2f} s cpu, peak RSS {rss / 1024:.0f} MB; "

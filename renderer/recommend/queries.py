@@ -121,10 +121,12 @@ QUERIES = queries()
 
 def one_day_at_a_time(q: Query) -> bool:
     """Whether the live mode asks ``q`` one evaluation (one day) per request: a query with a subquery. The server
-    evaluates a subquery over the whole range asked at once and holds its points — every series it reads, at every
-    5-minute step — in memory together, so its peak grows with series × days: over 14 days, 4,033 points a series
-    (Prometheus refuses a query past ``--query.max-samples``, 50 million by default: 12,400 series, e.g. the
-    memory requests of 1,000 nodes with 12 containers each). Asked one day at a time, 289 points a series."""
+    evaluates a subquery over the whole range asked at once and holds its points — every series it reads and every
+    aggregate, at every 5-minute step — in memory together, so its peak grows with series × days: over 14 days
+    4,033 points a series, and Prometheus refuses a query past ``--query.max-samples`` (50 million by default), i.e.
+    past 12,400 series: ``pods_memory_ratio`` of 1,000 nodes with more than 10 containers with requests each
+    (kube-state-metrics has a series per container; the pods' cgroups and the two sums add 2 a node; measured:
+    bench/recommend_live.py). Asked one day at a time, 289 points a series."""
     return f":{SUBQUERY_STEP}]" in q.promql
 
 
