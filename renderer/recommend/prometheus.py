@@ -25,18 +25,22 @@ from __future__ import annotations
 import base64
 import io
 import ssl
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 from renderer.recommend.queries import DAY, Query, one_day_at_a_time
 from renderer.recommend.source import UsageInputError, read_stream
 from renderer.recommend.usage import Usage
 
 __all__ = ["PARALLEL", "Server", "fetch"]
+
+_T = TypeVar("_T")
 
 #: Requests in flight at a time. The server evaluates each query on its own (one goroutine in Prometheus), so a few at
 #: once use its cores instead of one; three keep the load a run puts on a shared server small (its default
@@ -156,14 +160,51 @@ def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int],
     raise AssertionError("unreachable")
 
 
+def _in_order(work: Callable[[_T], Usage], items: list[_T], width: int) -> Iterator[Usage]:
+    """``work(item)`` for every item, ``width`` at a time on daemon threads, yielded in the items' order; the first
+    failure in that order is raised. Daemon threads, not ``concurrent.futures``: after a failure or an interrupt
+    (Ctrl-C, SIGTERM: raised in this, the main thread) nothing more is asked and the process ends at once instead of
+    waiting for the requests in flight to time out."""
+    results: list[tuple[Usage | None, BaseException | None]] = [(None, None)] * len(items)
+    finished = [threading.Event() for _ in items]
+    lock = threading.Lock()
+    taken = [0]
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            with lock:
+                i = taken[0]
+                taken[0] += 1
+            if i >= len(items):
+                return
+            try:
+                results[i] = (work(items[i]), None)
+            except BaseException as exc:  # handed to the main thread, raised there in order
+                results[i] = (None, exc)
+                stop.set()  # every request before this one is taken already: the first failure in order is known
+            finished[i].set()
+
+    for _ in range(max(1, min(width, len(items)))):
+        threading.Thread(target=worker, name="recommend-query", daemon=True).start()
+    try:
+        for i in range(len(items)):
+            finished[i].wait()
+            part, exc = results[i]
+            if exc is not None:
+                raise exc
+            assert part is not None
+            yield part
+    finally:
+        stop.set()
+
+
 def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_bytes: int) -> Usage:
     """Every query over [start, end] (Unix seconds, one-day steps) into one Usage. A query with a subquery is asked
     one day at a time (``one_day_at_a_time``: the same evaluations, a bounded peak on the server), the others over
     the whole window. At most ``PARALLEL`` requests are in flight; each answer is read into its own Usage, merged in
     the queries' (and days') order, so the result, and the error said when several fail, are those of asking them
     one after another."""
-    from concurrent.futures import ThreadPoolExecutor
-
     base = _base(server)
     requests = [
         (q, first, last)
@@ -184,10 +225,6 @@ def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_
         return part
 
     usage = Usage()
-    pool = ThreadPoolExecutor(max_workers=max(1, min(PARALLEL, len(requests))), thread_name_prefix="recommend")
-    try:
-        for part in pool.map(one, requests):
-            usage.merge(part)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)  # after a failure: ask nothing more, let those asked end
+    for part in _in_order(one, requests, PARALLEL):
+        usage.merge(part)
     return usage

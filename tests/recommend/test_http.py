@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
+from renderer.recommend.prometheus import PARALLEL
 from renderer.recommend.queries import QUERIES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
@@ -253,3 +254,36 @@ def test_tls_with_the_servers_ca_or_without_verification(tls_stub: tuple[str, Pa
     assert unknown.stderr.count("\n") == 1  # type: ignore[attr-defined]
     assert _run(url, "--certificate-authority", str(ca)).exit_code == 0  # type: ignore[attr-defined]
     assert _run(url, "--insecure-skip-tls-verify").exit_code == 0  # type: ignore[attr-defined]
+
+
+def test_a_signal_ends_the_run_at_once_with_requests_in_flight(stub: tuple[Stub, str]) -> None:
+    # every answer takes 20 s; PARALLEL (3) requests are in flight when SIGTERM comes: the run ends with 128 + 15 without
+    # waiting for them (the bounded waits below are the test's guard against a hang, not a speed figure)
+    import signal
+    import subprocess
+    import sys
+
+    state, url = stub
+    state.slow = ("/api/v1/query_range", 20.0)
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "renderer", "recommend", str(EXAMPLE / "policies"), "--prometheus", url],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while len(state.seen) < PARALLEL and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # room for a fourth request, were one asked
+        assert len(state.seen) == PARALLEL  # in flight, no more
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert len(state.seen) == PARALLEL
