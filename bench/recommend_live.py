@@ -21,13 +21,13 @@ running pod's). Each series uses one of 64 value patterns of its kind (the text 
 samples, so writing it costs little next to promtool).
 
 Bounded: the series are written as OpenMetrics text one 18-hour window at a time (the window Prometheus itself cuts
-blocks by for a 14-day retention: ranges 2h × 3^k up to 10 % of the retention), into one file under WORKDIR, turned
-into one TSDB block by ``promtool tsdb create-blocks-from openmetrics --max-block-duration=18h`` (promtool reads the
-file twice: once for its time range, once for the block) and deleted when promtool is done; ``--jobs`` promtool
-processes run at a time (so at most that many windows' text exist at once). Windows do
-not overlap, so the data directory holds non-overlapping 18-hour blocks, as a server with
-``--storage.tsdb.retention.time=15d`` compacts them (it has nothing to compact at startup; none is left to do while
-the queries run).
+blocks by for a 14-day retention: ranges 2h × 3^k up to 10 % of the retention), into one file per window (under
+``--text DIR``, WORKDIR by default), turned into one TSDB block by ``promtool tsdb create-blocks-from openmetrics
+--max-block-duration=18h`` (promtool reads the file twice: once for its time range, once for the block) and
+deleted when promtool is done; ``--jobs`` promtool processes run at a time (so at most that many windows' text
+exist at once). Windows do not overlap, so the data directory holds non-overlapping 18-hour blocks, as a server
+with ``--storage.tsdb.retention.time=15d`` compacts them (it has nothing to compact at startup; none is left to do
+while the queries run).
 
 Then ``prometheus`` (tests/support/prometheus.py's ``running``: loopback, a free port, bounded wait for ``/-/ready``)
 is started on that directory, and ``--runs`` times ``allocatable recommend POLICIES --nodes NODES --prometheus URL

@@ -4,7 +4,7 @@ matchers, cgroup ids, metric names: :class:`~renderer.promql.Selectors`) are ``r
 
 Every query returns a few numbers per node and day: the aggregation is pushed to the server (``max_over_time`` of a
 gauge over a day, ``max_over_time``/``quantile_over_time`` of a ``rate`` subquery at ``SUBQUERY_STEP``), evaluated
-as a range query at a step of one day, so a 1,000-node fortnight is 14 points per node and query (kilobytes), never
+as a range query at a step of one day, so a 1,000-node fortnight is 14 points per node and query (megabytes in all), never
 the raw samples. The label conventions are kube-prometheus-stack's: cAdvisor series scraped through the kubelet
 (``job="kubelet"``, ``metrics_path="/metrics/cadvisor"``) with a ``node`` label, the kubelet's own ``/metrics``,
 kube-state-metrics' ``kube_pod_container_resource_requests`` (which carries ``node``).
