@@ -3,21 +3,23 @@
 Each query is ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
 server: a few numbers per node and day come back), read by the same streaming reader as an exported file; a query
 with a subquery is asked one day at a time (the same evaluations: ``queries.one_day_at_a_time`` says why). Up to
-``PARALLEL`` requests are in flight at once (the server evaluates each query on one core: asked one after another,
-a run takes the sum of their times; a few at once, about the longest), each answer read into its own
+``PARALLEL`` requests are in flight at once (the server evaluates each query on one core: with idle cores, a few at
+once take about the longest one's time instead of the sum), each answer read into its own
 :class:`~renderer.recommend.usage.Usage`, merged in the queries' order: the same result, and the same error when
-several fail, as asking them one after another. Auth: a
-bearer token read from a file (re-read for every run, as Kubernetes service-account tokens rotate), or basic auth
-(the password from a file or the environment variable ``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's
-CA bundle, a CA file, or no verification at all (``--insecure-skip-tls-verify``). Credentials are never printed:
-messages name the server by scheme, host and path only.
+several fail, as asking them one after another. Auth: a bearer token read from a file (re-read for every run, as
+Kubernetes service-account tokens rotate), or basic auth (the password from a file or the environment variable
+``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's CA bundle, a CA file, or no verification at all
+(``--insecure-skip-tls-verify``). Credentials are never printed: messages name the server by scheme, host and path
+only.
 
 Errors are one line: HTTP 401/403 (say which credential to check), an error JSON answer (the server's errorType and
 error), a non-JSON answer (an HTML page from a proxy), a timeout. A timeout, a refused connection and HTTP 5xx/429
 are retried (``retries`` times, waiting 1 s, 2 s, 4 s ...); a 4xx is not.
 
-Cost: one request per query (per query and day for those with a subquery), ``PARALLEL`` at a time, each answer streamed through the reader (memory as the reader's,
-one series at a time, per request in flight) into O(nodes × cgroups × days).
+Cost: one request per query (per query and day for those with a subquery), ``PARALLEL`` at a time, each answer
+streamed through the reader (memory as the reader's, one series at a time, per request in flight) into
+O(nodes × cgroups × days). Measured (bench/recommend_live.py, docs/performance.md): the server's time is most of a
+run's.
 """
 
 from __future__ import annotations
