@@ -568,8 +568,8 @@ def recommend(
     advice = recommend_pools(model, measured, dump, pools, opts, review, asked)
     if server is not None:
         advice.asked = (
-            f"{len(asked)} queries to {server.shown}: {measured.series_read} series, {measured.bytes_read} bytes of "
-            "answers"
+            f"{len(asked)} queries in {len(measured.sources)} requests to {server.shown}: {measured.series_read} series, "
+            f"{measured.bytes_read} bytes of answers"
         )
     if cluster is not None and advice.documents:
         from renderer.impact.prepare import impact_report

@@ -1,17 +1,25 @@
 """A Prometheus-compatible HTTP API asked the recommend queries (Prometheus, Thanos, Mimir, VictoriaMetrics, ...).
 
-Each query is one ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
-server: a few numbers per node and day come back), read by the same streaming reader as an exported file. Auth: a
-bearer token read from a file (re-read for every run, as Kubernetes service-account tokens rotate), or basic auth
-(the password from a file or the environment variable ``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's
-CA bundle, a CA file, or no verification at all (``--insecure-skip-tls-verify``). Credentials are never printed:
-messages name the server by scheme, host and path only.
+Each query is ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
+server: a few numbers per node and day come back), read by the same streaming reader as an exported file; a query
+with a subquery is asked one day at a time (the same evaluations: ``queries.one_day_at_a_time`` says why). Up to
+``PARALLEL`` requests are in flight at once (the server evaluates each query on one core: with idle cores, a few at
+once take about the longest one's time instead of the sum), each answer read into its own
+:class:`~renderer.recommend.usage.Usage`, merged in the queries' order: the same result, and the same error when
+several fail, as asking them one after another. Auth: a bearer token read from a file (re-read for every run, as
+Kubernetes service-account tokens rotate), or basic auth (the password from a file or the environment variable
+``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's CA bundle, a CA file, or no verification at all
+(``--insecure-skip-tls-verify``). Credentials are never printed: messages name the server by scheme, host and path
+only.
 
 Errors are one line: HTTP 401/403 (say which credential to check), an error JSON answer (the server's errorType and
 error), a non-JSON answer (an HTML page from a proxy), a timeout. A timeout, a refused connection and HTTP 5xx/429
 are retried (``retries`` times, waiting 1 s, 2 s, 4 s ...); a 4xx is not.
 
-Cost: one request per query, its answer streamed through the reader (memory as the reader's: one series at a time).
+Cost: one request per query (per query and day for those with a subquery), ``PARALLEL`` at a time, each answer
+streamed through the reader (memory as the reader's, one series at a time, per request in flight) into
+O(nodes × cgroups × days). Measured (bench/recommend_live.py, docs/performance.md): the server's time is most of a
+run's.
 """
 
 from __future__ import annotations
@@ -19,18 +27,27 @@ from __future__ import annotations
 import base64
 import io
 import ssl
+import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
-from renderer.recommend.queries import DAY, Query
+from renderer.recommend.queries import DAY, Query, one_day_at_a_time
 from renderer.recommend.source import UsageInputError, read_stream
 from renderer.recommend.usage import Usage
 
-__all__ = ["Server", "fetch"]
+__all__ = ["PARALLEL", "Server", "fetch"]
+
+_T = TypeVar("_T")
+
+#: Requests in flight at a time. The server evaluates each query on its own (one goroutine in Prometheus), so a few at
+#: once use its cores instead of one; three keep the load a run puts on a shared server small (its default
+#: --query.max-concurrency is 20).
+PARALLEL = 3
 
 
 @dataclass(frozen=True)
@@ -145,16 +162,71 @@ def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int],
     raise AssertionError("unreachable")
 
 
+def _in_order(work: Callable[[_T], Usage], items: list[_T], width: int) -> Iterator[Usage]:
+    """``work(item)`` for every item, ``width`` at a time on daemon threads, yielded in the items' order; the first
+    failure in that order is raised. Daemon threads, not ``concurrent.futures``: after a failure or an interrupt
+    (Ctrl-C, SIGTERM: raised in this, the main thread) nothing more is asked and the process ends at once instead of
+    waiting for the requests in flight to time out."""
+    results: list[tuple[Usage | None, BaseException | None]] = [(None, None)] * len(items)
+    finished = [threading.Event() for _ in items]
+    lock = threading.Lock()
+    taken = [0]
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            with lock:
+                i = taken[0]
+                taken[0] += 1
+            if i >= len(items):
+                return
+            try:
+                results[i] = (work(items[i]), None)
+            except BaseException as exc:  # handed to the main thread, raised there in order
+                results[i] = (None, exc)
+                stop.set()  # every request before this one is taken already: the first failure in order is known
+            finished[i].set()
+
+    for _ in range(max(1, min(width, len(items)))):
+        threading.Thread(target=worker, name="recommend-query", daemon=True).start()
+    try:
+        for i in range(len(items)):
+            finished[i].wait()
+            part, exc = results[i]
+            if exc is not None:
+                raise exc
+            assert part is not None
+            yield part
+    finally:
+        stop.set()
+
+
 def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_bytes: int) -> Usage:
-    """Every query over [start, end] (Unix seconds, one-day steps) into one Usage."""
+    """Every query over [start, end] (Unix seconds, one-day steps) into one Usage. A query with a subquery is asked
+    one day at a time (``one_day_at_a_time``: the same evaluations, a bounded peak on the server), the others over
+    the whole window. At most ``PARALLEL`` requests are in flight; each answer is read into its own Usage, merged in
+    the queries' (and days') order, so the result, and the error said when several fail, are those of asking them
+    one after another."""
     base = _base(server)
-    usage = Usage()
-    for q in queries:
-        params = urllib.parse.urlencode({"query": q.promql, "start": start, "end": end, "step": DAY})
+    requests = [
+        (q, first, last)
+        for q in queries
+        for first, last in ([(t, t) for t in range(start, end + 1, DAY)] if one_day_at_a_time(q) else [(start, end)])
+    ]
+
+    def one(request: tuple[Query, int, int]) -> Usage:
+        q, first, last = request
+        part = Usage()
+        params = urllib.parse.urlencode({"query": q.promql, "start": first, "end": last, "step": DAY})
         shown = f"{server.shown} ({q.name})"
 
-        def consume(read: Callable[[int], bytes], shown: str = shown, q: Query = q) -> None:
-            read_stream(usage, shown, q, read, max_bytes)
+        def consume(read: Callable[[int], bytes]) -> None:
+            read_stream(part, shown, q, read, max_bytes)
 
         _get(server, f"{base}/api/v1/query_range?{params}", q.name, consume)
+        return part
+
+    usage = Usage()
+    for part in _in_order(one, requests, PARALLEL):
+        usage.merge(part)
     return usage

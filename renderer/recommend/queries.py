@@ -4,7 +4,7 @@ matchers, cgroup ids, metric names: :class:`~renderer.promql.Selectors`) are ``r
 
 Every query returns a few numbers per node and day: the aggregation is pushed to the server (``max_over_time`` of a
 gauge over a day, ``max_over_time``/``quantile_over_time`` of a ``rate`` subquery at ``SUBQUERY_STEP``), evaluated
-as a range query at a step of one day, so a 1,000-node fortnight is 14 points per node and query (kilobytes), never
+as a range query at a step of one day, so a 1,000-node fortnight is 14 points per node and query (megabytes in all), never
 the raw samples. The label conventions are kube-prometheus-stack's: cAdvisor series scraped through the kubelet
 (``job="kubelet"``, ``metrics_path="/metrics/cadvisor"``) with a ``node`` label, the kubelet's own ``/metrics``,
 kube-state-metrics' ``kube_pod_container_resource_requests`` (which carries ``node``).
@@ -40,6 +40,7 @@ __all__ = [
     "Query",
     "Selectors",
     "by_name",
+    "one_day_at_a_time",
     "promtool_command",
     "queries",
 ]
@@ -182,6 +183,17 @@ def _memory_stall(s: Selectors) -> str:
 
 #: The default queries (kube-prometheus-stack conventions).
 QUERIES = queries()
+
+
+def one_day_at_a_time(q: Query) -> bool:
+    """Whether the live mode asks ``q`` one evaluation (one day) per request: a query with a subquery. The server
+    evaluates a subquery over the whole range asked at once and holds its points — every series it reads and every
+    aggregate, at every 5-minute step — in memory together, so its peak grows with series × days: over 14 days
+    4,033 points a series, and Prometheus refuses a query past ``--query.max-samples`` (50 million by default), i.e.
+    past 12,400 series: ``pods_memory_ratio`` of 1,000 nodes with more than 10 containers with requests each
+    (kube-state-metrics has a series per container; the pods' cgroups and the two sums add 2 a node; measured:
+    bench/recommend_live.py). Asked one day at a time, 289 points a series."""
+    return f":{SUBQUERY_STEP}]" in q.promql
 
 
 def by_name(qs: tuple[Query, ...] = QUERIES) -> dict[str, Query]:

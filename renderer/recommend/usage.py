@@ -33,7 +33,13 @@ class Counts:
     nan: int = 0
     inf: int = 0
     negative: int = 0
-    no_node: int = 0
+    #: the label sets of the series without a node label: a series met in several answers (the live mode asks some
+    #: queries one day at a time) counts once, as in one export of the whole window
+    nodeless: set[tuple[tuple[str, str], ...]] = field(default_factory=set)
+
+    @property
+    def no_node(self) -> int:
+        return len(self.nodeless)
 
 
 @dataclass
@@ -59,7 +65,7 @@ class Usage:
             return
         node = metric.get("node")
         if not node:
-            counts.no_node += 1
+            counts.nodeless.add(tuple(sorted(metric.items())))
             return
         try:
             times = [float(p[0]) for p in samples]
@@ -100,6 +106,29 @@ class Usage:
                 if peak > days.get(day, -1.0):
                     days[day] = peak
             start = end
+
+    def merge(self, other: Usage) -> None:
+        """Add what ``other`` read (another answer, read on its own), as if it had been read into this one next."""
+        for name, keys in other.days.items():
+            mine = self.days.setdefault(name, {})
+            for key, days in keys.items():
+                target = mine.setdefault(key, {})
+                for day, peak in days.items():
+                    if peak > target.get(day, -1.0):
+                        target[day] = peak
+        for name, c in other.counts.items():
+            t = self.counts.setdefault(name, Counts())
+            t.samples += c.samples
+            t.nan += c.nan
+            t.inf += c.inf
+            t.negative += c.negative
+            t.nodeless |= c.nodeless
+        seen = set(self.warnings)  # a warning every one-day answer of a query repeats is said once
+        self.warnings.extend(w for w in other.warnings if w not in seen)
+        self.sources.extend(other.sources)
+        self.bytes_read += other.bytes_read
+        self.series_read += other.series_read
+        self.summary_notes.extend(other.summary_notes)
 
     def issues(self) -> list[str]:
         """What could not be used, per query, in words."""

@@ -84,6 +84,36 @@ def test_nan_inf_negative_and_nodeless_values_are_counted_not_used() -> None:
     ]
 
 
+def test_answers_read_apart_and_merged_are_the_answers_read_together() -> None:
+    # the live mode reads each query's answer into its own Usage (a few requests in flight) and merges them in the
+    # queries' order: the same days, counts, sources, warnings and totals as reading the answers one after another
+    # into one. Day D: a reads 3 then 5 -> 5; b reads 9; the second answer's NaN and nodeless series are counted.
+    first = _matrix([{"metric": {"node": "a"}, "values": [[(D + 1) * DAY, "3"]]}], warnings=["w1"])
+    second = _matrix(
+        [
+            {"metric": {"node": "a"}, "values": [[(D + 1) * DAY - 60, "5"], [(D + 1) * DAY, "NaN"]]},
+            {"metric": {"node": "b"}, "values": [[(D + 1) * DAY, "9"]]},
+            {"metric": {"job": "x"}, "values": [[DAY, "1"]]},
+        ],
+        warnings=["w2"],
+    )
+    together = Usage()
+    for i, text in enumerate((first, second)):
+        read_stream(together, f"{i}.json", by_name()["running_pods"], io.BytesIO(text.encode()).read, 1 << 30)
+    merged = Usage()
+    for i, text in enumerate((first, second)):
+        part = Usage()
+        read_stream(part, f"{i}.json", by_name()["running_pods"], io.BytesIO(text.encode()).read, 1 << 30)
+        merged.merge(part)
+    assert merged.days["running_pods"] == {("a", ""): {D: 5.0}, ("b", ""): {D: 9.0}}
+    c = merged.counts["running_pods"]
+    # values of series with a node: 1 (first) + 2 (a, the NaN included) + 1 (b)
+    assert (c.samples, c.nan, c.no_node) == (4, 1, 1)
+    assert merged.warnings == [("0.json", "w1"), ("1.json", "w2")]
+    assert merged.sources == ["0.json", "1.json"]
+    assert merged == together
+
+
 def test_the_servers_warnings_are_kept() -> None:
     usage = _read(_matrix([], warnings=["PromQL info: metric might not be a counter"]))
     assert usage.warnings == [("x.json", "PromQL info: metric might not be a counter")]

@@ -12,12 +12,14 @@ import http.server
 import json
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from conftest import run_cli
+from renderer.recommend.prometheus import PARALLEL
 from renderer.recommend.queries import QUERIES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
@@ -28,6 +30,8 @@ class Stub:
     def __init__(self) -> None:
         self.answers: list[tuple[int, bytes, float]] = []
         self.seen: list[tuple[str, str | None]] = []
+        #: (a part of the request path, seconds): such requests answer the default, that late
+        self.slow: tuple[str, float] | None = None
 
 
 @pytest.fixture
@@ -37,7 +41,10 @@ def stub() -> Iterator[tuple[Stub, str]]:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             state.seen.append((self.path, self.headers.get("Authorization")))
-            status, body, delay = state.answers.pop(0) if state.answers else (200, EMPTY, 0.0)
+            if state.slow is not None and state.slow[0] in self.path:
+                status, body, delay = 200, EMPTY, state.slow[1]
+            else:
+                status, body, delay = state.answers.pop(0) if state.answers else (200, EMPTY, 0.0)
             if delay:
                 time.sleep(delay)
             try:
@@ -112,7 +119,9 @@ def test_basic_auth_and_a_url_with_credentials_never_show_them(stub: tuple[Stub,
 
 def test_a_timeout_is_retried_then_said(stub: tuple[Stub, str]) -> None:
     state, url = stub
-    state.answers.extend([(200, EMPTY, 2.0), (200, EMPTY, 2.0)])
+    # the first query's requests answer after 2 s (queries are asked a few at a time: the others answer at once)
+    first = urllib.parse.urlencode({"query": QUERIES[0].promql})
+    state.slow = (first, 2.0)
     done = run_cli(
         "recommend",
         str(EXAMPLE / "policies"),
@@ -127,7 +136,8 @@ def test_a_timeout_is_retried_then_said(stub: tuple[Stub, str]) -> None:
     )
     assert done.exit_code == 2
     assert "reserved_memory: timed out after 2 attempt(s) (--timeout 0.3s)" in done.stderr
-    assert len(state.seen) == 2
+    assert done.stderr.count("\n") == 1
+    assert sum(1 for path, _ in state.seen if first in path) == 2
 
 
 def test_a_server_error_is_retried(stub: tuple[Stub, str]) -> None:
@@ -135,8 +145,10 @@ def test_a_server_error_is_retried(stub: tuple[Stub, str]) -> None:
     state.answers.append((503, b"<html>unavailable</html>", 0.0))
     done = run_cli("recommend", str(EXAMPLE / "policies"), "--prometheus", url, "--end", "2025-11-09", "--retries", "1")
     assert done.exit_code == 0, done.stderr
-    # every query once, the first twice
-    assert len(state.seen) == len(QUERIES) + 1
+    # eight queries over the default 14 days: the four without a subquery in one request each, the four with one
+    # (reserved_cpu, pods_memory_ratio, pods_cpu_ratio, memory_stall) one day at a time (4 + 4 x 14 = 60 requests),
+    # and the one that got the 503 asked again
+    assert len(state.seen) == 61
     assert all(path.startswith("/api/v1/query_range?query=") and "step=86400" in path for path, _ in state.seen)
 
 
@@ -243,3 +255,36 @@ def test_tls_with_the_servers_ca_or_without_verification(tls_stub: tuple[str, Pa
     assert unknown.stderr.count("\n") == 1  # type: ignore[attr-defined]
     assert _run(url, "--certificate-authority", str(ca)).exit_code == 0  # type: ignore[attr-defined]
     assert _run(url, "--insecure-skip-tls-verify").exit_code == 0  # type: ignore[attr-defined]
+
+
+def test_a_signal_ends_the_run_at_once_with_requests_in_flight(stub: tuple[Stub, str]) -> None:
+    # every answer takes 20 s; PARALLEL (3) requests are in flight when SIGTERM comes: the run ends with 128 + 15 without
+    # waiting for them (the bounded waits below are the test's guard against a hang, not a speed figure)
+    import signal
+    import subprocess
+    import sys
+
+    state, url = stub
+    state.slow = ("/api/v1/query_range", 20.0)
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "renderer", "recommend", str(EXAMPLE / "policies"), "--prometheus", url],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 15
+        while len(state.seen) < PARALLEL and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # room for a fourth request, were one asked
+        assert len(state.seen) == PARALLEL  # in flight, no more
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert len(state.seen) == PARALLEL

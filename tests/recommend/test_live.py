@@ -25,6 +25,8 @@ pytestmark = pytest.mark.external
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
 WINDOW = ["--end", "2025-11-09", "--window", "8d"]
 FIRST = fleet.END - (fleet.DAYS - 1) * 86400
+#: the queries with a 5-minute subquery, which the live mode asks one day at a time
+SUBQUERIES = ("reserved_cpu", "pods_memory_ratio", "pods_cpu_ratio", "memory_stall")
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +50,20 @@ def test_live_and_offline_say_the_same(server: str, fmt: str) -> None:
     assert (live.exit_code, offline.exit_code) == (0, 0), live.stderr + offline.stderr
     assert live.stdout == offline.stdout
     asked = [line for line in live.stderr.splitlines() if line.startswith("recommend: asked ")]
-    # the answers as committed: their bytes and series, counted independently here
-    files = [EXAMPLE / "usage" / f"{q.name}.json" for q in QUERIES]
-    size = sum(len(f.read_bytes()) for f in files)
-    series = sum(len(json.loads(f.read_bytes())["data"]["result"]) for f in files)
-    assert asked == [f"recommend: asked {len(QUERIES)} queries to {server}: {series} series, {size} bytes of answers"]
+    # the answers, their bytes and series counted independently here: the four queries without a subquery over the
+    # whole window (the committed exports), the four with one (5-minute subqueries) one day at a time, as the
+    # server answers each day's evaluation: 4 + 4 x 8 requests
+    answers = [(EXAMPLE / "usage" / f"{q.name}.json").read_bytes() for q in QUERIES if q.name not in SUBQUERIES]
+    answers += [
+        prometheus.query_range(server, q.promql, t, t, 86400)
+        for q in QUERIES
+        if q.name in SUBQUERIES
+        for t in range(FIRST, fleet.END + 1, 86400)
+    ]
+    assert len(answers) == 36
+    size = sum(len(a) for a in answers)
+    series = sum(len(json.loads(a)["data"]["result"]) for a in answers)
+    assert asked == [f"recommend: asked 8 queries in 36 requests to {server}: {series} series, {size} bytes of answers"]
     assert live.stderr.replace(asked[0] + "\n", "") == offline.stderr
 
 
