@@ -379,7 +379,8 @@ def main() -> None:
     text = (args.text or args.work) / f"recommend-live-{os.getpid()}.om"  # window i: ...-i.om
     try:
         if not args.reuse:
-            data.mkdir(parents=True)
+            data.mkdir(parents=True)  # an existing tsdb/ is a previous run's: refused rather than mixed in
+            text.parent.mkdir(parents=True, exist_ok=True)
             began = time.perf_counter()
             writing, largest = build(fx, data, text, args.jobs)
             print(
