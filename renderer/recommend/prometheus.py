@@ -3,7 +3,8 @@
 Each query is one ``GET /api/v1/query_range`` at a step of one day over the window (the aggregation runs on the
 server: a few numbers per node and day come back), read by the same streaming reader as an exported file. Auth: a
 bearer token read from a file (re-read for every run, as Kubernetes service-account tokens rotate), or basic auth
-(the password from a file or the environment variable ``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's
+(the password from a file or the environment variable ``ALLOCATABLE_PROMETHEUS_PASSWORD``, else the URL's own
+``user:password@``); TLS with the system's
 CA bundle, a CA file, or no verification at all (``--insecure-skip-tls-verify``). Credentials are never printed:
 messages name the server by scheme, host and path only.
 
@@ -74,7 +75,27 @@ def _headers(server: Server) -> dict[str, str]:
             password = _read_secret(server.password_file, "--password-file")
         token = base64.b64encode(f"{server.username}:{password}".encode()).decode("ascii")
         headers["Authorization"] = "Basic " + token
+    elif (userinfo := _userinfo(server)) is not None:
+        # the URL's own user and password (percent-decoded), as Go's net/http sends them, so promtool and curl take
+        # the same URL; the flags above win, as an Authorization header set before wins there
+        headers["Authorization"] = "Basic " + base64.b64encode(":".join(userinfo).encode()).decode("ascii")
     return headers
+
+
+def _userinfo(server: Server) -> tuple[str, str] | None:
+    parts = urllib.parse.urlsplit(server.url)
+    if parts.username is None:
+        return None
+    return urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or "")
+
+
+def _check(server: Server) -> str:
+    """What a 401 or 403 asks the user to check: the credential that went out."""
+    if server.bearer_token_file:
+        return "--bearer-token-file"
+    if server.username is None and _userinfo(server) is not None:
+        return "the user and password in the --prometheus URL"
+    return "--username/--password-file"
 
 
 def _context(server: Server) -> ssl.SSLContext | None:
@@ -119,7 +140,7 @@ def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int],
         except urllib.error.HTTPError as exc:
             body = exc.read(1 << 20) if exc.fp is not None else b""
             if exc.code in (401, 403):
-                check = "--bearer-token-file" if server.bearer_token_file else "--username/--password-file"
+                check = _check(server)
                 raise UsageInputError(
                     f"{server.shown}: {what}: HTTP {exc.code} {'unauthorized' if exc.code == 401 else 'forbidden'}; "
                     f"check {check}"

@@ -243,3 +243,23 @@ def test_tls_with_the_servers_ca_or_without_verification(tls_stub: tuple[str, Pa
     assert unknown.stderr.count("\n") == 1  # type: ignore[attr-defined]
     assert _run(url, "--certificate-authority", str(ca)).exit_code == 0  # type: ignore[attr-defined]
     assert _run(url, "--insecure-skip-tls-verify").exit_code == 0  # type: ignore[attr-defined]
+
+
+def test_a_url_with_credentials_and_no_flag_sends_them_and_never_shows_them(stub: tuple[Stub, str]) -> None:
+    """``http://user:password@host`` alone: the user and password go out as basic auth, as Go's net/http sends a URL's
+    userinfo (its client's ``send``: ``Authorization: Basic`` from ``req.URL.User`` when no Authorization header is
+    set), so the URL promtool takes works here too. RFC 3986 percent-encoding is undone first: ``p%40ss`` is the
+    password ``p@ss``; RFC 7617: the header is ``Basic`` and base64 of ``user:password``. Before, the userinfo was
+    dropped without a word and the 401 said to check flags that were never given."""
+    state, url = stub
+    state.answers.append((401, b"no", 0.0))
+    done = _run(url.replace("http://", "http://alice:p%40ss@"))
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert state.seen[0][1] == "Basic " + base64.b64encode(b"alice:p@ss").decode()
+    assert "HTTP 401 unauthorized; check the user and password in the --prometheus URL" in done.stderr  # type: ignore[attr-defined]
+    assert "alice" not in done.stderr and "p@ss" not in done.stderr and "p%40ss" not in done.stderr  # type: ignore[attr-defined]
+    # a good answer: every query goes out with the same header
+    state.seen.clear()
+    done = _run(url.replace("http://", "http://alice:p%40ss@"))
+    assert done.exit_code == 0, done.stderr  # type: ignore[attr-defined]
+    assert {auth for _, auth in state.seen} == {"Basic YWxpY2U6cEBzcw=="}  # base64("alice:p@ss"), by RFC 4648's table
