@@ -199,6 +199,7 @@ def server_of(args: argparse.Namespace) -> object:
 
 
 def _print_queries(args: argparse.Namespace) -> int:
+    import shlex
     import sys
     from datetime import datetime, timezone
 
@@ -207,7 +208,7 @@ def _print_queries(args: argparse.Namespace) -> int:
     from renderer.recommend.queries import promtool_command
 
     start, end = window_of(args)
-    url = Server(args.prometheus).shown if args.prometheus else "http://prometheus:9090"
+    url = shlex.quote(Server(args.prometheus).shown) if args.prometheus else "http://prometheus:9090"  # sh export.sh
     lines = []
     stamp = {t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for t in (start, end)}
     from renderer.loading.files import UsageError
@@ -225,6 +226,8 @@ def _print_queries(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    import shlex
+
     from renderer.commands.common import emit_load
     from renderer.loading.files import is_stdin
 
@@ -264,11 +267,14 @@ def run(args: argparse.Namespace) -> int:
     from renderer.recommend.advice import Options
 
     paths = paths_of(args)
-    review = "allocatable diff --base HEAD" + (f" {args.paths.as_posix()}" if args.paths is not None else "")
+    # a command line to paste into a shell: every path quoted for it (unchanged when it needs no quoting)
+    review = "allocatable diff --base HEAD" + (
+        f" {shlex.quote(args.paths.as_posix())}" if args.paths is not None else ""
+    )
     if args.snapshot:
-        review += f" --snapshot {args.snapshot}"
+        review += f" --snapshot {shlex.quote(args.snapshot)}"
     elif args.pods:
-        review += f" --nodes {args.nodes} --pods {args.pods}"
+        review += f" --nodes {shlex.quote(args.nodes)} --pods {shlex.quote(args.pods)}"
     try:  # an export or dump that cannot be read is a UserError: one line, exit 2 (renderer.cli)
         done = recommend(
             paths,

@@ -209,3 +209,41 @@ def test_live_reads_the_nodes_with_kubectl(tmp_path: Path, monkeypatch: pytest.M
     assert log.read_text().split() == ["get", "nodes", "-o", "json", "--request-timeout=60s", "--context=prod"]
     both = run_cli("recommend", POLICIES, "--usage", *USAGE, "--live", *NODES)
     assert both.exit_code == 2 and "--live reads the nodes from the cluster" in both.stderr
+
+
+def _words(command: str, cwd: Path) -> list[str]:
+    """The words /bin/sh makes of ``command`` (the program replaced by printf; the redirect, if any, kept)."""
+    import subprocess
+
+    program, _, rest = command.partition(" ")
+    done = subprocess.run(
+        ["sh", "-c", "printf '%s\\n' " + rest], cwd=cwd, capture_output=True, text=True, timeout=30, check=True
+    )
+    return [program, *done.stdout.splitlines()]
+
+
+def test_the_printed_command_lines_survive_a_shell(tmp_path: Path) -> None:
+    """``--print-queries`` is meant for ``> export.sh && sh export.sh`` and the report's last line for pasting: a path
+    or URL with a space, a quote or ``&`` must reach promtool and diff as one word, not break the script (or run a
+    part of it as a command). /bin/sh itself splits them here, not the code that quoted them."""
+    repo = tmp_path / "my policies"
+    shutil.copytree(POLICIES, repo)
+    snapshot = tmp_path / "snap & shot.json"
+    shutil.copy(EXAMPLE / "snapshot.json", snapshot)
+    url = "https://prom.example.com/it's here"
+    done = run_cli("recommend", "--print-queries", str(repo), "--prometheus", url, "--end", "2025-11-09")
+    assert done.exit_code == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if not line.startswith("#")]
+    assert len(lines) == 8
+    for line in lines:
+        words = _words(line, tmp_path)  # printf's output goes to the QUERY.json file the line redirects to
+        assert words == ["promtool"]
+    exported = sorted(p.name for p in tmp_path.glob("*.json") if p.name != snapshot.name)
+    assert len(exported) == 8
+    printed = (tmp_path / "reserved_memory.json").read_text("utf-8").splitlines()
+    # promtool query range -o json --start=… --end=… --step=24h URL QUERY: the URL is the eighth word, whole
+    assert printed[:2] == ["query", "range"] and printed[7] == url and len(printed) == 9
+    report = run_cli("recommend", str(repo), "--usage", *USAGE, "--snapshot", str(snapshot), "-o", "json")
+    assert report.exit_code == 0, report.stderr
+    review = json.loads(report.stdout)["review"]
+    assert _words(review, tmp_path) == ["allocatable", "diff", "--base", "HEAD", str(repo), "--snapshot", str(snapshot)]
