@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import add_paths, emit, focus_of, focused, note_focus, output_choices, paths_of
+from renderer.commands.common import add_paths, emit, focus_of, focused, note, note_focus, output_choices, paths_of
 
 NAME = "lint"
 ORDER = 20
@@ -98,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
         "lint", findings, files=len(done.load.files), objects=done.load.policies.object_count(), base=done.base
     )
     emit(report, args.output)
+    for text in done.usage_notes:  # as recommend says them: usage that AL216 could not check is never silent
+        note(f"lint: note: {text}")
     note_focus("lint", focus, hidden, done.load.policies.root)
     if not done.valid:
         return 2

@@ -247,3 +247,49 @@ def test_the_printed_command_lines_survive_a_shell(tmp_path: Path) -> None:
     assert report.exit_code == 0, report.stderr
     review = json.loads(report.stdout)["review"]
     assert _words(review, tmp_path) == ["allocatable", "diff", "--base", "HEAD", str(repo), "--snapshot", str(snapshot)]
+
+
+def test_lint_says_what_of_the_usage_it_could_not_check(tmp_path: Path) -> None:
+    """``lint --usage`` (rule AL216) says on stderr what ``recommend`` says of the same usage: the nodes in no pool
+    and the values left out. Before, it said nothing, so usage that placed no node read as "no reservation below
+    what was measured". Worked by hand: gp-1's /system.slice has 4 values, NaN, +Inf, -1 and 400000000 (3 left out);
+    ghost-9 one more (5 values with a node); one series has no node label; the server warned once. With the example's
+    nodes.json, gp-1 is placed in NodePool general (its labels) and ghost-9 is in neither; without it, the example's
+    repo has no inventory Node, so neither is placed (sorted by name: ghost-9, gp-1)."""
+    export = {
+        "status": "success",
+        "warnings": ["query hit the series limit"],
+        "data": {
+            "resultType": "matrix",
+            "result": [
+                {
+                    "metric": {"node": "gp-1", "id": "/system.slice"},
+                    "values": [
+                        [1762041600, "NaN"],
+                        [1762128000, "+Inf"],
+                        [1762214400, "-1"],
+                        [1762300800, "400000000"],
+                    ],
+                },
+                {"metric": {"id": "/system.slice"}, "values": [[1762041600, "1"]]},
+                {"metric": {"node": "ghost-9", "id": "/system.slice"}, "values": [[1762041600, "1"]]},
+            ],
+        },
+    }
+    usage = tmp_path / "reserved_memory.json"
+    usage.write_text(json.dumps(export), encoding="utf-8")
+    done = run_cli("lint", POLICIES, "--usage", str(usage), *NODES)
+    assert done.exit_code == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("lint: note: ")]
+    assert notes == [
+        "lint: note: 1 node(s) with usage are in no pool, not checked: ghost-9 (not in the inventory nor in the node dump)",
+        "lint: note: reserved_memory: 1 NaN, 1 infinite, 1 negative of 5 values left out",
+        "lint: note: reserved_memory: 1 series without a node label left out",
+        f"lint: note: {usage}: the server warned: query hit the series limit",
+    ]
+    alone = run_cli("lint", POLICIES, "--usage", str(usage))
+    assert (
+        "lint: note: 2 node(s) with usage are in no pool, not checked: ghost-9 (not in the inventory nor in the node "
+        "dump), gp-1 (not in the inventory nor in the node dump); --nodes FILE (kubectl get nodes -o json) places "
+        "nodes into NodePools by their labels\n"
+    ) in alone.stderr
