@@ -218,9 +218,20 @@ def _print_queries(args: argparse.Namespace) -> int:
         paths = paths_of(args)
     except UsageError:  # no policy repo here: the default queries (kube-prometheus-stack's)
         paths = None
+    header = ""
+    if args.bearer_token_file:  # read when the script runs, never printed (promtool query range --header)
+        header = shlex.quote("--header=Authorization: Bearer ") + f'"$(cat {shlex.quote(args.bearer_token_file)})"'
+    elif args.username is not None or (args.prometheus and Server(args.prometheus).has_userinfo):
+        lines.append(
+            "# the server takes basic auth, which is never printed: put the user and password into each command's "
+            "URL (https://USER:PASSWORD@host), as promtool sends a URL's userinfo"
+        )
+    prefix = "promtool query range "
     for q in recommend_queries(paths, max_file_bytes=args.max_file_size) if paths is not None else QUERIES:
         lines.append(f"# {q.name}: {q.what}")
-        lines.append(promtool_command(q, stamp[start], stamp[end], url))
+        command = promtool_command(q, stamp[start], stamp[end], url)
+        assert command.startswith(prefix)
+        lines.append(prefix + header + " " + command[len(prefix) :] if header else command)
     sys.stdout.write("\n".join(lines) + "\n")
     return EXIT_OK
 

@@ -47,6 +47,11 @@ class Server:
     retries: int = 2
 
     @property
+    def has_userinfo(self) -> bool:
+        """Whether the URL carries a user (and password): they are sent, never shown."""
+        return urllib.parse.urlsplit(self.url).username is not None
+
+    @property
     def shown(self) -> str:
         """The URL without credentials or query string."""
         parts = urllib.parse.urlsplit(self.url)

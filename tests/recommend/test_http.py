@@ -49,6 +49,10 @@ def stub() -> Iterator[tuple[Stub, str]]:
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
+        def do_POST(self) -> None:  # promtool asks with POST (the form in the body): the same answers
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.do_GET()
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -214,6 +218,10 @@ def tls_stub(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             self.end_headers()
             self.wfile.write(EMPTY)
 
+        def do_POST(self) -> None:  # promtool asks with POST (the form in the body): the same answers
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.do_GET()
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -263,3 +271,31 @@ def test_a_url_with_credentials_and_no_flag_sends_them_and_never_shows_them(stub
     done = _run(url.replace("http://", "http://alice:p%40ss@"))
     assert done.exit_code == 0, done.stderr  # type: ignore[attr-defined]
     assert {auth for _, auth in state.seen} == {"Basic YWxpY2U6cEBzcw=="}  # base64("alice:p@ss"), by RFC 4648's table
+
+
+@pytest.mark.external
+def test_the_printed_promtool_commands_carry_the_servers_credentials(stub: tuple[Stub, str], tmp_path: Path) -> None:
+    """``--print-queries`` with ``--bearer-token-file``: each promtool command sends the token, read from the file
+    when the script runs (``--header`` of ``promtool query range``; ``$(cat FILE)`` drops the file's last newline),
+    never printed. Run with the real promtool against the stub: before, the commands went out without it (a 401 from
+    a server that asks for one). With basic auth (a URL's userinfo, never printed) a comment says where to put it."""
+    import subprocess
+
+    from tools import find
+
+    promtool = find("promtool", how="apt-get install prometheus")
+    state, url = stub
+    token = tmp_path / "the token"
+    token.write_text("s3cr3t-token\n", encoding="utf-8")
+    done = _run(url, "--print-queries", "--bearer-token-file", str(token))
+    assert done.exit_code == 0, done.stderr  # type: ignore[attr-defined]
+    assert "s3cr3t" not in done.stdout  # type: ignore[attr-defined]
+    script = tmp_path / "export.sh"
+    script.write_text(done.stdout.replace("promtool ", f"{promtool} "), encoding="utf-8")  # type: ignore[attr-defined]
+    ran = subprocess.run(["sh", str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert len(state.seen) == len(QUERIES)
+    assert {auth for _, auth in state.seen} == {"Bearer s3cr3t-token"}
+    basic = _run(url.replace("http://", "http://alice:hunter2@"), "--print-queries")
+    assert "alice" not in basic.stdout and "hunter2" not in basic.stdout  # type: ignore[attr-defined]
+    assert basic.stdout.startswith("# the server takes basic auth, which is never printed")  # type: ignore[attr-defined]
