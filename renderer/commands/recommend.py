@@ -75,6 +75,34 @@ def _seconds(text: str) -> float:
     raise argparse.ArgumentTypeError(f"must be seconds from 0.1 to 3600, got {text[:24]!r}")
 
 
+def add_connection(parser: argparse.ArgumentParser) -> None:
+    """The ``--prometheus`` connection options (auth, TLS, timeout, retries): recommend's, and lint's for AL216."""
+    live = parser.add_argument_group("--prometheus connection")
+    live.add_argument("--bearer-token-file", metavar="FILE", default=None, help="a file holding a bearer token")
+    live.add_argument("--username", metavar="NAME", default=None, help="basic auth user")
+    live.add_argument(
+        "--password-file",
+        metavar="FILE",
+        default=None,
+        help="basic auth password file (else $ALLOCATABLE_PROMETHEUS_PASSWORD)",
+    )
+    live.add_argument("--certificate-authority", metavar="FILE", default=None, help="CA bundle for https")
+    live.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server's certificate")
+    live.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per request (default 60)")
+    live.add_argument("--retries", type=int, choices=range(0, 6), default=2, metavar="N", help="default 2")
+
+
+def connection_misused(args: argparse.Namespace) -> str | None:
+    """Why the connection options cannot be used without ``--prometheus`` (None when they can)."""
+    given = (args.bearer_token_file, args.username, args.password_file, args.certificate_authority)
+    if args.prometheus is None and (any(v is not None for v in given) or args.insecure_skip_tls_verify):
+        return (
+            "--bearer-token-file, --username, --password-file, --certificate-authority and --insecure-skip-tls-verify "
+            "go with --prometheus"
+        )
+    return None
+
+
 def register(parser: argparse.ArgumentParser) -> None:
     add_paths(parser, many=False)
     source = parser.add_argument_group("usage (one of)")
@@ -93,19 +121,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print each query with its window and the promtool command that exports it, and exit",
     )
-    live = parser.add_argument_group("--prometheus connection")
-    live.add_argument("--bearer-token-file", metavar="FILE", default=None, help="a file holding a bearer token")
-    live.add_argument("--username", metavar="NAME", default=None, help="basic auth user")
-    live.add_argument(
-        "--password-file",
-        metavar="FILE",
-        default=None,
-        help="basic auth password file (else $ALLOCATABLE_PROMETHEUS_PASSWORD)",
-    )
-    live.add_argument("--certificate-authority", metavar="FILE", default=None, help="CA bundle for https")
-    live.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server's certificate")
-    live.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per request (default 60)")
-    live.add_argument("--retries", type=int, choices=range(0, 6), default=2, metavar="N", help="default 2")
+    add_connection(parser)
     window = parser.add_argument_group("window and coverage")
     window.add_argument(
         "--window",
@@ -254,12 +270,9 @@ def run(args: argparse.Namespace) -> int:
             if not given
             else "--usage and --prometheus both give the usage: pass one of them"
         )
-    if args.prometheus is None and any(
-        v is not None for v in (args.bearer_token_file, args.username, args.password_file, args.certificate_authority)
-    ):
-        return error(
-            "--bearer-token-file, --username, --password-file and --certificate-authority go with --prometheus"
-        )
+    misused = connection_misused(args)
+    if misused is not None:
+        return error(misused)
     if any(is_stdin(u) for u in args.usage or []):
         return error("--usage reads files named after their query; standard input has no name: write it to a file")
     if args.pods is not None and (args.nodes is None or args.snapshot is not None):

@@ -299,3 +299,26 @@ def test_the_printed_promtool_commands_carry_the_servers_credentials(stub: tuple
     basic = _run(url.replace("http://", "http://alice:hunter2@"), "--print-queries")
     assert "alice" not in basic.stdout and "hunter2" not in basic.stdout  # type: ignore[attr-defined]
     assert basic.stdout.startswith("# the server takes basic auth, which is never printed")  # type: ignore[attr-defined]
+
+
+@pytest.mark.external
+def test_lint_reaches_the_server_recommend_reaches(tls_stub: tuple[str, Path], stub: tuple[Stub, str]) -> None:
+    """``lint --prometheus`` (rule AL216) takes recommend's connection options: a server behind a private CA, basic
+    auth, a timeout and retries. Before, lint had --bearer-token-file only, so such a server could not be linted
+    against."""
+    url, ca = tls_stub
+    policies = str(EXAMPLE / "policies")
+    assert run_cli("lint", policies, "--prometheus", url, "--retries", "0").exit_code == 2  # the CA is unknown
+    done = run_cli("lint", policies, "--prometheus", url, "--certificate-authority", str(ca), "--end", "2025-11-09")
+    assert done.exit_code == 0, done.stderr
+    state, plain = stub
+    password = ca.parent / "password"
+    password.write_text("hunter2\n", encoding="utf-8")
+    done = run_cli(
+        "lint", policies, "--prometheus", plain, "--username", "bob", "--password-file", str(password), "--timeout", "5"
+    )
+    assert done.exit_code == 0, done.stderr
+    assert {auth for _, auth in state.seen} == {"Basic " + base64.b64encode(b"bob:hunter2").decode()}
+    assert "hunter2" not in done.stderr
+    alone = run_cli("lint", policies, "--certificate-authority", str(ca))
+    assert alone.exit_code == 2 and "go with --prometheus" in alone.stderr
