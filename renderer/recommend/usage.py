@@ -21,10 +21,10 @@ from typing import Any
 
 from renderer.recommend.queries import DAY
 
-__all__ = ["BadSample", "Usage"]
+__all__ = ["LAST_TIME", "BadSample", "Usage"]
 
 #: 9999-12-31T23:59:59Z, the last time a sample may have: later ones are no date (datetime's own bound).
-_LAST_TIME = 253402300799.0
+LAST_TIME = 253402300799.0
 
 
 class BadSample(Exception):
@@ -72,7 +72,7 @@ class Usage:
             raise BadSample('a sample is not [time, "value"]') from None
         # a time that is NaN, infinite, before 1970 or after 9999 is no time a day can be booked on (and 1e300 would
         # make the days between the first and the last sample uncountably many)
-        if not (isfinite(sum(times)) and min(times) >= 0 and max(times) <= _LAST_TIME):
+        if not (isfinite(sum(times)) and min(times) >= 0 and max(times) <= LAST_TIME):
             raise BadSample("a sample's time is not Unix seconds from 1970 to 9999")
         counts.samples += len(values)
         try:

@@ -234,3 +234,23 @@ def test_a_dump_cut_short_or_corrupt_is_located(tmp_path: Path) -> None:
     assert done.exit_code == 2 and done.stdout == ""
     assert done.stderr.startswith(f"allocatable: error: {bad}:3:28: a kubelet Summary API dump that is not valid JSON")
     assert done.stderr.count("\n") == 1
+
+
+def test_go_zero_time_and_infinity_are_said_not_booked(tmp_path: Path) -> None:
+    """A stat the kubelet has not taken carries Go's zero time, ``0001-01-01T00:00:00Z`` (before 1970: no time of a
+    measurement), and Python's JSON reader takes the literal ``Infinity``. The first is a missing stat, said; the
+    second an infinite value, counted and left out (before, it was booked as an infinite peak; and the zero time, once
+    the reader refused times before 1970, was an internal error). The runtime's 100 bytes are the only value booked."""
+    doc = json.loads(json.dumps(EDGE))
+    kubelet, runtime = doc["node"]["systemContainers"][:2]
+    kubelet["cpu"]["time"] = "0001-01-01T00:00:00Z"
+    kubelet["memory"]["workingSetBytes"] = float("inf")  # written as the literal Infinity
+    runtime["memory"]["workingSetBytes"] = 100
+    path = _write(tmp_path, "edgenode01.json", doc)
+    assert "Infinity" in Path(path).read_text("utf-8")
+    usage = read_files([path], QUERIES, 1 << 30)
+    day = (1666464313 - 1) // DAY  # the runtime's memory time, 2022-10-22T18:45:13Z
+    assert usage.days["reserved_memory"][("edgenode01", "runtime")] == {day: 100.0}
+    assert ("edgenode01", "kubelet") not in usage.days["reserved_memory"]
+    assert "reserved_memory: 1 infinite of 2 values left out" in usage.issues()
+    assert any("kubelet cpu.usageNanoCores or its time is missing" in n for n in usage.summary_notes)
