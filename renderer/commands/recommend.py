@@ -217,6 +217,7 @@ def server_of(args: argparse.Namespace) -> object:
 def _print_queries(args: argparse.Namespace) -> int:
     import shlex
     import sys
+    import urllib.parse
     from datetime import datetime, timezone
 
     from renderer.pipeline import recommend_queries
@@ -241,6 +242,11 @@ def _print_queries(args: argparse.Namespace) -> int:
         lines.append(
             "# the server takes basic auth, which is never printed: put the user and password into each command's "
             "URL (https://USER:PASSWORD@host), as promtool sends a URL's userinfo"
+        )
+    if args.prometheus and urllib.parse.urlsplit(args.prometheus).query:
+        lines.append(
+            "# the --prometheus URL's query parameters are never printed (they may hold a token): add them to each "
+            "command's URL"
         )
     prefix = "promtool query range "
     for q in recommend_queries(paths, max_file_bytes=args.max_file_size) if paths is not None else QUERIES:

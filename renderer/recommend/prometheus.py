@@ -174,9 +174,12 @@ def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int],
 def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_bytes: int) -> Usage:
     """Every query over [start, end] (Unix seconds, one-day steps) into one Usage."""
     base = _base(server)
+    # the URL's own query parameters (a tenant, an access token a managed service takes there) go with every
+    # request, never shown
+    extra = urllib.parse.parse_qsl(urllib.parse.urlsplit(server.url).query, keep_blank_values=True)
     usage = Usage()
     for q in queries:
-        params = urllib.parse.urlencode({"query": q.promql, "start": start, "end": end, "step": DAY})
+        params = urllib.parse.urlencode([*extra, ("query", q.promql), ("start", start), ("end", end), ("step", DAY)])
         shown = f"{server.shown} ({q.name})"
 
         def consume(read: Callable[[int], bytes], shown: str = shown, q: Query = q) -> None:

@@ -322,3 +322,22 @@ def test_lint_reaches_the_server_recommend_reaches(tls_stub: tuple[str, Path], s
     assert "hunter2" not in done.stderr
     alone = run_cli("lint", policies, "--certificate-authority", str(ca))
     assert alone.exit_code == 2 and "go with --prometheus" in alone.stderr
+
+
+def test_the_urls_query_parameters_go_with_every_request_and_are_never_shown(stub: tuple[Stub, str]) -> None:
+    """``--prometheus 'https://host/prometheus?tenant=t1&access_token=tok'``: a managed service may take its tenant
+    or token in the URL's query. Each request carries them before the query's own parameters; no message and no
+    printed command shows them (before, they were dropped from the requests without a word)."""
+    import urllib.parse
+
+    state, url = stub
+    state.answers.append((401, b"no", 0.0))
+    done = _run(url + "/prom?tenant=t1&access_token=s3cr3t")
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert "s3cr3t" not in done.stderr and "t1" not in done.stderr  # type: ignore[attr-defined]
+    path = state.seen[0][0]
+    assert path.startswith("/prom/api/v1/query_range?tenant=t1&access_token=s3cr3t&query=")
+    assert urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)["step"] == ["86400"]
+    printed = _run(url + "/prom?tenant=t1&access_token=s3cr3t", "--print-queries")
+    assert "s3cr3t" not in printed.stdout and "tenant" not in printed.stdout.split("\n", 1)[1]  # type: ignore[attr-defined]
+    assert printed.stdout.startswith("# the --prometheus URL's query parameters are never printed")  # type: ignore[attr-defined]
