@@ -293,3 +293,35 @@ def test_lint_says_what_of_the_usage_it_could_not_check(tmp_path: Path) -> None:
         "dump), gp-1 (not in the inventory nor in the node dump); --nodes FILE (kubectl get nodes -o json) places "
         "nodes into NodePools by their labels\n"
     ) in alone.stderr
+
+
+def test_a_file_with_other_documents_keeps_them(tmp_path: Path) -> None:
+    """-o yaml's documents replace documents, not files: with ReservationPolicy/batch (too little data: not
+    rewritten) in the same reservations.yaml as ReservationPolicy/general, the report says to put each document in
+    place of the one of its name and keep the file's others; done that way, batch keeps its 300Mi (before, the last
+    comment said to write the documents over the files, which dropped batch's policy)."""
+    repo = tmp_path / "policies"
+    shutil.copytree(POLICIES, repo)
+    batch = {
+        "apiVersion": "policy.allocatable.dev/v1alpha1",
+        "kind": "ReservationPolicy",
+        "metadata": {"name": "batch"},
+        "spec": {
+            "selector": [{"matchExpressions": [{"key": "example.com/tier", "operator": "In", "values": ["batch"]}]}],
+            "kubeReserved": {"cpu": "80m", "memory": "300Mi"},
+        },
+    }
+    with (repo / "reservations.yaml").open("a", encoding="utf-8") as f:
+        f.write("---\n" + yaml.safe_dump(batch))
+    done = run_cli("recommend", str(repo), "--usage", *USAGE, *NODES, "-o", "yaml")
+    assert done.exit_code == 0, done.stderr
+    assert "(the file's other documents stay)" in done.stdout and "write these over the files" not in done.stdout
+    written = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(done.stdout) if d}
+    assert ("ReservationPolicy", "batch") not in written  # batch has 3 days of data, 7 needed
+    # as the comment says: each document in place of the one of its name, the others kept
+    for name in ("reservations.yaml", "commitclasses.yaml"):
+        path = repo / name
+        kept = [d for d in yaml.safe_load_all(path.read_text("utf-8")) if d]
+        path.write_text(yaml.safe_dump_all([written.get((d["kind"], d["metadata"]["name"]), d) for d in kept]), "utf-8")
+    explained = json.loads(run_cli("explain", str(repo), "--pool", "batch", "-o", "json").stdout)
+    assert '"300Mi"' in json.dumps(explained["pools"][0])  # batch's kubeReserved memory, kept
