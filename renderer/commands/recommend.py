@@ -193,7 +193,12 @@ def window_of(args: argparse.Namespace) -> tuple[int, int]:
     from renderer.recommend.queries import DAY
 
     end = args.end if args.end is not None else int(time.time()) // DAY * DAY
-    return end - (args.window - 1) * DAY, end
+    start = end - (args.window - 1) * DAY
+    if start < DAY:  # the first day a sample can be booked on is 1970-01-01 (a time of 0 is no measurement)
+        from renderer.loading.files import UsageError
+
+        raise UsageError(f"--end and --window: the window would start before 1970-01-02 ({args.window} days)")
+    return start, end
 
 
 def server_of(args: argparse.Namespace) -> object:

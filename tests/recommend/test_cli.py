@@ -30,6 +30,9 @@ NODES = ["--nodes", str(EXAMPLE / "nodes.json")]
         (["--usage", USAGE[0], "--end", "2025-13-01"], "must be a date YYYY-MM-DD"),
         (["--usage", USAGE[0], "--cpu-target", "150"], "from 10 to 100"),
         (["--print-queries", "--usage", USAGE[0]], "reads no --usage"),
+        # --end 1970-01-05 is day 4; 14 days end there from day 4 - 13 = -9: before 1970 (was an internal error)
+        (["--print-queries", "--end", "1970-01-05", "--window", "14d"], "the window would start before 1970-01-02"),
+        (["--prometheus", "http://127.0.0.1:9", "--end", "0001-01-05"], "the window would start before 1970-01-02"),
     ],
 )
 def test_usage_errors(args: list[str], words: str) -> None:
