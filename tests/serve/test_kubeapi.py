@@ -93,7 +93,7 @@ def test_pages_are_followed_and_the_fleet_verified(api: Any, repo: Path, tmp_pat
     service.log = io.StringIO()
     assert service.cycle(), service.last_error
     assert service.evaluation is not None
-    assert service.evaluation.tally.nodes == len(FILES) == 12  # 7 EKS (the g4dn GPU node since 3aaaf9b) + 5 GKE
+    assert service.evaluation.tally.nodes == len(FILES) == 12  # 7 EKS (the g4dn GPU node among them) + 5 GKE
     assert service.evaluation.tally.drift == 0  # every one of them is reproduced exactly (tests/real-nodes)
     assert [(path, q.get("continue")) for path, q, _ in replay.requests] == [
         ("/api/v1/nodes", None),
