@@ -217,7 +217,10 @@ def _tests() -> list[dict[str, Any]]:
                     "eval_time": "55m",
                     "alertname": "AllocatableServeStale",
                     "exp_alerts": [
-                        {"exp_labels": {"severity": "warning"}, "exp_annotations": _annotations("AllocatableServeStale")}
+                        {
+                            "exp_labels": {"severity": "warning"},
+                            "exp_annotations": _annotations("AllocatableServeStale"),
+                        }
                     ],
                 },
             ],
@@ -238,7 +241,10 @@ def _tests() -> list[dict[str, Any]]:
                     "eval_time": "45m",
                     "alertname": "AllocatableServeStale",
                     "exp_alerts": [
-                        {"exp_labels": {"severity": "warning"}, "exp_annotations": _annotations("AllocatableServeStale")}
+                        {
+                            "exp_labels": {"severity": "warning"},
+                            "exp_annotations": _annotations("AllocatableServeStale"),
+                        }
                     ],
                 },
             ],
