@@ -84,10 +84,9 @@ def _model_and_findings(
     base_model: CapacityModel | None = None,
     base_ref: str | None = None,
     usage: UsageInput | None = None,
-    notes: list[str] | None = None,
 ) -> tuple[CapacityModel, list[Finding]]:
     """The capacity model of a valid load and its lint findings (positions unresolved); ``usage``: measured usage
-    for the rules that read it (AL216), what of it could not be used added to ``notes``."""
+    for the rules that read it (AL216)."""
     from renderer.capacity.pools import build
     from renderer.lint.engine import run_rules
     from renderer.render.codes import all_codes
@@ -101,8 +100,7 @@ def _model_and_findings(
         measured = measured_usage(
             result.policies, model, usage.files, usage.server, usage.window, usage.nodes, usage.max_file_bytes
         )
-        if notes is not None:
-            notes.extend(measured.notes)
+        usage.notes.extend(measured.notes)
     return model, run_rules(
         result, model, base_model=base_model, base_ref=base_ref, other_codes=render_codes, measured=measured
     )
@@ -118,8 +116,6 @@ class LintResult:
     model: CapacityModel | None = None
     #: With ``base``: the commit compared with (its merge-base with HEAD, or the tip asked for).
     base: Revision | None = None
-    #: With ``usage``: what of it could not be used (nodes in no pool, values left out), in words.
-    usage_notes: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -160,9 +156,8 @@ def lint(
 
         base_load = load_revision(paths or [Path("policies")], spec, max_file_bytes=max_file_bytes, memo=memo)
         base_model, base_rev = build(base_load.policies), base_load.revision
-    notes: list[str] = []
-    model, findings = _model_and_findings(result, base_model, spec.ref if spec is not None else None, usage, notes)
-    return LintResult(result, result.finish([*result.findings, *findings]), model, base_rev, notes)
+    model, findings = _model_and_findings(result, base_model, spec.ref if spec is not None else None, usage)
+    return LintResult(result, result.finish([*result.findings, *findings]), model, base_rev)
 
 
 @dataclass(eq=False, repr=False)
@@ -509,13 +504,14 @@ def sizing(machine: Callable[[], MachineShape], *, formula: str | None = None, p
 @dataclass(frozen=True)
 class UsageInput:
     """Measured usage to read: ``--usage`` files, or a server over a window (Unix seconds); ``nodes``: a ``kubectl
-    get nodes`` dump placing nodes into NodePools."""
+    get nodes`` dump placing nodes into NodePools; ``notes``: what of it could not be used, in words (lint's)."""
 
     files: tuple[str, ...] = ()
     server: Server | None = None
     window: tuple[int, int] | None = None
     nodes: str | None = None
     max_file_bytes: int | None = None
+    notes: list[str] = field(default_factory=list, compare=False)
 
 
 @dataclass(eq=False, repr=False)

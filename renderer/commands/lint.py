@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         "lint", findings, files=len(done.load.files), objects=done.load.policies.object_count(), base=done.base
     )
     emit(report, args.output)
-    for text in done.usage_notes:  # as recommend says them: usage that AL216 could not check is never silent
+    for text in given.notes if given is not None else ():  # as recommend says them: never silent about usage
         note(f"lint: note: {text}")
     note_focus("lint", focus, hidden, done.load.policies.root)
     if not done.valid:
