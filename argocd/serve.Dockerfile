@@ -1,6 +1,6 @@
 # Image of `allocatable serve` (docs/serve.md), built from the wheel with the serve extra. From the root of this
 # repository:
-#   docker build -f serve/Dockerfile -t ghcr.io/allocatable-dev/allocatable-serve:v0.1.0 .
+#   docker build -f argocd/serve.Dockerfile -t ghcr.io/allocatable-dev/allocatable-serve:v0.1.0 .
 # `allocatable render --target monitoring` writes the Deployment that runs it: user 65532, a read-only root file
 # system, /tmp as its only writable path, the policy repository checked out by a git-sync sidecar under /git.
 ARG PYTHON_IMAGE=python:3.12-slim-bookworm

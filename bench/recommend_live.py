@@ -48,6 +48,7 @@ Figures only (docs/performance.md, "recommend"): nothing passes or fails. WORKDI
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
@@ -59,12 +60,29 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from types import ModuleType
 from typing import TextIO
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "support")]
 
-import prometheus  # noqa: E402  (tests/support: the loopback server the tests start)
+
+def _support() -> ModuleType:
+    """The tests' helper package ``tests/support`` (its loopback Prometheus), loaded by its path as the package
+    ``support`` so its own ``from support import tools`` resolves, without putting ``tests/`` on ``sys.path``."""
+    spec = importlib.util.spec_from_file_location(
+        "support",
+        ROOT / "tests" / "support" / "__init__.py",
+        submodule_search_locations=[str(ROOT / "tests" / "support")],
+    )
+    assert spec is not None and spec.loader is not None
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["support"] = package
+    spec.loader.exec_module(package)
+    return package
+
+
+_support()
+from support import prometheus  # noqa: E402  (the loopback server the tests start)
 
 DAY = 86400
 WINDOW = 18 * 3600  # the block range Prometheus uses with a 15-day retention

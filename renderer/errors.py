@@ -4,7 +4,7 @@ Every such error — a usage mistake (``renderer.loading.files.UsageError``), st
 (``renderer.stdio.InputError``), a dump, export or price file that cannot be used (``SnapshotError``,
 ``UsageInputError``, ``ExportError``, ``PricingError``), a figure out of a quantity's range (``OutOfRange``), an
 output directory that cannot be written (``OutputError``), serve's sources and policy (``SourceError``,
-``PolicyError``, ``ApiError``) — is a :class:`UserError`, so the command line's top level (``renderer.cli``) catches
+``PolicyError``, ``ApiError``, ``ConfigzError``) — is a :class:`UserError`, so the command line's top level (``renderer.cli``) catches
 one type and prints it one way: ``allocatable: error: <where>: <message>`` on one line (control characters shown
 escaped), exit 2. Errors of this tool itself are not :class:`UserError` and are reported as internal errors.
 """

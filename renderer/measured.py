@@ -28,3 +28,5 @@ class Measured:
     """Pool name → resource ("memory", "cpu") → the kube + system slices' daily peak on each node-day."""
 
     pools: dict[str, dict[str, list[NodeDay]]] = field(default_factory=dict)
+    #: What could not be used, in words (nodes in no pool, values left out, the server's warnings): said by ``lint``.
+    notes: list[str] = field(default_factory=list)

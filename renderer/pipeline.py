@@ -100,6 +100,7 @@ def _model_and_findings(
         measured = measured_usage(
             result.policies, model, usage.files, usage.server, usage.window, usage.nodes, usage.max_file_bytes
         )
+        usage.notes.extend(measured.notes)
     return model, run_rules(
         result, model, base_model=base_model, base_ref=base_ref, other_codes=render_codes, measured=measured
     )
@@ -503,13 +504,14 @@ def sizing(machine: Callable[[], MachineShape], *, formula: str | None = None, p
 @dataclass(frozen=True)
 class UsageInput:
     """Measured usage to read: ``--usage`` files, or a server over a window (Unix seconds); ``nodes``: a ``kubectl
-    get nodes`` dump placing nodes into NodePools."""
+    get nodes`` dump placing nodes into NodePools; ``notes``: what of it could not be used, in words (lint's)."""
 
     files: tuple[str, ...] = ()
     server: Server | None = None
     window: tuple[int, int] | None = None
     nodes: str | None = None
     max_file_bytes: int | None = None
+    notes: list[str] = field(default_factory=list, compare=False)
 
 
 @dataclass(eq=False, repr=False)

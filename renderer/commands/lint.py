@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from renderer.commands.common import add_paths, emit, focus_of, focused, note_focus, output_choices, paths_of
+from renderer.commands.common import add_paths, emit, focus_of, focused, note, note_focus, output_choices, paths_of
 
 NAME = "lint"
 ORDER = 20
@@ -44,7 +44,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--base-tip", action="store_true", help="with --base: compare with the tip of GIT_REF, not its merge-base"
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
-    from renderer.commands.recommend import date, days
+    from renderer.commands.recommend import add_connection, date, days
 
     usage = parser.add_argument_group("measured usage (rule AL216; docs/recommend.md)")
     usage.add_argument(
@@ -56,10 +56,10 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="recommend's exports (or Summary API dumps): a reservation below what was measured is a warning",
     )
     usage.add_argument("--prometheus", metavar="URL", default=None, help="ask a Prometheus-compatible API instead")
-    usage.add_argument("--bearer-token-file", metavar="FILE", default=None, help="with --prometheus")
     usage.add_argument("--window", type=days, default=14, metavar="DAYS", help="with --prometheus (default 14d)")
     usage.add_argument("--end", type=date, default=None, metavar="YYYY-MM-DD", help="with --prometheus")
     usage.add_argument("--nodes", metavar="FILE", default=None, help="kubectl get nodes -o json: places nodes in pools")
+    add_connection(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,6 +72,11 @@ def run(args: argparse.Namespace) -> int:
         return error("--base-tip goes with --base GIT_REF: it says to compare with the tip of GIT_REF")
     if args.base is not None and any(is_stdin(p) for p in paths_of(args)):
         return error("--base reads the policy repo from a git revision; stdin (-) has none, give the policy directory")
+    from renderer.commands.recommend import connection_misused
+
+    misused = connection_misused(args)
+    if misused is not None:
+        return error(misused)
     given = None
     if args.usage or args.prometheus:
         from renderer.commands.recommend import server_of, window_of
@@ -98,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         "lint", findings, files=len(done.load.files), objects=done.load.policies.object_count(), base=done.base
     )
     emit(report, args.output)
+    for text in given.notes if given is not None else ():  # as recommend says them: never silent about usage
+        note(f"lint: note: {text}")
     note_focus("lint", focus, hidden, done.load.policies.root)
     if not done.valid:
         return 2

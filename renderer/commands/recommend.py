@@ -75,6 +75,34 @@ def _seconds(text: str) -> float:
     raise argparse.ArgumentTypeError(f"must be seconds from 0.1 to 3600, got {text[:24]!r}")
 
 
+def add_connection(parser: argparse.ArgumentParser) -> None:
+    """The ``--prometheus`` connection options (auth, TLS, timeout, retries): recommend's, and lint's for AL216."""
+    live = parser.add_argument_group("--prometheus connection")
+    live.add_argument("--bearer-token-file", metavar="FILE", default=None, help="a file holding a bearer token")
+    live.add_argument("--username", metavar="NAME", default=None, help="basic auth user")
+    live.add_argument(
+        "--password-file",
+        metavar="FILE",
+        default=None,
+        help="basic auth password file (else $ALLOCATABLE_PROMETHEUS_PASSWORD)",
+    )
+    live.add_argument("--certificate-authority", metavar="FILE", default=None, help="CA bundle for https")
+    live.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server's certificate")
+    live.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per request (default 60)")
+    live.add_argument("--retries", type=int, choices=range(0, 6), default=2, metavar="N", help="default 2")
+
+
+def connection_misused(args: argparse.Namespace) -> str | None:
+    """Why the connection options cannot be used without ``--prometheus`` (None when they can)."""
+    given = (args.bearer_token_file, args.username, args.password_file, args.certificate_authority)
+    if args.prometheus is None and (any(v is not None for v in given) or args.insecure_skip_tls_verify):
+        return (
+            "--bearer-token-file, --username, --password-file, --certificate-authority and --insecure-skip-tls-verify "
+            "go with --prometheus"
+        )
+    return None
+
+
 def register(parser: argparse.ArgumentParser) -> None:
     add_paths(parser, many=False)
     source = parser.add_argument_group("usage (one of)")
@@ -93,19 +121,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print each query with its window and the promtool command that exports it, and exit",
     )
-    live = parser.add_argument_group("--prometheus connection")
-    live.add_argument("--bearer-token-file", metavar="FILE", default=None, help="a file holding a bearer token")
-    live.add_argument("--username", metavar="NAME", default=None, help="basic auth user")
-    live.add_argument(
-        "--password-file",
-        metavar="FILE",
-        default=None,
-        help="basic auth password file (else $ALLOCATABLE_PROMETHEUS_PASSWORD)",
-    )
-    live.add_argument("--certificate-authority", metavar="FILE", default=None, help="CA bundle for https")
-    live.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server's certificate")
-    live.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS", help="per request (default 60)")
-    live.add_argument("--retries", type=int, choices=range(0, 6), default=2, metavar="N", help="default 2")
+    add_connection(parser)
     window = parser.add_argument_group("window and coverage")
     window.add_argument(
         "--window",
@@ -177,7 +193,12 @@ def window_of(args: argparse.Namespace) -> tuple[int, int]:
     from renderer.recommend.queries import DAY
 
     end = args.end if args.end is not None else int(time.time()) // DAY * DAY
-    return end - (args.window - 1) * DAY, end
+    start = end - (args.window - 1) * DAY
+    if start < DAY:  # the first day a sample can be booked on is 1970-01-01 (a time of 0 is no measurement)
+        from renderer.loading.files import UsageError
+
+        raise UsageError(f"--end and --window: the window would start before 1970-01-02 ({args.window} days)")
+    return start, end
 
 
 def server_of(args: argparse.Namespace) -> object:
@@ -199,7 +220,9 @@ def server_of(args: argparse.Namespace) -> object:
 
 
 def _print_queries(args: argparse.Namespace) -> int:
+    import shlex
     import sys
+    import urllib.parse
     from datetime import datetime, timezone
 
     from renderer.pipeline import recommend_queries
@@ -207,7 +230,7 @@ def _print_queries(args: argparse.Namespace) -> int:
     from renderer.recommend.queries import promtool_command
 
     start, end = window_of(args)
-    url = Server(args.prometheus).shown if args.prometheus else "http://prometheus:9090"
+    url = shlex.quote(Server(args.prometheus).shown) if args.prometheus else "http://prometheus:9090"  # sh export.sh
     lines = []
     stamp = {t: datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") for t in (start, end)}
     from renderer.loading.files import UsageError
@@ -217,14 +240,32 @@ def _print_queries(args: argparse.Namespace) -> int:
         paths = paths_of(args)
     except UsageError:  # no policy repo here: the default queries (kube-prometheus-stack's)
         paths = None
+    header = ""
+    if args.bearer_token_file:  # read when the script runs, never printed (promtool query range --header)
+        header = shlex.quote("--header=Authorization: Bearer ") + f'"$(cat {shlex.quote(args.bearer_token_file)})"'
+    elif args.username is not None or (args.prometheus and Server(args.prometheus).has_userinfo):
+        lines.append(
+            "# the server takes basic auth, which is never printed: put the user and password into each command's "
+            "URL (https://USER:PASSWORD@host), as promtool sends a URL's userinfo"
+        )
+    if args.prometheus and urllib.parse.urlsplit(args.prometheus).query:
+        lines.append(
+            "# the --prometheus URL's query parameters are never printed (they may hold a token): add them to each "
+            "command's URL"
+        )
+    prefix = "promtool query range "
     for q in recommend_queries(paths, max_file_bytes=args.max_file_size) if paths is not None else QUERIES:
         lines.append(f"# {q.name}: {q.what}")
-        lines.append(promtool_command(q, stamp[start], stamp[end], url))
+        command = promtool_command(q, stamp[start], stamp[end], url)
+        assert command.startswith(prefix)
+        lines.append(prefix + header + " " + command[len(prefix) :] if header else command)
     sys.stdout.write("\n".join(lines) + "\n")
     return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
+    import shlex
+
     from renderer.commands.common import emit_load
     from renderer.loading.files import is_stdin
 
@@ -240,12 +281,9 @@ def run(args: argparse.Namespace) -> int:
             if not given
             else "--usage and --prometheus both give the usage: pass one of them"
         )
-    if args.prometheus is None and any(
-        v is not None for v in (args.bearer_token_file, args.username, args.password_file, args.certificate_authority)
-    ):
-        return error(
-            "--bearer-token-file, --username, --password-file and --certificate-authority go with --prometheus"
-        )
+    misused = connection_misused(args)
+    if misused is not None:
+        return error(misused)
     if any(is_stdin(u) for u in args.usage or []):
         return error("--usage reads files named after their query; standard input has no name: write it to a file")
     if args.pods is not None and (args.nodes is None or args.snapshot is not None):
@@ -264,11 +302,14 @@ def run(args: argparse.Namespace) -> int:
     from renderer.recommend.advice import Options
 
     paths = paths_of(args)
-    review = "allocatable diff --base HEAD" + (f" {args.paths.as_posix()}" if args.paths is not None else "")
+    # a command line to paste into a shell: every path quoted for it (unchanged when it needs no quoting)
+    review = "allocatable diff --base HEAD" + (
+        f" {shlex.quote(args.paths.as_posix())}" if args.paths is not None else ""
+    )
     if args.snapshot:
-        review += f" --snapshot {args.snapshot}"
+        review += f" --snapshot {shlex.quote(args.snapshot)}"
     elif args.pods:
-        review += f" --nodes {args.nodes} --pods {args.pods}"
+        review += f" --nodes {shlex.quote(args.nodes)} --pods {shlex.quote(args.pods)}"
     try:  # an export or dump that cannot be read is a UserError: one line, exit 2 (renderer.cli)
         done = recommend(
             paths,

@@ -225,8 +225,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _once(service: Service) -> int:
-    if not service.cycle() or service.evaluation is None:
+    import io
+
+    said, service.log = service.log, io.StringIO()  # the cycle's lines, held: a failure is said once, as the error
+    good = service.cycle()
+    if not good or service.evaluation is None:
         return error(service.last_error or "the cycle failed")
+    said.write(service.log.getvalue())
+    said.flush()
     sys.stdout.write(service.evaluation.text.decode("utf-8"))
     sys.stdout.flush()
     tally = service.evaluation.tally

@@ -8,8 +8,8 @@ once take about the longest one's time instead of the sum), each answer read int
 :class:`~renderer.recommend.usage.Usage`, merged in the queries' order: the same result, and the same error when
 several fail, as asking them one after another. Auth: a bearer token read from a file (re-read for every run, as
 Kubernetes service-account tokens rotate), or basic auth (the password from a file or the environment variable
-``ALLOCATABLE_PROMETHEUS_PASSWORD``); TLS with the system's CA bundle, a CA file, or no verification at all
-(``--insecure-skip-tls-verify``). Credentials are never printed: messages name the server by scheme, host and path
+``ALLOCATABLE_PROMETHEUS_PASSWORD``, else the URL's own ``user:password@``; the URL's query parameters go with every
+request); TLS with the system's CA bundle, a CA file, or no verification at all (``--insecure-skip-tls-verify``). Credentials are never printed: messages name the server by scheme, host and path
 only.
 
 Errors are one line: HTTP 401/403 (say which credential to check), an error JSON answer (the server's errorType and
@@ -63,6 +63,11 @@ class Server:
     retries: int = 2
 
     @property
+    def has_userinfo(self) -> bool:
+        """Whether the URL carries a user (and password): they are sent, never shown."""
+        return urllib.parse.urlsplit(self.url).username is not None
+
+    @property
     def shown(self) -> str:
         """The URL without credentials or query string."""
         parts = urllib.parse.urlsplit(self.url)
@@ -91,7 +96,27 @@ def _headers(server: Server) -> dict[str, str]:
             password = _read_secret(server.password_file, "--password-file")
         token = base64.b64encode(f"{server.username}:{password}".encode()).decode("ascii")
         headers["Authorization"] = "Basic " + token
+    elif (userinfo := _userinfo(server)) is not None:
+        # the URL's own user and password (percent-decoded), as Go's net/http sends them, so promtool and curl take
+        # the same URL; the flags above win, as an Authorization header set before wins there
+        headers["Authorization"] = "Basic " + base64.b64encode(":".join(userinfo).encode()).decode("ascii")
     return headers
+
+
+def _userinfo(server: Server) -> tuple[str, str] | None:
+    parts = urllib.parse.urlsplit(server.url)
+    if parts.username is None:
+        return None
+    return urllib.parse.unquote(parts.username), urllib.parse.unquote(parts.password or "")
+
+
+def _check(server: Server) -> str:
+    """What a 401 or 403 asks the user to check: the credential that went out."""
+    if server.bearer_token_file:
+        return "--bearer-token-file"
+    if server.username is None and _userinfo(server) is not None:
+        return "the user and password in the --prometheus URL"
+    return "--username/--password-file"
 
 
 def _context(server: Server) -> ssl.SSLContext | None:
@@ -136,7 +161,7 @@ def _get(server: Server, url: str, what: str, consume: Callable[[Callable[[int],
         except urllib.error.HTTPError as exc:
             body = exc.read(1 << 20) if exc.fp is not None else b""
             if exc.code in (401, 403):
-                check = "--bearer-token-file" if server.bearer_token_file else "--username/--password-file"
+                check = _check(server)
                 raise UsageInputError(
                     f"{server.shown}: {what}: HTTP {exc.code} {'unauthorized' if exc.code == 401 else 'forbidden'}; "
                     f"check {check}"
@@ -208,6 +233,9 @@ def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_
     the queries' (and days') order, so the result, and the error said when several fail, are those of asking them
     one after another."""
     base = _base(server)
+    # the URL's own query parameters (a tenant, an access token a managed service takes there) go with every
+    # request, never shown
+    extra = urllib.parse.parse_qsl(urllib.parse.urlsplit(server.url).query, keep_blank_values=True)
     requests = [
         (q, first, last)
         for q in queries
@@ -217,7 +245,7 @@ def fetch(server: Server, queries: tuple[Query, ...], start: int, end: int, max_
     def one(request: tuple[Query, int, int]) -> Usage:
         q, first, last = request
         part = Usage()
-        params = urllib.parse.urlencode({"query": q.promql, "start": first, "end": last, "step": DAY})
+        params = urllib.parse.urlencode([*extra, ("query", q.promql), ("start", first), ("end", last), ("step", DAY)])
         shown = f"{server.shown} ({q.name})"
 
         def consume(read: Callable[[int], bytes]) -> None:

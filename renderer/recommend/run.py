@@ -69,8 +69,16 @@ def _place(model: CapacityModel, nodes: list[str], dump: Sequence[Pool]) -> tupl
 def measured_pools(model: CapacityModel, usage: Usage, dump: Sequence[Pool]) -> Measured:
     """Per pool, every node-day's peak of the reserved slices (kube + system), for the lint stage (AL216)."""
     per_node = node_days(usage)
-    placed, _ = _place(model, list(per_node), dump)
+    placed, unplaced = _place(model, list(per_node), dump)
     out = Measured()
+    if unplaced:
+        more = f" and {len(unplaced) - 20} more" if len(unplaced) > 20 else ""
+        hint = "" if dump else "; --nodes FILE (kubectl get nodes -o json) places nodes into NodePools by their labels"
+        out.notes.append(
+            f"{len(unplaced)} node(s) with usage are in no pool, not checked: {', '.join(unplaced[:20])}{more}{hint}"
+        )
+    out.notes.extend(usage.issues())
+    out.notes.extend(f"{source}: the server warned: {text}" for source, text in usage.warnings)
     for pool, names in placed.items():
         by_resource: dict[str, list[NodeDay]] = {}
         for name in names:

@@ -101,9 +101,21 @@ def _summary(usage: Usage, display: str, data: bytes, queries: tuple[Query, ...]
     from renderer.recommend.summary import MAX_BYTES, book, is_summary
 
     doc = None
+    # what a dump starts with ({"node": {"nodeName": ...), so one cut short is still told from any other file
+    looks = data.lstrip()[:1] == b"{" and b'"nodeName"' in data[:4096]
+    if len(data) > MAX_BYTES and looks:
+        raise UsageInputError(f"{display}: a kubelet Summary API dump larger than {MAX_BYTES >> 20} MiB: not read")
     if len(data) <= MAX_BYTES:
         try:
             doc = json.loads(data)
+        except json.JSONDecodeError as exc:
+            if looks:  # a dump cut short (a kubectl killed mid-write, a full disk): say where, not "no query"
+                end = not data[exc.pos :].strip() or not data.rstrip().endswith(b"}")
+                what = "ends early (truncated?)" if end else f"is not valid JSON: {exc.msg}"
+                raise UsageInputError(
+                    f"{display}:{exc.lineno}:{exc.colno}: a kubelet Summary API dump that {what}"
+                ) from None
+            doc = None
         except (ValueError, RecursionError):
             doc = None
     if not is_summary(doc):

@@ -21,7 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from renderer.recommend.usage import Usage
+from renderer.recommend.usage import LAST_TIME, Usage
 
 __all__ = ["MAX_BYTES", "book", "is_summary"]
 
@@ -38,9 +38,12 @@ def _time(text: Any) -> float | None:
     if not isinstance(text, str):
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+    # Go's zero time (0001-01-01T00:00:00Z: a stat the kubelet has not taken) and anything before 1970 is no time of
+    # a measurement: missing, said, never a sample the reader refuses
+    return stamp if 0 < stamp <= LAST_TIME else None
 
 
 def book(usage: Usage, doc: dict[str, Any], memory_field: str = "workingSetBytes") -> list[str]:

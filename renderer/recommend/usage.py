@@ -16,11 +16,15 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from math import inf, isfinite
 from typing import Any
 
 from renderer.recommend.queries import DAY
 
-__all__ = ["BadSample", "Usage"]
+__all__ = ["LAST_TIME", "BadSample", "Usage"]
+
+#: 9999-12-31T23:59:59Z, the last time a sample may have: later ones are no date (datetime's own bound).
+LAST_TIME = 253402300799.0
 
 
 class BadSample(Exception):
@@ -72,19 +76,24 @@ class Usage:
             values = [p[1] for p in samples]
         except (TypeError, ValueError, IndexError, KeyError):
             raise BadSample('a sample is not [time, "value"]') from None
+        # a time that is NaN, infinite, before 1970 or after 9999 is no time a day can be booked on (and 1e300 would
+        # make the days between the first and the last sample uncountably many)
+        if not (isfinite(sum(times)) and min(times) >= 0 and max(times) <= LAST_TIME):
+            raise BadSample("a sample's time is not Unix seconds from 1970 to 9999")
         counts.samples += len(values)
-        nan = values.count("NaN")
-        inf = values.count("+Inf") + values.count("-Inf")
-        if nan or inf:
-            counts.nan += nan
-            counts.inf += inf
-            keep = [k for k, v in enumerate(values) if v not in ("NaN", "+Inf", "-Inf")]
-            times = [times[k] for k in keep]
-            values = [values[k] for k in keep]
         try:
             numbers = list(map(float, values))
         except (TypeError, ValueError):
             raise BadSample("a sample's value is not a number in a string") from None
+        if not isfinite(sum(numbers)):  # NaN or ±Inf however spelt ("NaN", "+Inf", "inf", "1e400"), or a huge sum
+            nan = sum(1 for v in numbers if v != v)
+            infinite = sum(1 for v in numbers if v in (inf, -inf))
+            counts.nan += nan
+            counts.inf += infinite
+            if nan or infinite:
+                keep = [k for k, v in enumerate(numbers) if isfinite(v)]
+                times = [times[k] for k in keep]
+                numbers = [numbers[k] for k in keep]
         if numbers and min(numbers) < 0:
             negative = sum(1 for v in numbers if v < 0)
             counts.negative += negative
@@ -96,15 +105,14 @@ class Usage:
         if times != sorted(times):
             raise BadSample("samples are not in time order")
         days = by_key.setdefault((node, metric.get("id", "")), {})
-        first = int((times[0] - 1) // DAY)
-        last = int((times[-1] - 1) // DAY)
-        start = 0
-        for day in range(first, last + 1):
-            end = bisect_left(times, (day + 1) * DAY + 1, start) if day < last else len(times)
-            if end > start:
-                peak = max(numbers[start:end])
-                if peak > days.get(day, -1.0):
-                    days[day] = peak
+        # one step per day that holds a sample (never per day between them): O(samples) whatever the times
+        start, count = 0, len(times)
+        while start < count:
+            day = int((times[start] - 1) // DAY)
+            end = bisect_left(times, (day + 1) * DAY + 1, start)
+            peak = max(numbers[start:end])
+            if peak > days.get(day, -1.0):
+                days[day] = peak
             start = end
 
     def merge(self, other: Usage) -> None:

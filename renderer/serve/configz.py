@@ -40,6 +40,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from renderer.errors import UserError
 from renderer.escaping import plain
 from renderer.loading.bounds import DEFAULT_MAX_DOCUMENT_CHARS
 
@@ -81,7 +82,7 @@ _ABSENT = object()
 _SHOWN = 60
 
 
-class ConfigzError(Exception):
+class ConfigzError(UserError):
     """One node's configz could not be read or is not a KubeletConfiguration: one line (never a credential)."""
 
 

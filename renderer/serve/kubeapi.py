@@ -149,7 +149,13 @@ def _pages(ep: Endpoint, path: str, query: dict[str, str], stop: threading.Event
 def _connection(ep: Endpoint, url: urllib.parse.SplitResult) -> http.client.HTTPConnection:
     host = url.hostname or ""
     if url.scheme == "https":
-        context = ssl.create_default_context(cafile=ep.ca_file) if ep.ca_file else ssl.create_default_context()
+        try:
+            context = ssl.create_default_context(cafile=ep.ca_file) if ep.ca_file else ssl.create_default_context()
+        except (OSError, ssl.SSLError) as exc:  # an unmounted service account, a CA file that holds no certificate
+            raise ApiError(
+                f"cannot use the cluster CA {ep.ca_file}: {getattr(exc, 'strerror', None) or exc}; mount the service "
+                "account (automountServiceAccountToken: true)"
+            ) from None
         return http.client.HTTPSConnection(host, url.port or 443, timeout=ep.timeout, context=context)
     if url.scheme == "http":
         return http.client.HTTPConnection(host, url.port or 80, timeout=ep.timeout)

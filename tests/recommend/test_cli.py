@@ -30,6 +30,9 @@ NODES = ["--nodes", str(EXAMPLE / "nodes.json")]
         (["--usage", USAGE[0], "--end", "2025-13-01"], "must be a date YYYY-MM-DD"),
         (["--usage", USAGE[0], "--cpu-target", "150"], "from 10 to 100"),
         (["--print-queries", "--usage", USAGE[0]], "reads no --usage"),
+        # --end 1970-01-05 is day 4; 14 days end there from day 4 - 13 = -9: before 1970 (was an internal error)
+        (["--print-queries", "--end", "1970-01-05", "--window", "14d"], "the window would start before 1970-01-02"),
+        (["--prometheus", "http://127.0.0.1:9", "--end", "0001-01-05"], "the window would start before 1970-01-02"),
     ],
 )
 def test_usage_errors(args: list[str], words: str) -> None:
@@ -209,3 +212,119 @@ def test_live_reads_the_nodes_with_kubectl(tmp_path: Path, monkeypatch: pytest.M
     assert log.read_text().split() == ["get", "nodes", "-o", "json", "--request-timeout=60s", "--context=prod"]
     both = run_cli("recommend", POLICIES, "--usage", *USAGE, "--live", *NODES)
     assert both.exit_code == 2 and "--live reads the nodes from the cluster" in both.stderr
+
+
+def _words(command: str, cwd: Path) -> list[str]:
+    """The words /bin/sh makes of ``command`` (the program replaced by printf; the redirect, if any, kept)."""
+    import subprocess
+
+    program, _, rest = command.partition(" ")
+    done = subprocess.run(
+        ["sh", "-c", "printf '%s\\n' " + rest], cwd=cwd, capture_output=True, text=True, timeout=30, check=True
+    )
+    return [program, *done.stdout.splitlines()]
+
+
+def test_the_printed_command_lines_survive_a_shell(tmp_path: Path) -> None:
+    """``--print-queries`` is meant for ``> export.sh && sh export.sh`` and the report's last line for pasting: a path
+    or URL with a space, a quote or ``&`` must reach promtool and diff as one word, not break the script (or run a
+    part of it as a command). /bin/sh itself splits them here, not the code that quoted them."""
+    repo = tmp_path / "my policies"
+    shutil.copytree(POLICIES, repo)
+    snapshot = tmp_path / "snap & shot.json"
+    shutil.copy(EXAMPLE / "snapshot.json", snapshot)
+    url = "https://prom.example.com/it's here"
+    done = run_cli("recommend", "--print-queries", str(repo), "--prometheus", url, "--end", "2025-11-09")
+    assert done.exit_code == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if not line.startswith("#")]
+    assert len(lines) == 8
+    for line in lines:
+        words = _words(line, tmp_path)  # printf's output goes to the QUERY.json file the line redirects to
+        assert words == ["promtool"]
+    exported = sorted(p.name for p in tmp_path.glob("*.json") if p.name != snapshot.name)
+    assert len(exported) == 8
+    printed = (tmp_path / "reserved_memory.json").read_text("utf-8").splitlines()
+    # promtool query range -o json --start=… --end=… --step=24h URL QUERY: the URL is the eighth word, whole
+    assert printed[:2] == ["query", "range"] and printed[7] == url and len(printed) == 9
+    report = run_cli("recommend", str(repo), "--usage", *USAGE, "--snapshot", str(snapshot), "-o", "json")
+    assert report.exit_code == 0, report.stderr
+    review = json.loads(report.stdout)["review"]
+    assert _words(review, tmp_path) == ["allocatable", "diff", "--base", "HEAD", str(repo), "--snapshot", str(snapshot)]
+
+
+def test_lint_says_what_of_the_usage_it_could_not_check(tmp_path: Path) -> None:
+    """``lint --usage`` (rule AL216) says on stderr what ``recommend`` says of the same usage: the nodes in no pool
+    and the values left out. Before, it said nothing, so usage that placed no node read as "no reservation below
+    what was measured". Worked by hand: gp-1's /system.slice has 4 values, NaN, +Inf, -1 and 400000000 (3 left out);
+    ghost-9 one more (5 values with a node); one series has no node label; the server warned once. With the example's
+    nodes.json, gp-1 is placed in NodePool general (its labels) and ghost-9 is in neither; without it, the example's
+    repo has no inventory Node, so neither is placed (sorted by name: ghost-9, gp-1)."""
+    export = {
+        "status": "success",
+        "warnings": ["query hit the series limit"],
+        "data": {
+            "resultType": "matrix",
+            "result": [
+                {
+                    "metric": {"node": "gp-1", "id": "/system.slice"},
+                    "values": [
+                        [1762041600, "NaN"],
+                        [1762128000, "+Inf"],
+                        [1762214400, "-1"],
+                        [1762300800, "400000000"],
+                    ],
+                },
+                {"metric": {"id": "/system.slice"}, "values": [[1762041600, "1"]]},
+                {"metric": {"node": "ghost-9", "id": "/system.slice"}, "values": [[1762041600, "1"]]},
+            ],
+        },
+    }
+    usage = tmp_path / "reserved_memory.json"
+    usage.write_text(json.dumps(export), encoding="utf-8")
+    done = run_cli("lint", POLICIES, "--usage", str(usage), *NODES)
+    assert done.exit_code == 0, done.stderr
+    notes = [line for line in done.stderr.splitlines() if line.startswith("lint: note: ")]
+    assert notes == [
+        "lint: note: 1 node(s) with usage are in no pool, not checked: ghost-9 (not in the inventory nor in the node dump)",
+        "lint: note: reserved_memory: 1 NaN, 1 infinite, 1 negative of 5 values left out",
+        "lint: note: reserved_memory: 1 series without a node label left out",
+        f"lint: note: {usage}: the server warned: query hit the series limit",
+    ]
+    alone = run_cli("lint", POLICIES, "--usage", str(usage))
+    assert (
+        "lint: note: 2 node(s) with usage are in no pool, not checked: ghost-9 (not in the inventory nor in the node "
+        "dump), gp-1 (not in the inventory nor in the node dump); --nodes FILE (kubectl get nodes -o json) places "
+        "nodes into NodePools by their labels\n"
+    ) in alone.stderr
+
+
+def test_a_file_with_other_documents_keeps_them(tmp_path: Path) -> None:
+    """-o yaml's documents replace documents, not files: with ReservationPolicy/batch (too little data: not
+    rewritten) in the same reservations.yaml as ReservationPolicy/general, the report says to put each document in
+    place of the one of its name and keep the file's others; done that way, batch keeps its 300Mi (before, the last
+    comment said to write the documents over the files, which dropped batch's policy)."""
+    repo = tmp_path / "policies"
+    shutil.copytree(POLICIES, repo)
+    batch = {
+        "apiVersion": "policy.allocatable.dev/v1alpha1",
+        "kind": "ReservationPolicy",
+        "metadata": {"name": "batch"},
+        "spec": {
+            "selector": [{"matchExpressions": [{"key": "example.com/tier", "operator": "In", "values": ["batch"]}]}],
+            "kubeReserved": {"cpu": "80m", "memory": "300Mi"},
+        },
+    }
+    with (repo / "reservations.yaml").open("a", encoding="utf-8") as f:
+        f.write("---\n" + yaml.safe_dump(batch))
+    done = run_cli("recommend", str(repo), "--usage", *USAGE, *NODES, "-o", "yaml")
+    assert done.exit_code == 0, done.stderr
+    assert "(the file's other documents stay)" in done.stdout and "write these over the files" not in done.stdout
+    written = {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(done.stdout) if d}
+    assert ("ReservationPolicy", "batch") not in written  # batch has 3 days of data, 7 needed
+    # as the comment says: each document in place of the one of its name, the others kept
+    for name in ("reservations.yaml", "commitclasses.yaml"):
+        path = repo / name
+        kept = [d for d in yaml.safe_load_all(path.read_text("utf-8")) if d]
+        path.write_text(yaml.safe_dump_all([written.get((d["kind"], d["metadata"]["name"]), d) for d in kept]), "utf-8")
+    explained = json.loads(run_cli("explain", str(repo), "--pool", "batch", "-o", "json").stdout)
+    assert '"300Mi"' in json.dumps(explained["pools"][0])  # batch's kubeReserved memory, kept

@@ -114,6 +114,42 @@ def test_answers_read_apart_and_merged_are_the_answers_read_together() -> None:
     assert merged == together
 
 
+def test_nan_and_inf_however_spelt_are_counted_not_used() -> None:
+    """Prometheus writes "NaN", "+Inf" and "-Inf"; other engines and hand-made exports may write "inf" or "nan", and a
+    value past the largest double ("1e400") reads as infinite. Each is counted as NaN or infinite like Prometheus'
+    own spelling, never booked as a day's peak (before, "1e400" was kept: an infinite peak; "nan" too)."""
+    values = [
+        [(D + 1) * DAY - 300, "1e400"],  # +inf
+        [(D + 1) * DAY - 240, "-1e400"],  # -inf: infinite, not negative
+        [(D + 1) * DAY - 180, "inf"],
+        [(D + 1) * DAY - 120, "nan"],
+        [(D + 1) * DAY - 60, "-1"],
+        [(D + 1) * DAY, "3"],
+    ]
+    usage = _read(_matrix([{"metric": {"node": "a"}, "values": values}]))
+    # every sample is in (D, D+1]: day D, whose one usable value is 3
+    assert usage.days["running_pods"] == {("a", ""): {D: 3.0}}
+    assert usage.issues() == ["running_pods: 1 NaN, 3 infinite, 1 negative of 6 values left out"]
+
+
+@pytest.mark.parametrize("time", ["1e300", "-5", '"NaN"', '"+Inf"', "253402300800"])
+def test_a_time_that_is_no_date_is_one_located_error(time: str) -> None:
+    """A sample's time must be Unix seconds from 1970 to 9999-12-31T23:59:59Z (253402300799; one second later is
+    year 10000). Before, 1e300 ended in an internal error (OverflowError) and a sample at 0 and one in 9999 walked the
+    2.9 million days between them."""
+    text = '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"node":"a"},"values":[[%s,"1"]]}]}}'
+    with pytest.raises(UsageInputError) as caught:
+        _read(text % time)
+    # the series starts at column 61 of the one line (the offset of its "{" after the 60 characters before it)
+    assert str(caught.value) == "x.json:1:61: a sample's time is not Unix seconds from 1970 to 9999"
+
+
+def test_days_are_walked_per_sample_not_per_day_between() -> None:
+    """Two samples 2.9 million days apart book two days, the first and the last (9999-12-31 is day 2932896)."""
+    usage = _read(_matrix([{"metric": {"node": "a"}, "values": [[1, "1"], [253402300799, "2"]]}]))
+    assert usage.days["running_pods"] == {("a", ""): {0: 1.0, 2932896: 2.0}}
+
+
 def test_the_servers_warnings_are_kept() -> None:
     usage = _read(_matrix([], warnings=["PromQL info: metric might not be a counter"]))
     assert usage.warnings == [("x.json", "PromQL info: metric might not be a counter")]

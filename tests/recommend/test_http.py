@@ -56,6 +56,10 @@ def stub() -> Iterator[tuple[Stub, str]]:
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
+        def do_POST(self) -> None:  # promtool asks with POST (the form in the body): the same answers
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.do_GET()
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -226,6 +230,10 @@ def tls_stub(tmp_path: Path) -> Iterator[tuple[str, Path]]:
             self.end_headers()
             self.wfile.write(EMPTY)
 
+        def do_POST(self) -> None:  # promtool asks with POST (the form in the body): the same answers
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.do_GET()
+
         def log_message(self, *args: object) -> None:
             pass
 
@@ -288,3 +296,93 @@ def test_a_signal_ends_the_run_at_once_with_requests_in_flight(stub: tuple[Stub,
             proc.wait(timeout=10)
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert len(state.seen) == PARALLEL
+
+
+def test_a_url_with_credentials_and_no_flag_sends_them_and_never_shows_them(stub: tuple[Stub, str]) -> None:
+    """``http://user:password@host`` alone: the user and password go out as basic auth, as Go's net/http sends a URL's
+    userinfo (its client's ``send``: ``Authorization: Basic`` from ``req.URL.User`` when no Authorization header is
+    set), so the URL promtool takes works here too. RFC 3986 percent-encoding is undone first: ``p%40ss`` is the
+    password ``p@ss``; RFC 7617: the header is ``Basic`` and base64 of ``user:password``. Before, the userinfo was
+    dropped without a word and the 401 said to check flags that were never given."""
+    state, url = stub
+    state.answers.append((401, b"no", 0.0))
+    done = _run(url.replace("http://", "http://alice:p%40ss@"))
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert state.seen[0][1] == "Basic " + base64.b64encode(b"alice:p@ss").decode()
+    assert "HTTP 401 unauthorized; check the user and password in the --prometheus URL" in done.stderr  # type: ignore[attr-defined]
+    assert "alice" not in done.stderr and "p@ss" not in done.stderr and "p%40ss" not in done.stderr  # type: ignore[attr-defined]
+    # a good answer: every query goes out with the same header
+    state.seen.clear()
+    done = _run(url.replace("http://", "http://alice:p%40ss@"))
+    assert done.exit_code == 0, done.stderr  # type: ignore[attr-defined]
+    assert {auth for _, auth in state.seen} == {"Basic YWxpY2U6cEBzcw=="}  # base64("alice:p@ss"), by RFC 4648's table
+
+
+@pytest.mark.external
+def test_the_printed_promtool_commands_carry_the_servers_credentials(stub: tuple[Stub, str], tmp_path: Path) -> None:
+    """``--print-queries`` with ``--bearer-token-file``: each promtool command sends the token, read from the file
+    when the script runs (``--header`` of ``promtool query range``; ``$(cat FILE)`` drops the file's last newline),
+    never printed. Run with the real promtool against the stub: before, the commands went out without it (a 401 from
+    a server that asks for one). With basic auth (a URL's userinfo, never printed) a comment says where to put it."""
+    import subprocess
+
+    from support.tools import find
+
+    promtool = find("promtool", how="apt-get install prometheus")
+    state, url = stub
+    token = tmp_path / "the token"
+    token.write_text("s3cr3t-token\n", encoding="utf-8")
+    done = _run(url, "--print-queries", "--bearer-token-file", str(token))
+    assert done.exit_code == 0, done.stderr  # type: ignore[attr-defined]
+    assert "s3cr3t" not in done.stdout  # type: ignore[attr-defined]
+    script = tmp_path / "export.sh"
+    script.write_text(done.stdout.replace("promtool ", f"{promtool} "), encoding="utf-8")  # type: ignore[attr-defined]
+    ran = subprocess.run(["sh", str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert ran.returncode == 0, ran.stderr
+    assert len(state.seen) == len(QUERIES)
+    assert {auth for _, auth in state.seen} == {"Bearer s3cr3t-token"}
+    basic = _run(url.replace("http://", "http://alice:hunter2@"), "--print-queries")
+    assert "alice" not in basic.stdout and "hunter2" not in basic.stdout  # type: ignore[attr-defined]
+    assert basic.stdout.startswith("# the server takes basic auth, which is never printed")  # type: ignore[attr-defined]
+
+
+@pytest.mark.external
+def test_lint_reaches_the_server_recommend_reaches(tls_stub: tuple[str, Path], stub: tuple[Stub, str]) -> None:
+    """``lint --prometheus`` (rule AL216) takes recommend's connection options: a server behind a private CA, basic
+    auth, a timeout and retries. Before, lint had --bearer-token-file only, so such a server could not be linted
+    against."""
+    url, ca = tls_stub
+    policies = str(EXAMPLE / "policies")
+    assert run_cli("lint", policies, "--prometheus", url, "--retries", "0").exit_code == 2  # the CA is unknown
+    done = run_cli("lint", policies, "--prometheus", url, "--certificate-authority", str(ca), "--end", "2025-11-09")
+    assert done.exit_code == 0, done.stderr
+    state, plain = stub
+    password = ca.parent / "password"
+    password.write_text("hunter2\n", encoding="utf-8")
+    done = run_cli(
+        "lint", policies, "--prometheus", plain, "--username", "bob", "--password-file", str(password), "--timeout", "5"
+    )
+    assert done.exit_code == 0, done.stderr
+    assert {auth for _, auth in state.seen} == {"Basic " + base64.b64encode(b"bob:hunter2").decode()}
+    assert "hunter2" not in done.stderr
+    alone = run_cli("lint", policies, "--certificate-authority", str(ca))
+    assert alone.exit_code == 2 and "go with --prometheus" in alone.stderr
+
+
+def test_the_urls_query_parameters_go_with_every_request_and_are_never_shown(stub: tuple[Stub, str]) -> None:
+    """``--prometheus 'https://host/prometheus?tenant=t1&access_token=tok'``: a managed service may take its tenant
+    or token in the URL's query. Each request carries them before the query's own parameters; no message and no
+    printed command shows them (before, they were dropped from the requests without a word)."""
+    import urllib.parse
+
+    state, url = stub
+    state.answers.append((401, b"no", 0.0))
+    done = _run(url + "/prom?tenant=t1&access_token=s3cr3t")
+    assert done.exit_code == 2  # type: ignore[attr-defined]
+    assert "s3cr3t" not in done.stderr and "t1" not in done.stderr  # type: ignore[attr-defined]
+    path = state.seen[0][0]
+    assert path.startswith("/prom/api/v1/query_range?tenant=t1&access_token=s3cr3t&query=")
+    assert urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)["step"] == ["86400"]
+    printed = _run(url + "/prom?tenant=t1&access_token=s3cr3t", "--print-queries")
+    assert "s3cr3t" not in printed.stdout and "tenant" not in printed.stdout.split("\n", 1)[1]  # type: ignore[attr-defined]
+    assert printed.stdout.startswith("# the --prometheus URL's query parameters are never printed")  # type: ignore[attr-defined]

@@ -24,6 +24,7 @@ from renderer.recommend.queries import QUERIES
 from renderer.recommend.source import UsageInputError, read_files
 
 DAY = 86400
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
 
 
 def _container(name: str, start: str, cpu_time: str, nanocores: int, mem_time: str, ws: int, rss: int) -> dict:
@@ -211,3 +212,45 @@ def test_a_broken_psi_is_said_not_booked(tmp_path: Path) -> None:
         "edgenode01: node memory.psi.some.avg60 (a percent) or memory.time is missing or invalid",
         "edgenode01: node memory.psi.full.avg60 (a percent) or memory.time is missing or invalid",
     ]
+
+
+def test_a_dump_cut_short_or_corrupt_is_located(tmp_path: Path) -> None:
+    """A dump whose name names no query is told from any other file by how it starts (``{"node": {"nodeName"``), so
+    one cut short (a kubectl killed mid-write) or corrupt is one located line, exit 2 — not "names no query"."""
+    text = json.dumps(EDGE, indent=1)
+    lines = text.splitlines(keepends=True)
+    assert lines[2] == '  "nodeName": "edgenode01",\n'
+    cut = tmp_path / "summary-edgenode01-1.json"
+    # the first three lines, each ending in a newline: the text ends at line 4, column 1
+    cut.write_text("".join(lines[:3]), encoding="utf-8")
+    done = run_cli("recommend", str(EXAMPLE / "policies"), "--usage", str(cut))
+    assert done.exit_code == 2 and done.stdout == ""
+    assert done.stderr == f"allocatable: error: {cut}:4:1: a kubelet Summary API dump that ends early (truncated?)\n"
+    # a doubled comma after "edgenode01": line 3 is 2 spaces + "nodeName" (10) + ": " (2) + "edgenode01" (12) + ","
+    # (1) = 27 characters, so the second comma is column 28
+    bad = tmp_path / "summary-edgenode01-2.json"
+    bad.write_text(text.replace('"edgenode01",', '"edgenode01",,', 1), encoding="utf-8")
+    done = run_cli("recommend", str(EXAMPLE / "policies"), "--usage", str(bad))
+    assert done.exit_code == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"allocatable: error: {bad}:3:28: a kubelet Summary API dump that is not valid JSON")
+    assert done.stderr.count("\n") == 1
+
+
+def test_go_zero_time_and_infinity_are_said_not_booked(tmp_path: Path) -> None:
+    """A stat the kubelet has not taken carries Go's zero time, ``0001-01-01T00:00:00Z`` (before 1970: no time of a
+    measurement), and Python's JSON reader takes the literal ``Infinity``. The first is a missing stat, said; the
+    second an infinite value, counted and left out (before, it was booked as an infinite peak; and the zero time, once
+    the reader refused times before 1970, was an internal error). The runtime's 100 bytes are the only value booked."""
+    doc = json.loads(json.dumps(EDGE))
+    kubelet, runtime = doc["node"]["systemContainers"][:2]
+    kubelet["cpu"]["time"] = "0001-01-01T00:00:00Z"
+    kubelet["memory"]["workingSetBytes"] = float("inf")  # written as the literal Infinity
+    runtime["memory"]["workingSetBytes"] = 100
+    path = _write(tmp_path, "edgenode01.json", doc)
+    assert "Infinity" in Path(path).read_text("utf-8")
+    usage = read_files([path], QUERIES, 1 << 30)
+    day = (1666464313 - 1) // DAY  # the runtime's memory time, 2022-10-22T18:45:13Z
+    assert usage.days["reserved_memory"][("edgenode01", "runtime")] == {day: 100.0}
+    assert ("edgenode01", "kubelet") not in usage.days["reserved_memory"]
+    assert "reserved_memory: 1 infinite of 2 values left out" in usage.issues()
+    assert any("kubelet cpu.usageNanoCores or its time is missing" in n for n in usage.summary_notes)

@@ -93,7 +93,7 @@ def test_pages_are_followed_and_the_fleet_verified(api: Any, repo: Path, tmp_pat
     service.log = io.StringIO()
     assert service.cycle(), service.last_error
     assert service.evaluation is not None
-    assert service.evaluation.tally.nodes == len(FILES) == 11
+    assert service.evaluation.tally.nodes == len(FILES) == 12  # 7 EKS (the g4dn GPU node among them) + 5 GKE
     assert service.evaluation.tally.drift == 0  # every one of them is reproduced exactly (tests/real-nodes)
     assert [(path, q.get("continue")) for path, q, _ in replay.requests] == [
         ("/api/v1/nodes", None),
@@ -241,6 +241,21 @@ def test_a_missing_token_says_where_it_was_looked_for(api: Any, tmp_path: Path) 
     with pytest.raises(ApiError, match=r"cannot read the service account token .*automountServiceAccountToken"):
         list(list_pages(ep, "/api/v1/nodes"))
     assert replay.requests == []
+
+
+@pytest.mark.parametrize("ca", ["none", "garbage.crt"])
+def test_a_missing_or_unusable_ca_is_one_line(tmp_path: Path, ca: str) -> None:
+    """No API server can run here, and none is reached: the CA is read before connecting. A pod whose service account
+    is not mounted (``automountServiceAccountToken: false``) has neither the token nor ``ca.crt``; a CA file that holds
+    no certificate is unusable too. Either is an ``ApiError`` (a failed cycle, counted, the process serving on), not
+    an internal error that ends serve, as the missing file was."""
+    token = tmp_path / "token"
+    token.write_text("t0ken\n", encoding="utf-8")
+    (tmp_path / "garbage.crt").write_text("not a certificate\n", encoding="utf-8")
+    ep = Endpoint(base="https://127.0.0.1:1", token_file=str(token), ca_file=str(tmp_path / ca), attempts=1)
+    with pytest.raises(ApiError, match=r"cannot use the cluster CA .*automountServiceAccountToken") as raised:
+        list(list_pages(ep, "/api/v1/nodes"))
+    assert "t0ken" not in str(raised.value)
 
 
 def test_in_cluster_address_from_the_environment() -> None:

@@ -191,11 +191,13 @@ def _tests() -> list[dict[str, Any]]:
             ],
         },
         {
-            # serve's own health: a policy that does not load for 20 minutes; figures 2400 s old for 15 minutes.
+            # serve's own health: a policy that does not load for 20 minutes; the last good cycle at 600 s (10m) and
+            # none after it. time() − 600 > 1800 from 2460 s (41m; at 40m it is 1800, not more), held 10 minutes:
+            # quiet at 30m (1200 s old) and at 45m (pending for 4 minutes), firing at 55m.
             "interval": "1m",
             "input_series": [
                 {"series": "allocatable_policy_stale", "values": "1x20"},
-                {"series": "allocatable_data_age_seconds", "values": "2400x20"},
+                {"series": "allocatable_last_success_timestamp_seconds", "values": "600x60"},
             ],
             "alert_rule_test": [
                 {"eval_time": "10m", "alertname": "AllocatablePolicyStale", "exp_alerts": []},
@@ -209,15 +211,39 @@ def _tests() -> list[dict[str, Any]]:
                         }
                     ],
                 },
-                {"eval_time": "5m", "alertname": "AllocatableServeStale", "exp_alerts": []},
+                {"eval_time": "30m", "alertname": "AllocatableServeStale", "exp_alerts": []},
+                {"eval_time": "45m", "alertname": "AllocatableServeStale", "exp_alerts": []},
                 {
-                    "eval_time": "15m",
+                    "eval_time": "55m",
                     "alertname": "AllocatableServeStale",
                     "exp_alerts": [
                         {
                             "exp_labels": {"severity": "warning"},
-                            # 2400 s, as humanizeDuration writes it
-                            "exp_annotations": _annotations("AllocatableServeStale", value="40m 0s"),
+                            "exp_annotations": _annotations("AllocatableServeStale"),
+                        }
+                    ],
+                },
+            ],
+        },
+        {
+            # A serve that never has a good cycle (its RBAC missing from the start): last success 0 ("none yet"),
+            # and allocatable_data_age_seconds absent, so an alert on the data's age would never fire. promtool's
+            # clock starts at 0, so time() − 0 > 1800 from 31m, held 10 minutes: quiet at 35m, firing at 45m. (In a
+            # cluster time() is about 1.8e9: it fires 10 minutes after serve starts.)
+            "interval": "1m",
+            "input_series": [
+                {"series": "allocatable_last_success_timestamp_seconds", "values": "0x60"},
+                {"series": 'allocatable_cycle_errors_total{stage="nodes"}', "values": "0+1x60"},
+            ],
+            "alert_rule_test": [
+                {"eval_time": "35m", "alertname": "AllocatableServeStale", "exp_alerts": []},
+                {
+                    "eval_time": "45m",
+                    "alertname": "AllocatableServeStale",
+                    "exp_alerts": [
+                        {
+                            "exp_labels": {"severity": "warning"},
+                            "exp_annotations": _annotations("AllocatableServeStale"),
                         }
                     ],
                 },

@@ -73,3 +73,16 @@ def test_hadolint_accepts_the_dockerfile(tmp_path: Path) -> None:
     )
     proc = subprocess.run([hadolint, "--no-color", str(broken)], capture_output=True, text=True, check=False)
     assert proc.returncode != 0 and "DL3007" in proc.stdout
+
+
+def test_every_documented_build_command_names_this_file() -> None:
+    """The ``docker build -f FILE`` lines a user copies (the Dockerfile's own header, docs/serve.md) are run from the
+    repository's root, so FILE must be this file's path from there (the header said ``serve/Dockerfile``, which does
+    not exist)."""
+    import re
+
+    places = (DOCKERFILE, REPO_ROOT / "docs/serve.md")
+    found = {where: re.findall(r"docker build -f (\S+)", where.read_text("utf-8")) for where in places}
+    assert all(found.values()), found
+    for names in found.values():
+        assert {(REPO_ROOT / n).resolve() for n in names} == {DOCKERFILE.resolve()}

@@ -256,11 +256,14 @@ def rules(selectors: promql.Selectors | None = None, configz: bool = False) -> d
                     ),
                     _alert(
                         "AllocatableServeStale",
-                        "max(allocatable_data_age_seconds) > 1800",
+                        # the last success, not allocatable_data_age_seconds: that series is absent until the first
+                        # good cycle, so a serve that never succeeds (RBAC missing from the start) would raise nothing
+                        "time() - max(allocatable_last_success_timestamp_seconds) > 1800",
                         "10m",
                         "allocatable serve has had no good cycle for 30 minutes.",
-                        "The figures allocatable serve exports are {{ $value | humanizeDuration }} old: cycles fail "
-                        "(allocatable_cycle_errors_total says at which stage, its log says why).",
+                        "allocatable serve has had no good cycle for more than 30 minutes, or none since it started: "
+                        "the figures it exports are old or absent (allocatable_cycle_errors_total says at which stage "
+                        "cycles fail, its log says why).",
                     ),
                     *([_config_drift()] if configz else []),
                 ],

@@ -307,5 +307,9 @@ def write_documents(r: Recommendation, out: TextIO) -> None:
     for p in report["pools"]:
         said = evidence_sentences(p, limit, shown=len(p["oomKills"]) + len(p["memoryStall"]) + len(p["memoryPressure"]))
         parts.extend(plain(f"# evidence, pool {p['name']}: {line}") + "\n" for line in said)  # one comment line each
-    parts.append(f"# write these over the files named above, then review what they do:\n#   {r.review}\n")
+    # a file may hold other documents (another pool's policy): replace the one named, never the whole file
+    parts.append(
+        "# put each document in place of the one of its name, in the file its comment names (the file's other documents "
+        f"stay); then review what they do:\n#   {r.review}\n"
+    )
     out.write("".join(parts))
