@@ -33,6 +33,13 @@ from renderer.impact.affinity import ANY_NODE, NodeAffinity, parse_node_affinity
 from renderer.impact.ports import HostPort, host_ports
 from renderer.impact.resources import CPU, MEMORY, from_quantities
 from renderer.impact.taints import Toleration, daemonset_tolerations, parse_tolerations
+from renderer.impact.topology import (
+    NO_POD_AFFINITY,
+    PodAffinity,
+    SpreadConstraint,
+    parse_pod_affinity,
+    parse_spread,
+)
 from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity
 from renderer.verify.pods import POD_KEEP, STATUS_KEEP, TERMINAL_PHASES, NodeTotals, PodError, Requests, pod_requests
@@ -63,7 +70,8 @@ DEFAULT_SCHEDULER: Final = "default-scheduler"
 NOT_SIMULATED: Final[dict[str, str]] = {
     "inter-pod affinity": "podAffinity/podAntiAffinity (InterPodAffinity) is not evaluated: such a pod may not "
     "fit where the simulation puts it",
-    "topology spread": "topologySpreadConstraints (PodTopologySpread) are not evaluated",
+    "topology spread scores": "topologySpreadConstraints with whenUnsatisfiable: ScheduleAnyway only score "
+    "(PodTopologySpread scoring is not simulated): the scheduler may prefer another node than the simulation",
     "volumes": "persistent volumes (VolumeBinding, VolumeZone, NodeVolumeLimits) are not evaluated: a pod bound to "
     "a zonal or local volume may not fit where the simulation puts it",
     "scheduling gates": "the pod has schedulingGates: the scheduler does not place it until they are removed",
@@ -91,6 +99,7 @@ IMPACT_POD_KEEP: Final[KeepSpec] = {
         "name": True,
         "namespace": True,
         "creationTimestamp": True,
+        "labels": True,
         "ownerReferences": {"kind": True, "name": True, "controller": True},
         "annotations": {MIRROR_ANNOTATION: True, SOURCE_ANNOTATION: True, SAFE_TO_EVICT_ANNOTATION: True},
     },
@@ -139,6 +148,12 @@ class SimPod:
     safe_to_evict: bool | None = None
     local_storage: bool = False
     not_simulated: frozenset[str] = field(default_factory=frozenset)
+    #: The pod's labels, sorted (what other pods' selectors match).
+    labels: tuple[tuple[str, str], ...] = ()
+    #: Its ``DoNotSchedule`` topology spread constraints (``topology.py``).
+    spread: tuple[SpreadConstraint, ...] = ()
+    #: Its required inter-pod affinity and anti-affinity terms (``topology.py``).
+    pod_affinity: PodAffinity = NO_POD_AFFINITY
     #: What the kubelet admits the pod with (its allocation, ``renderer.verify.pods``); None: ``requests``.
     admit: dict[str, int] | None = None
     #: How the pod was read, when worth saying (``renderer.verify.podstatus`` notes).
@@ -253,7 +268,7 @@ def _controller(meta: Mapping[str, Any]) -> tuple[str, str]:
     return fallback
 
 
-def _not_simulated(spec: Mapping[str, Any], status: Mapping[str, Any]) -> frozenset[str]:
+def _not_simulated(spec: Mapping[str, Any], status: Mapping[str, Any], soft_spread: bool) -> frozenset[str]:
     found: set[str] = set()
     if spec.get("resourceClaims"):
         found.add("resource claims")
@@ -262,8 +277,8 @@ def _not_simulated(spec: Mapping[str, Any], status: Mapping[str, Any]) -> frozen
     affinity = spec.get("affinity")
     if isinstance(affinity, dict) and (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
         found.add("inter-pod affinity")
-    if spec.get("topologySpreadConstraints"):
-        found.add("topology spread")
+    if soft_spread:
+        found.add("topology spread scores")
     volumes = spec.get("volumes")
     if isinstance(volumes, list) and any(
         isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes
@@ -329,10 +344,14 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
     requests, scoring, admit = _requests(spec, None if plain else status, status.get("phase"), totals)
     annotations = _map(meta.get("annotations"), ("metadata", "annotations"))
     owner_kind, owner_name = _controller(meta)
+    raw_labels = _map(meta.get("labels"), ("metadata", "labels"))
+    labels = {str(k): "" if v is None else str(v) for k, v in raw_labels.items()}
+    namespace = str(meta.get("namespace") or "")
+    spread, soft_spread = parse_spread(spec.get("topologySpreadConstraints"), labels)
     priority = spec.get("priority")
     node = spec.get("nodeName")
     return SimPod(
-        namespace=_shared(str(meta.get("namespace") or "")),
+        namespace=_shared(namespace),
         name=str(meta.get("name") or ""),
         node=_shared(str(node)) if node else None,
         phase=_shared(str(status.get("phase") or "")),
@@ -350,7 +369,10 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
         host_network=spec.get("hostNetwork") is True,
         safe_to_evict=_safe_to_evict(annotations),
         local_storage=_local_storage(spec),
-        not_simulated=_shared(_not_simulated(spec, status)),
+        not_simulated=_shared(_not_simulated(spec, status, soft_spread)),
+        labels=_shared(tuple(sorted(labels.items()))),
+        spread=_shared(spread),
+        pod_affinity=_shared(parse_pod_affinity(spec.get("affinity"), namespace, labels)),
         admit=None if admit is None else _shared_requests(admit),
         notes=() if plain else _shared(resize_notes(spec, status)),
     )

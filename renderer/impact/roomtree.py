@@ -294,9 +294,9 @@ class RoomTree:
             width *= 2
         return left + right[::-1]
 
-    def _kth(self, lo: int, hi: int, k: int, w: Want) -> tuple[int, int]:
+    def _kth(self, lo: int, hi: int, k: int, w: Want, ex: Sequence[int] = ()) -> tuple[int, int]:
         """The leaf of the ``k``-th feasible leaf in ``[lo, hi)`` (1-based) and ``k``; or (-1, feasible leaves
-        there) when there are fewer."""
+        there) when there are fewer. ``ex``: leaves excluded (sorted), never feasible."""
         found = 0
         size = self._size
         for x, width in self._ranges(lo, hi):
@@ -304,9 +304,15 @@ class RoomTree:
             self.leaves += width == 1
             if self._none(x, w):
                 continue
-            if self._all(x, w) and found + width < k:
-                found += width
-                continue
+            if self._all(x, w):
+                if ex:
+                    first = x * width - size
+                    width_ok = width - (bisect_left(ex, first + width) - bisect_left(ex, first))
+                else:
+                    width_ok = width
+                if found + width_ok < k:
+                    found += width_ok
+                    continue
             stack = [(x, width)]
             while stack:
                 y, wd = stack.pop()
@@ -315,10 +321,17 @@ class RoomTree:
                 if self._none(y, w):
                     continue
                 if self._all(y, w):
-                    if found + wd < k:
-                        found += wd
+                    if ex:
+                        first = y * wd - size
+                        skipped = bisect_left(ex, first + wd) - bisect_left(ex, first)
+                    else:
+                        skipped = 0
+                    if found + wd - skipped < k:
+                        found += wd - skipped
                         continue
                     if wd == 1:
+                        if skipped:
+                            continue
                         return y - size, k
                 elif wd == 1:  # a leaf is all or none
                     continue
@@ -326,15 +339,16 @@ class RoomTree:
                 stack.append((2 * y, wd // 2))
         return -1, found
 
-    def first(self, start: int, exclude: int, w: Want) -> int:
+    def first(self, start: int, exclude: int, w: Want, excluded: Sequence[int] = ()) -> int:
         """The first node that takes the pod in walk order from node position ``start`` (wrapping round), other than
-        ``exclude``; -1 when there is none."""
+        ``exclude`` and the node positions ``excluded`` (sorted); -1 when there is none."""
         n = len(self.positions)
         s = bisect_left(self.positions, start)
+        ex = self._leaves_of(excluded)
         for lo, hi in ((s, n), (0, s)):
             at = lo
             while at < hi:
-                leaf, _ = self._kth(at, hi, 1, w)
+                leaf, _ = self._kth(at, hi, 1, w, ex)
                 if leaf < 0:
                     break
                 if self.positions[leaf] != exclude:
@@ -342,9 +356,19 @@ class RoomTree:
                 at = leaf + 1
         return -1
 
+    def _leaves_of(self, positions: Sequence[int]) -> list[int]:
+        """The leaves of those node ``positions`` (sorted) that are in this tree, sorted."""
+        out = []
+        mine = self.positions
+        for p in positions:
+            k = bisect_left(mine, p)
+            if k < len(mine) and mine[k] == p:
+                out.append(k)
+        return out
+
     # -- scores ----------------------------------------------------------------------------------------------------
 
-    def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn) -> int:
+    def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn, ex: Sequence[int] = ()) -> int:
         """The first leaf, in the order of ``windows``, of the highest exact score among the feasible leaves.
 
         ``_none`` and the score bound inlined, their arrays in locals: this is the hot loop of placement."""
@@ -407,6 +431,10 @@ class RoomTree:
                     if bound <= best:
                         continue
                     if wd == 1:
+                        if ex:
+                            k = bisect_left(ex, y - size)
+                            if k < len(ex) and ex[k] == y - size:
+                                continue
                         leaves += 1
                         value = score(positions[y - size], w)
                         if value > best:
@@ -419,26 +447,30 @@ class RoomTree:
         self.leaves += leaves
         return chosen
 
-    def choose(self, start: int, want: int, w: Want, score: ScoreFn) -> tuple[int, int, int]:
+    def choose(
+        self, start: int, want: int, w: Want, score: ScoreFn, excluded: Sequence[int] = ()
+    ) -> tuple[int, int, int]:
         """One cycle's choice from node position ``start`` on: (node chosen or -1 when none fits, the node where the
-        walk stopped after ``want`` feasible ones or -1 when it went all the way round, feasible nodes collected)."""
+        walk stopped after ``want`` feasible ones or -1 when it went all the way round, feasible nodes collected).
+        ``excluded``: node positions (sorted) another filter rejects."""
         n = len(self.positions)
+        ex = self._leaves_of(excluded) if excluded else []
         if n == 0:
             return -1, -1, 0
         s = bisect_left(self.positions, start)
         if s == n:
             s = 0
-        end, found = self._kth(s, n, want, w)
+        end, found = self._kth(s, n, want, w, ex)
         if end >= 0:
             windows: tuple[tuple[int, int], ...] = ((s, end + 1),)
             last = self.positions[end]
         else:
-            end, more = self._kth(0, s, want - found, w)
+            end, more = self._kth(0, s, want - found, w, ex)
             if end >= 0:
                 windows, last, found = ((s, n), (0, end + 1)), self.positions[end], want
             else:
                 windows, last, found = ((s, n), (0, s)), -1, found + more
         if found == 0:
             return -1, last, 0
-        chosen = self._best(windows, w, score)
+        chosen = self._best(windows, w, score, ex)
         return self.positions[chosen], last, found
