@@ -127,9 +127,11 @@ class PodFilters:
     @property
     def counts(self) -> PodCounts:
         st = self.state
-        if st.counts is None:
-            st.counts = PodCounts()
-            st.counts.bound = any(st.pods)
+        if st.counts is None:  # made late (no pod was registered before binding): read the bound pods once
+            counts = st.counts = PodCounts()
+            for i, on_node in enumerate(st.pods):
+                for p in on_node:
+                    counts.update(p, i, 1)
         return st.counts
 
     def applies(self, pod: SimPod) -> bool:
@@ -238,13 +240,12 @@ class PodFilters:
             if forbidden:
                 checks.append(Check(t.topology_key, frozenset(forbidden), False, False, ANTI_AFFINITY_REASON))
         existing: dict[str, set[str]] = {}
-        if self.state.counts is not None:
-            for h in self.state.counts.anti_holders(pod):
-                key = h.term.topology_key
-                for i in h.per_node:
-                    value = nodes[i].labels.get(key)
-                    if value is not None:
-                        existing.setdefault(key, set()).add(value)
+        for h in self.counts.anti_holders(pod):
+            key = h.term.topology_key
+            for i in h.per_node:
+                value = nodes[i].labels.get(key)
+                if value is not None:
+                    existing.setdefault(key, set()).add(value)
         for key, values in sorted(existing.items()):
             checks.append(Check(key, frozenset(values), False, False, EXISTING_ANTI_AFFINITY_REASON))
         return Restriction(tuple(checks), impossible)

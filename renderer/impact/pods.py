@@ -17,7 +17,7 @@ pkg/kubelet/lifecycle/predicate.go, and k8s.io/component-helpers resource.PodReq
   the kubelet: ``types.IsStaticPod``).
 
 What the simulation does not model is recorded per pod (:data:`NOT_SIMULATED`), so a result can say which placements
-may be wrong: inter-pod (anti-)affinity, topology spread constraints, volumes bound to a zone or node, scheduling
+may be wrong: the scores of inter-pod (anti-)affinity and topology spread, volumes bound to a zone or node, scheduling
 gates, another scheduler, resource claims (DRA), a node nominated by preemption.
 
 Cost: O(containers + tolerations + affinity requirements) per pod.
@@ -68,8 +68,10 @@ DEFAULT_SCHEDULER: Final = "default-scheduler"
 
 #: Scheduling features the simulation does not model, by the name results use, with what it means for a result.
 NOT_SIMULATED: Final[dict[str, str]] = {
-    "inter-pod affinity": "podAffinity/podAntiAffinity (InterPodAffinity) is not evaluated: such a pod may not "
-    "fit where the simulation puts it",
+    "inter-pod affinity scores": "preferred podAffinity/podAntiAffinity terms only score (InterPodAffinity scoring "
+    "is not simulated): the scheduler may prefer another node than the simulation",
+    "namespace selector": "a pod affinity term's namespaceSelector selects namespaces by their labels, which a pods "
+    "dump does not carry: the term is read with its listed namespaces only",
     "topology spread scores": "topologySpreadConstraints with whenUnsatisfiable: ScheduleAnyway only score "
     "(PodTopologySpread scoring is not simulated): the scheduler may prefer another node than the simulation",
     "volumes": "persistent volumes (VolumeBinding, VolumeZone, NodeVolumeLimits) are not evaluated: a pod bound to "
@@ -268,15 +270,18 @@ def _controller(meta: Mapping[str, Any]) -> tuple[str, str]:
     return fallback
 
 
-def _not_simulated(spec: Mapping[str, Any], status: Mapping[str, Any], soft_spread: bool) -> frozenset[str]:
+def _not_simulated(
+    spec: Mapping[str, Any], status: Mapping[str, Any], soft_spread: bool, pod_affinity: PodAffinity
+) -> frozenset[str]:
     found: set[str] = set()
     if spec.get("resourceClaims"):
         found.add("resource claims")
     if status.get("nominatedNodeName"):
         found.add("nominated node")
-    affinity = spec.get("affinity")
-    if isinstance(affinity, dict) and (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
-        found.add("inter-pod affinity")
+    if pod_affinity.preferred:
+        found.add("inter-pod affinity scores")
+    if pod_affinity.partial:
+        found.add("namespace selector")
     if soft_spread:
         found.add("topology spread scores")
     volumes = spec.get("volumes")
@@ -348,6 +353,7 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
     labels = {str(k): "" if v is None else str(v) for k, v in raw_labels.items()}
     namespace = str(meta.get("namespace") or "")
     spread, soft_spread = parse_spread(spec.get("topologySpreadConstraints"), labels)
+    pod_affinity = parse_pod_affinity(spec.get("affinity"), namespace, labels)
     priority = spec.get("priority")
     node = spec.get("nodeName")
     return SimPod(
@@ -369,10 +375,10 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
         host_network=spec.get("hostNetwork") is True,
         safe_to_evict=_safe_to_evict(annotations),
         local_storage=_local_storage(spec),
-        not_simulated=_shared(_not_simulated(spec, status, soft_spread)),
+        not_simulated=_shared(_not_simulated(spec, status, soft_spread, pod_affinity)),
         labels=_shared(tuple(sorted(labels.items()))),
         spread=_shared(spread),
-        pod_affinity=_shared(parse_pod_affinity(spec.get("affinity"), namespace, labels)),
+        pod_affinity=_shared(pod_affinity),
         admit=None if admit is None else _shared_requests(admit),
         notes=() if plain else _shared(resize_notes(spec, status)),
     )
