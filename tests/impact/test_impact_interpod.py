@@ -1,6 +1,6 @@
 """InterPodAffinity's filter against kube-scheduler's own table: fixtures/interpodaffinity_filter_cases.yaml
-(pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go, TestRequiredAffinitySingleNode; each case names
-itself). The upstream harness runs the plugin alone, so these tests ask ``podfilters`` alone for the node's verdict;
+(pkg/scheduler/framework/plugins/interpodaffinity/filtering_test.go, TestRequiredAffinitySingleNode and
+TestRequiredAffinityMultipleNodes; each case names itself). The upstream harness runs the plugin alone, so these tests ask ``podfilters`` alone for the node's verdict;
 the placement tests below are worked by hand."""
 
 from __future__ import annotations
@@ -36,15 +36,15 @@ def _pod(raw: dict[str, Any], cpu: str = "100m") -> SimPod:
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_interpod_affinity_filter_matches_kube_scheduler(case: dict[str, Any]) -> None:
-    n = case["node"]
-    obj = {"metadata": n, "spec": {}, "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}}
-    state = ClusterState.build([node_from_object(obj)])
+    alloc = {"cpu": "64", "memory": "256Gi", "pods": "110"}
+    nodes = [node_from_object({"metadata": n, "spec": {}, "status": {"allocatable": alloc}}) for n in case["nodes"]]
+    state = ClusterState.build(nodes)
     where = state.position()
     for k, raw in enumerate(case["existing_pods"]):
         if raw["node"] in where:  # a pod on a node the snapshot does not hold is not counted (as upstream)
             state.bind(_pod({**raw, "name": f"e{k}"}), where[raw["node"]])
-    restriction = PodFilters(state, Eligibility(state.nodes)).restrict(_pod(case["pod"]))
-    assert restriction.failure(state.nodes[0].labels) == case["want_reason"]
+    restriction = PodFilters(state, Eligibility(state.nodes)).restrict(_pod({**case["pod"], "name": "p"}))
+    assert {n.name: restriction.failure(n.labels) for n in state.nodes} == case["want"]
 
 
 def _app(name: str, app: str, node_name: str | None = None, cpu: str = "100m", **affinity: Any) -> SimPod:
@@ -131,3 +131,19 @@ def test_anti_affinity_reason_in_the_pending_message() -> None:
     pods = [_app("web-0", "web", "a-0", **_anti("web", ZONE)), _app("web-1", "web", **_anti("web", ZONE))]
     (pending,) = simulate(nodes, pods, {}).pending
     assert pending.diagnosis.reasons == ((ANTI_AFFINITY_REASON, 2),)
+
+
+def test_a_namespace_selector_by_labels_is_flagged_not_guessed() -> None:
+    # Namespace labels are not in a pods dump: such a term is read with its listed namespaces and the pod is named
+    # under "namespace selector"; namespaceSelector {} (every namespace) is exact and not flagged.
+    by_labels = {
+        "labelSelector": {"matchLabels": {"app": "db"}},
+        "topologyKey": ZONE,
+        "namespaceSelector": {"matchLabels": {"team": "a"}},
+    }
+    every = {**by_labels, "namespaceSelector": {}}
+    flagged = _app("x", "x", podAffinity={"requiredDuringSchedulingIgnoredDuringExecution": [by_labels]})
+    exact = _app("y", "y", podAffinity={"requiredDuringSchedulingIgnoredDuringExecution": [every]})
+    assert "namespace selector" in flagged.not_simulated
+    assert "namespace selector" not in exact.not_simulated
+    assert exact.pod_affinity.affinity[0].namespaces is None
