@@ -43,7 +43,8 @@ from renderer.impact.affinity import ANY_NODE, NodeAffinity
 from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.podcounts import PodCounts, conjunction
 from renderer.impact.pods import SimPod
-from renderer.impact.taints import Toleration
+from renderer.impact.taints import Taint, Toleration, first_untolerated
+from renderer.impact.topology import AffinityTerm, PodSelector, SpreadConstraint
 
 __all__ = [
     "AFFINITY_REASON",
@@ -52,6 +53,7 @@ __all__ = [
     "SPREAD_MISSING_LABEL_REASON",
     "SPREAD_REASON",
     "Check",
+    "ExtraNode",
     "PodFilters",
     "Restriction",
 ]
@@ -107,6 +109,35 @@ class Restriction:
             if reason is not None:
                 return reason
         return None
+
+
+@dataclass
+class ExtraNode:
+    """A node outside the cluster state the filters count (a new node of the cluster autoscaler's estimate): its
+    labels and taints, its pods by (namespace, labels), and the required anti-affinity terms they hold."""
+
+    name: str
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...] = ()
+    pods: dict[tuple[str, tuple[tuple[str, str], ...]], int] = field(default_factory=dict)
+    holders: dict[AffinityTerm, int] = field(default_factory=dict)
+
+    def add(self, pod: SimPod) -> None:
+        key = (pod.namespace, pod.labels)
+        self.pods[key] = self.pods.get(key, 0) + 1
+        for t in pod.pod_affinity.anti_affinity:
+            if t.selector is not None:
+                self.holders[t] = self.holders.get(t, 0) + 1
+
+    def matching(self, namespace: str, selector: PodSelector) -> int:
+        """Pods of ``namespace`` here that ``selector`` selects."""
+        return sum(n for (ns, labels), n in self.pods.items() if ns == namespace and selector.matches(dict(labels)))
+
+    def matching_any(self, namespaces: frozenset[str] | None, selector: PodSelector) -> bool:
+        """Whether a pod here in ``namespaces`` (None: any) is selected by ``selector``."""
+        return any(
+            (namespaces is None or ns in namespaces) and selector.matches(dict(labels)) for ns, labels in self.pods
+        )
 
 
 @dataclass
@@ -178,67 +209,105 @@ class PodFilters:
 
     # -- the filters -------------------------------------------------------------------------------------------
 
-    def restrict(self, pod: SimPod) -> Restriction:
-        """The checks ``pod`` puts on every node, from the pods bound now."""
+    def restrict(self, pod: SimPod, extra: Sequence[ExtraNode] = ()) -> Restriction:
+        """The checks ``pod`` puts on every node, from the pods bound now; ``extra``: nodes outside the state (the
+        cluster autoscaler's new nodes) that count as well."""
         checks: list[Check] = []
-        nodes = self.state.nodes
-        pods = self.state.pods
-        labels = dict(pod.labels)
         keys = tuple(sorted({c.topology_key for c in pod.spread}))
         for c in pod.spread:
-            forbidden: set[str] = set()
-            if c.selector is not None:
-                domains = self._counting(
-                    pod.affinity if c.honor_affinity else ANY_NODE,
-                    pod.scheduling_tolerations() if c.honor_taints else _TOLERATE_ALL,
-                    c.topology_key,
-                    keys,
-                )
-                counter = self.counts.counter(frozenset((pod.namespace,)), c.selector, pods)
-                per_domain: dict[str, int] = {}
-                member = domains.member
-                for i, n in counter.per_node.items():
-                    if member[i]:
-                        value = nodes[i].labels[c.topology_key]
-                        per_domain[value] = per_domain.get(value, 0) + n
-                if len(domains.sizes) < c.min_domains or len(per_domain) < len(domains.sizes):
-                    least = 0
-                else:
-                    least = min(per_domain.values())
-                own = 1 if c.selector.matches(labels) else 0
-                forbidden = {v for v, n in per_domain.items() if n + own - least > c.max_skew}
-            checks.append(
-                Check(c.topology_key, frozenset(forbidden), False, True, SPREAD_REASON, SPREAD_MISSING_LABEL_REASON)
-            )
-        pa = pod.pod_affinity
+            checks.append(self._spread(pod, c, keys, extra))
         impossible = ""
+        pa = pod.pod_affinity
         if pa.affinity:
-            namespaces, selector = conjunction(pa.affinity)
-            holding: dict[int, int] = {}
-            if selector is not None:
-                holding = self.counts.counter(namespaces, selector, pods).per_node
-            allowed: dict[str, set[str]] = {t.topology_key: set() for t in pa.affinity}
-            for i in holding:
-                node_labels = nodes[i].labels
-                for key, values in allowed.items():
-                    value = node_labels.get(key)
-                    if value is not None:
-                        values.add(value)
-            if any(allowed.values()):
-                for key, values in sorted(allowed.items()):
-                    checks.append(Check(key, frozenset(values), True, True, AFFINITY_REASON, AFFINITY_REASON))
-            elif all(t.selects(pod.namespace, labels) for t in pa.affinity):
-                for key in sorted(allowed):  # the first pod of a group: any node with the keys
-                    checks.append(Check(key, frozenset(), False, True, AFFINITY_REASON, AFFINITY_REASON))
-            else:
+            affinity_checks = self._affinity(pod, extra)
+            if affinity_checks is None:
                 impossible = AFFINITY_REASON
-        for t in pa.anti_affinity:
+            else:
+                checks.extend(affinity_checks)
+        checks.extend(self._anti_affinity(pod, extra))
+        checks.extend(self._existing_anti_affinity(pod, extra))
+        return Restriction(tuple(checks), impossible)
+
+    def _spread(self, pod: SimPod, c: SpreadConstraint, keys: tuple[str, ...], extra: Sequence[ExtraNode]) -> Check:
+        forbidden: set[str] = set()
+        if c.selector is not None:
+            nodes = self.state.nodes
+            tolerations = pod.scheduling_tolerations()
+            domains = self._counting(
+                pod.affinity if c.honor_affinity else ANY_NODE,
+                tolerations if c.honor_taints else _TOLERATE_ALL,
+                c.topology_key,
+                keys,
+            )
+            counter = self.counts.counter(frozenset((pod.namespace,)), c.selector, self.state.pods)
+            per_domain: dict[str, int] = {}
+            member = domains.member
+            for i, n in counter.per_node.items():
+                if member[i]:
+                    value = nodes[i].labels[c.topology_key]
+                    per_domain[value] = per_domain.get(value, 0) + n
+            names = set(domains.sizes)
+            for x in extra:
+                if not all(k in x.labels for k in keys):
+                    continue
+                if c.honor_affinity and not pod.affinity.matches(x.labels, x.name):
+                    continue
+                if c.honor_taints and first_untolerated(x.taints, tolerations) is not None:
+                    continue
+                value = x.labels[c.topology_key]
+                names.add(value)
+                n = x.matching(pod.namespace, c.selector)
+                if n:
+                    per_domain[value] = per_domain.get(value, 0) + n
+            # the global minimum: 0 while a domain holds none or there are fewer domains than minDomains
+            short = len(names) < c.min_domains or len(per_domain) < len(names)
+            least = 0 if short else min(per_domain.values())
+            own = 1 if c.selector.matches(dict(pod.labels)) else 0
+            forbidden = {v for v, n in per_domain.items() if n + own - least > c.max_skew}
+        return Check(c.topology_key, frozenset(forbidden), False, True, SPREAD_REASON, SPREAD_MISSING_LABEL_REASON)
+
+    def _affinity(self, pod: SimPod, extra: Sequence[ExtraNode]) -> list[Check] | None:
+        """The affinity checks; None when no node can pass."""
+        terms = pod.pod_affinity.affinity
+        nodes = self.state.nodes
+        namespaces, selector = conjunction(terms)
+        holding: list[Mapping[str, str]] = []
+        if selector is not None:
+            holding = [nodes[i].labels for i in self.counts.counter(namespaces, selector, self.state.pods).per_node]
+            holding += [x.labels for x in extra if x.matching_any(namespaces, selector)]
+        allowed: dict[str, set[str]] = {t.topology_key: set() for t in terms}
+        for node_labels in holding:
+            for key, values in allowed.items():
+                value = node_labels.get(key)
+                if value is not None:
+                    values.add(value)
+        if any(allowed.values()):
+            return [
+                Check(k, frozenset(v), True, True, AFFINITY_REASON, AFFINITY_REASON) for k, v in sorted(allowed.items())
+            ]
+        labels = dict(pod.labels)
+        if all(t.selects(pod.namespace, labels) for t in terms):  # the first pod of a group: any node with the keys
+            return [Check(k, frozenset(), False, True, AFFINITY_REASON, AFFINITY_REASON) for k in sorted(allowed)]
+        return None
+
+    def _anti_affinity(self, pod: SimPod, extra: Sequence[ExtraNode]) -> list[Check]:
+        out = []
+        nodes = self.state.nodes
+        for t in pod.pod_affinity.anti_affinity:
             if t.selector is None:
                 continue
-            counter = self.counts.counter(t.namespaces, t.selector, pods)
-            forbidden = {v for i in counter.per_node if (v := nodes[i].labels.get(t.topology_key)) is not None}
+            key = t.topology_key
+            counter = self.counts.counter(t.namespaces, t.selector, self.state.pods)
+            forbidden = {v for i in counter.per_node if (v := nodes[i].labels.get(key)) is not None}
+            forbidden.update(
+                v for x in extra if (v := x.labels.get(key)) is not None and x.matching_any(t.namespaces, t.selector)
+            )
             if forbidden:
-                checks.append(Check(t.topology_key, frozenset(forbidden), False, False, ANTI_AFFINITY_REASON))
+                out.append(Check(key, frozenset(forbidden), False, False, ANTI_AFFINITY_REASON))
+        return out
+
+    def _existing_anti_affinity(self, pod: SimPod, extra: Sequence[ExtraNode]) -> list[Check]:
+        nodes = self.state.nodes
         existing: dict[str, set[str]] = {}
         for h in self.counts.anti_holders(pod):
             key = h.term.topology_key
@@ -246,9 +315,17 @@ class PodFilters:
                 value = nodes[i].labels.get(key)
                 if value is not None:
                     existing.setdefault(key, set()).add(value)
-        for key, values in sorted(existing.items()):
-            checks.append(Check(key, frozenset(values), False, False, EXISTING_ANTI_AFFINITY_REASON))
-        return Restriction(tuple(checks), impossible)
+        if extra:
+            labels = dict(pod.labels)
+            for x in extra:
+                for term in x.holders:
+                    value = x.labels.get(term.topology_key)
+                    if value is not None and term.selects(pod.namespace, labels):
+                        existing.setdefault(term.topology_key, set()).add(value)
+        return [
+            Check(key, frozenset(values), False, False, EXISTING_ANTI_AFFINITY_REASON)
+            for key, values in sorted(existing.items())
+        ]
 
     def placement(self, pod: SimPod, restriction: Restriction) -> tuple[NodeAffinity, list[int]]:
         """The node affinity that stands for ``restriction`` in placement (the pod's own with requirements added)

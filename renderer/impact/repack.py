@@ -260,7 +260,7 @@ def _run(
     estimates: dict[str, tuple[Estimate, int]] = {}
     for pool, pool_pods in attributed.items():
         limit = options.max_new_nodes.get(pool, MAX_NODES_PER_SCALEUP)
-        result = estimate(pool_pods, templates[pool], limit if limit != 0 else -1, options.fit_args)
+        result = estimate(pool_pods, templates[pool], limit if limit != 0 else -1, options.fit_args, scheduler.filters)
         estimates[pool] = (result, lower_bound(pool_pods, templates[pool]))
     diagnoses: dict[int, Diagnosis] = {}
     by_shape: dict[tuple[object, ...], Diagnosis] = {}
