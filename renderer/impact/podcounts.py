@@ -78,6 +78,9 @@ class PodCounts:
         self._anti_anchored: dict[tuple[str, str, str], list[Holders]] = {}
         self._anti_loose: dict[str, list[Holders]] = {}
         self.bound = False  # whether a pod was bound since the counters were made (late counters read the pods)
+        # the namespace slots that have counters / holders: a pod of another namespace costs one set look-up
+        self._slots: set[str] = set()
+        self._anti_slots: set[str] = set()
 
     # -- counters ------------------------------------------------------------------------------------------------
 
@@ -104,6 +107,7 @@ class PodCounts:
         counter = self._counters[key] = Counter(namespaces, selector)
         anchor = selector.anchor()
         for ns in _slots(namespaces):
+            self._slots.add(ns)
             if anchor is None:
                 self._loose.setdefault(ns, []).append(counter)
             else:
@@ -124,19 +128,25 @@ class PodCounts:
 
     # -- binding -------------------------------------------------------------------------------------------------
 
-    def _candidates(self, pod: SimPod) -> Iterable[Counter]:
-        ns = pod.namespace
-        for slot in (ns, _ALL):
-            yield from self._loose.get(slot, ())
-            for k, v in pod.labels:
-                yield from self._anchored.get((slot, k, v), ())
+    def _candidates(self, pod: SimPod) -> list[Counter]:
+        found: list[Counter] = []
+        for slot in (pod.namespace, _ALL):
+            if slot in self._slots:
+                found.extend(self._loose.get(slot, ()))
+                anchored = self._anchored
+                for k, v in pod.labels:
+                    got = anchored.get((slot, k, v))
+                    if got:
+                        found.extend(got)
+        return found
 
     def update(self, pod: SimPod, i: int, delta: int) -> None:
         """``pod`` bound to (``delta`` 1) or taken off (-1) node position ``i``."""
         self.bound = True
-        if pod.labels or self._loose:
+        candidates = self._candidates(pod)
+        if candidates:
             labels = dict(pod.labels)
-            for c in self._candidates(pod):
+            for c in candidates:
                 if (c.namespaces is None or pod.namespace in c.namespaces) and c.selector.matches(labels):
                     n = c.per_node.get(i, 0) + delta
                     if n:
@@ -151,6 +161,7 @@ class PodCounts:
                 holders = self._holders[t] = Holders(t)
                 anchor = t.selector.anchor()
                 for ns in _slots(t.namespaces):
+                    self._anti_slots.add(ns)
                     if anchor is None:
                         self._anti_loose.setdefault(ns, []).append(holders)
                     else:
@@ -166,10 +177,13 @@ class PodCounts:
         the nodes holding them."""
         if not self._holders:
             return []
+        slots = [slot for slot in (pod.namespace, _ALL) if slot in self._anti_slots]
+        if not slots:
+            return []
         labels = dict(pod.labels)
         out: list[Holders] = []
         seen: set[int] = set()
-        for slot in (pod.namespace, _ALL):
+        for slot in slots:
             found = list(self._anti_loose.get(slot, ()))
             for k, v in pod.labels:
                 found.extend(self._anti_anchored.get((slot, k, v), ()))

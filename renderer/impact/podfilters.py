@@ -154,6 +154,7 @@ class PodFilters:
     eligibility: Eligibility
     _domains: dict[tuple[object, ...], _Domains] = field(default_factory=dict)
     _by_value: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    _with_key: dict[str, int] = field(default_factory=dict)
 
     @property
     def counts(self) -> PodCounts:
@@ -185,6 +186,7 @@ class PodFilters:
                 if value is not None:
                     got.setdefault(value, []).append(i)
             self._by_value[key] = got
+            self._with_key[key] = sum(len(v) for v in got.values())
         return got
 
     def _counting(
@@ -246,7 +248,8 @@ class PodFilters:
                 if member[i]:
                     value = nodes[i].labels[c.topology_key]
                     per_domain[value] = per_domain.get(value, 0) + n
-            names = set(domains.sizes)
+            sizes = domains.sizes
+            more: set[str] = set()  # domains only the extra nodes have (no copy of the cluster's: O(extra))
             for x in extra:
                 if not all(k in x.labels for k in keys):
                     continue
@@ -255,12 +258,14 @@ class PodFilters:
                 if c.honor_taints and first_untolerated(x.taints, tolerations) is not None:
                     continue
                 value = x.labels[c.topology_key]
-                names.add(value)
+                if value not in sizes:
+                    more.add(value)
                 n = x.matching(pod.namespace, c.selector)
                 if n:
                     per_domain[value] = per_domain.get(value, 0) + n
             # the global minimum: 0 while a domain holds none or there are fewer domains than minDomains
-            short = len(names) < c.min_domains or len(per_domain) < len(names)
+            domain_count = len(sizes) + len(more)
+            short = domain_count < c.min_domains or len(per_domain) < domain_count
             least = 0 if short else min(per_domain.values())
             own = 1 if c.selector.matches(dict(pod.labels)) else 0
             forbidden = {v for v, n in per_domain.items() if n + own - least > c.max_skew}
@@ -338,7 +343,7 @@ class PodFilters:
             if check.allow:
                 reqs.append(Requirement(check.key, "In", tuple(sorted(check.values))))
                 continue
-            if check.need_key and sum(len(v) for v in by_value.values()) < n:
+            if check.need_key and self._with_key[check.key] < n:
                 reqs.append(Requirement(check.key, "Exists"))
             if not check.values:
                 continue

@@ -11,7 +11,11 @@ One scheduling cycle (pkg/scheduler/schedule_one.go):
    BalancedAllocation ×1, each normalised over the feasible set as the plugins do — and the highest total wins
    (ties: the first in node order, where the scheduler picks one at random).
 
-Not simulated: PodTopologySpread, InterPodAffinity, volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
+PodTopologySpread and InterPodAffinity (``podfilters.py``) filter after NodeResourcesFit: a pod they restrict is
+placed as if its node affinity carried their node requirements (``key NotIn [forbidden domains]``, ``key In
+[allowed]``, ``key Exists``: a derived static-filter class, with its own room tree), and the few nodes of forbidden
+hostname-like domains are excluded leaves the descents skip (``view``); a pod they cannot restrict keeps its path.
+Not simulated: the scores of those two plugins, volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
 
 Keeping it linear: nodes a pod may use at all come from the static index, so a pod pinned to a pool walks that pool
 only. While pods are only added (room only shrinks), a node found too full or with a port taken for a pod of some
