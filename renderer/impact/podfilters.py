@@ -26,7 +26,8 @@ affinity (``key Exists``, ``key In allowed``, ``key NotIn forbidden`` — the st
 room trees then answer, a derived class per distinct set, few for zones) and, where the forbidden domains hold few
 nodes (hostname spreading and anti-affinity), into excluded node positions the room tree's descents skip.
 
-Cost per pod: O(nodes holding matching pods) per constraint or term from the counters (``podcounts.py``), plus the
+Pods on a node taken out (scale-down's trial, whose pods the autoscaler unschedules before it re-places them) do not
+count. Cost per pod: O(nodes holding matching pods) per constraint or term from the counters (``podcounts.py``), plus the
 domains' sizes (O(nodes) once per distinct (node affinity, tolerations, keys), kept), plus what placement costs with
 ``excluded`` nodes (O(log nodes) per excluded node). Not simulated: the plugins' scores (ScheduleAnyway constraints,
 preferred terms), terminating pods (the dump keeps no deletionTimestamp: they count), namespace labels (a
@@ -243,9 +244,9 @@ class PodFilters:
             )
             counter = self.counts.counter(frozenset((pod.namespace,)), c.selector, self.state.pods)
             per_domain: dict[str, int] = {}
-            member = domains.member
+            member, removed = domains.member, self.state.removed
             for i, n in counter.per_node.items():
-                if member[i]:
+                if member[i] and not removed[i]:
                     value = nodes[i].labels[c.topology_key]
                     per_domain[value] = per_domain.get(value, 0) + n
             sizes = domains.sizes
@@ -278,7 +279,9 @@ class PodFilters:
         namespaces, selector = conjunction(terms)
         holding: list[Mapping[str, str]] = []
         if selector is not None:
-            holding = [nodes[i].labels for i in self.counts.counter(namespaces, selector, self.state.pods).per_node]
+            removed = self.state.removed
+            per_node = self.counts.counter(namespaces, selector, self.state.pods).per_node
+            holding = [nodes[i].labels for i in per_node if not removed[i]]
             holding += [x.labels for x in extra if x.matching_any(namespaces, selector)]
         allowed: dict[str, set[str]] = {t.topology_key: set() for t in terms}
         for node_labels in holding:
@@ -303,7 +306,8 @@ class PodFilters:
                 continue
             key = t.topology_key
             counter = self.counts.counter(t.namespaces, t.selector, self.state.pods)
-            forbidden = {v for i in counter.per_node if (v := nodes[i].labels.get(key)) is not None}
+            removed = self.state.removed
+            forbidden = {v for i in counter.per_node if not removed[i] and (v := nodes[i].labels.get(key)) is not None}
             forbidden.update(
                 v for x in extra if (v := x.labels.get(key)) is not None and x.matching_any(t.namespaces, t.selector)
             )
@@ -317,6 +321,8 @@ class PodFilters:
         for h in self.counts.anti_holders(pod):
             key = h.term.topology_key
             for i in h.per_node:
+                if self.state.removed[i]:
+                    continue
                 value = nodes[i].labels.get(key)
                 if value is not None:
                     existing.setdefault(key, set()).add(value)

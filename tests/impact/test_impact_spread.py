@@ -34,7 +34,13 @@ def _pod(
     body.update(spec)
     if node_name is not None:
         body["nodeName"] = node_name
-    meta = {"name": name, "namespace": namespace, "labels": labels, "creationTimestamp": "2025-01-01T00:00:00Z"}
+    meta = {
+        "name": name,
+        "namespace": namespace,
+        "labels": labels,
+        "creationTimestamp": "2025-01-01T00:00:00Z",
+        "ownerReferences": [{"kind": "ReplicaSet", "name": labels.get("app", "app"), "controller": True}],
+    }
     return pod_from_object({"metadata": meta, "spec": body, "status": {"phase": "Running" if node_name else "Pending"}})
 
 
@@ -194,3 +200,29 @@ def test_the_room_tree_and_the_plain_walk_place_constrained_pods_alike() -> None
         runs.append([scheduler.place(p) for p in queue])
     assert runs[0] == runs[1]
     assert sum(1 for c in runs[0] if c is not None) > 100
+
+
+@pytest.mark.parametrize(("constrained", "removable"), [(False, 1), (True, 0)])
+def test_scale_down_keeps_a_node_whose_pod_the_spread_holds_there(constrained: bool, removable: int) -> None:
+    # By hand: two nearly empty nodes, one api replica on each. Scale-down could empty either into the other (100m
+    # each) — unless hostname spread with maxSkew 1 holds them apart: the node being emptied stays a domain, its pod
+    # taken off (as the autoscaler unschedules it before re-placing it), so the other node would hold 2 against 0.
+    spec = (
+        {
+            "topologySpreadConstraints": [
+                {
+                    "maxSkew": 1,
+                    "topologyKey": "kubernetes.io/hostname",
+                    "whenUnsatisfiable": "DoNotSchedule",
+                    "labelSelector": {"matchLabels": {"app": "api"}},
+                }
+            ]
+        }
+        if constrained
+        else {}
+    )
+    nodes = [node(n, "p", labels={"kubernetes.io/hostname": n}) for n in ("a-0", "b-0")]
+    pods = [_pod(f"api-{n}", {"app": "api"}, n, **spec) for n in ("a-0", "b-0")]
+    result = simulate(nodes, pods, {})
+    (pool,) = result.pools
+    assert pool.after.removable == removable
