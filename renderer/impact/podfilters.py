@@ -21,10 +21,12 @@ holds a required anti-affinity term selecting the incoming pod in the node's dom
 satisfy existing pods anti-affinity rules"). Filter order: PodTopologySpread, then InterPodAffinity's three checks.
 
 How placement uses it: the outcome is a :class:`Restriction` — per check the topology key and the domains allowed
-(affinity) or forbidden (spread, anti-affinity). The scheduler turns it into node requirements added to the pod's node
-affinity (``key Exists``, ``key In allowed``, ``key NotIn forbidden`` — the static-filter machinery and its shared
-room trees then answer, a derived class per distinct set, few for zones) and, where the forbidden domains hold few
-nodes (hostname spreading and anti-affinity), into excluded node positions the room tree's descents skip.
+(affinity) or forbidden (spread, anti-affinity). :meth:`PodFilters.placement` turns it into a :class:`Placement`:
+forbidden values of a key with few values (a zone) are banned — the class's room tree counts each value's nodes per
+subtree (``leafskip.py``) and its descents skip them; forbidden domains of a key with many values (hostname spreading
+and anti-affinity) become excluded node positions the descents skip, or, past an eighth of the cluster, a ``key NotIn
+[...]`` requirement; allowed domains (affinity) and missing keys become ``key In`` / ``key Exists`` requirements
+added to the pod's node affinity (a derived static-filter class).
 
 Pods on a node taken out (scale-down's trial, whose pods the autoscaler unschedules before it re-places them) do not
 count. Cost per pod: O(nodes holding matching pods) per constraint or term from the counters (``podcounts.py``), plus the
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 from renderer.capacity.selectors import Requirement, Term
 from renderer.impact.affinity import ANY_NODE, NodeAffinity
 from renderer.impact.cluster import ClusterState, Eligibility
+from renderer.impact.leafskip import MAX_VALUES
 from renderer.impact.podcounts import PodCounts, conjunction
 from renderer.impact.pods import SimPod
 from renderer.impact.taints import Taint, Toleration, first_untolerated
@@ -55,6 +58,7 @@ __all__ = [
     "SPREAD_REASON",
     "Check",
     "ExtraNode",
+    "Placement",
     "PodFilters",
     "Restriction",
 ]
@@ -338,11 +342,13 @@ class PodFilters:
             for key, values in sorted(existing.items())
         ]
 
-    def placement(self, pod: SimPod, restriction: Restriction) -> tuple[NodeAffinity, list[int]]:
-        """The node affinity that stands for ``restriction`` in placement (the pod's own with requirements added)
-        and the node positions excluded besides (sorted)."""
+    def placement(self, pod: SimPod, restriction: Restriction) -> Placement:
+        """How placement stands for ``restriction``: the pod's node affinity with requirements added, the node
+        positions excluded besides (sorted), and the values of one low-cardinality key (a zone) banned."""
         reqs: list[Requirement] = []
         excluded: set[int] = set()
+        banned_key = ""
+        banned: set[str] = set()
         n = len(self.state.nodes)
         for check in restriction.checks:
             by_value = self.nodes_with(check.key)
@@ -353,13 +359,28 @@ class PodFilters:
                 reqs.append(Requirement(check.key, "Exists"))
             if not check.values:
                 continue
+            if len(by_value) <= MAX_VALUES and banned_key in ("", check.key):
+                banned_key = check.key
+                banned.update(check.values)
+                continue
             nodes = [by_value.get(v, ()) for v in check.values]
             if sum(len(x) for x in nodes) <= max(EXCLUDE_LIMIT, n // 8):
                 for x in nodes:
                     excluded.update(x)
             else:
                 reqs.append(Requirement(check.key, "NotIn", tuple(sorted(check.values))))
-        return _with(pod.affinity, reqs), sorted(excluded)
+        return Placement(
+            _with(pod.affinity, reqs), sorted(excluded), (banned_key, frozenset(banned)) if banned else None
+        )
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What placement uses for a restricted pod (``PodFilters.placement``)."""
+
+    affinity: NodeAffinity
+    excluded: list[int]
+    banned: tuple[str, frozenset[str]] | None
 
 
 def _with(affinity: NodeAffinity, reqs: Sequence[Requirement]) -> NodeAffinity:

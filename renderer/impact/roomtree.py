@@ -47,6 +47,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from renderer.impact.leafskip import MAX_VALUES, DomainIndex, LeafSkip
 from renderer.impact.resources import EPHEMERAL_STORAGE, PODS
 from renderer.impact.scoretree import changed_leaves
 
@@ -177,6 +178,7 @@ class RoomTree:
         self.computed = n
         self.leaves = 0
         self.visited = 0
+        self._domains: dict[str, DomainIndex | None] = {}
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -294,9 +296,9 @@ class RoomTree:
             width *= 2
         return left + right[::-1]
 
-    def _kth(self, lo: int, hi: int, k: int, w: Want, ex: Sequence[int] = ()) -> tuple[int, int]:
+    def _kth(self, lo: int, hi: int, k: int, w: Want, skip: LeafSkip | None = None) -> tuple[int, int]:
         """The leaf of the ``k``-th feasible leaf in ``[lo, hi)`` (1-based) and ``k``; or (-1, feasible leaves
-        there) when there are fewer. ``ex``: leaves excluded (sorted), never feasible."""
+        there) when there are fewer. ``skip``: leaves another filter rejects, never feasible."""
         found = 0
         size = self._size
         for x, width in self._ranges(lo, hi):
@@ -305,11 +307,7 @@ class RoomTree:
             if self._none(x, w):
                 continue
             if self._all(x, w):
-                if ex:
-                    first = x * width - size
-                    width_ok = width - (bisect_left(ex, first + width) - bisect_left(ex, first))
-                else:
-                    width_ok = width
+                width_ok = width - skip.count(x, width) if skip is not None else width
                 if found + width_ok < k:
                     found += width_ok
                     continue
@@ -321,11 +319,7 @@ class RoomTree:
                 if self._none(y, w):
                     continue
                 if self._all(y, w):
-                    if ex:
-                        first = y * wd - size
-                        skipped = bisect_left(ex, first + wd) - bisect_left(ex, first)
-                    else:
-                        skipped = 0
+                    skipped = skip.count(y, wd) if skip is not None else 0
                     if found + wd - skipped < k:
                         found += wd - skipped
                         continue
@@ -339,16 +333,24 @@ class RoomTree:
                 stack.append((2 * y, wd // 2))
         return -1, found
 
-    def first(self, start: int, exclude: int, w: Want, excluded: Sequence[int] = ()) -> int:
+    def first(
+        self,
+        start: int,
+        exclude: int,
+        w: Want,
+        excluded: Sequence[int] = (),
+        banned: tuple[str, frozenset[str]] | None = None,
+    ) -> int:
         """The first node that takes the pod in walk order from node position ``start`` (wrapping round), other than
-        ``exclude`` and the node positions ``excluded`` (sorted); -1 when there is none."""
+        ``exclude``, the node positions ``excluded`` (sorted) and the nodes of ``banned`` (key, values); -1 when
+        there is none."""
         n = len(self.positions)
         s = bisect_left(self.positions, start)
-        ex = self._leaves_of(excluded)
+        skip = self.skip(excluded, banned)
         for lo, hi in ((s, n), (0, s)):
             at = lo
             while at < hi:
-                leaf, _ = self._kth(at, hi, 1, w, ex)
+                leaf, _ = self._kth(at, hi, 1, w, skip)
                 if leaf < 0:
                     break
                 if self.positions[leaf] != exclude:
@@ -356,19 +358,41 @@ class RoomTree:
                 at = leaf + 1
         return -1
 
-    def _leaves_of(self, positions: Sequence[int]) -> list[int]:
-        """The leaves of those node ``positions`` (sorted) that are in this tree, sorted."""
-        out = []
+    def skip(self, excluded: Sequence[int], banned: tuple[str, frozenset[str]] | None) -> LeafSkip | None:
+        """The leaves of node positions ``excluded`` (sorted) and of nodes whose value of ``banned[0]`` is one of
+        ``banned[1]``; None when there are none. ``banned``'s key must have at most ``leafskip.MAX_VALUES`` values
+        among the tree's nodes (see ``indexes``)."""
+        leaves = []
         mine = self.positions
-        for p in positions:
+        for p in excluded:
             k = bisect_left(mine, p)
             if k < len(mine) and mine[k] == p:
-                out.append(k)
-        return out
+                leaves.append(k)
+        index: DomainIndex | None = None
+        ids: frozenset[int] = frozenset()
+        if banned is not None:
+            index = self.indexes(banned[0])
+            if index is None:
+                raise ValueError(f"{banned[0]} has more than {MAX_VALUES} values: exclude its nodes instead")
+            ids = frozenset(index.value_ids[v] for v in banned[1] if v in index.value_ids)
+        if not leaves and not ids:
+            return None
+        return LeafSkip(self._size, leaves, index, ids)
+
+    def indexes(self, key: str) -> DomainIndex | None:
+        """The per-subtree counts of ``key``'s values (made once per key), None for a key with more than
+        ``MAX_VALUES`` values among the tree's nodes."""
+        if key not in self._domains:
+            nodes = self.state.nodes
+            values = {nodes[p].labels.get(key) for p in self.positions}
+            fits_index = len(values - {None}) <= MAX_VALUES
+            labels = [nodes[p].labels for p in self.positions]
+            self._domains[key] = DomainIndex(self._size, labels, key) if fits_index else None
+        return self._domains[key]
 
     # -- scores ----------------------------------------------------------------------------------------------------
 
-    def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn, ex: Sequence[int] = ()) -> int:
+    def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn, skip: LeafSkip | None = None) -> int:
         """The first leaf, in the order of ``windows``, of the highest exact score among the feasible leaves.
 
         ``_none`` and the score bound inlined, their arrays in locals: this is the hot loop of placement."""
@@ -430,11 +454,9 @@ class RoomTree:
                     bound += int((1.0 - gap / 2) * 100.0 + _EPS) if gap > 0 else 100
                     if bound <= best:
                         continue
+                    if skip is not None and skip.count(y, wd) >= wd:
+                        continue
                     if wd == 1:
-                        if ex:
-                            k = bisect_left(ex, y - size)
-                            if k < len(ex) and ex[k] == y - size:
-                                continue
                         leaves += 1
                         value = score(positions[y - size], w)
                         if value > best:
@@ -448,13 +470,19 @@ class RoomTree:
         return chosen
 
     def choose(
-        self, start: int, want: int, w: Want, score: ScoreFn, excluded: Sequence[int] = ()
+        self,
+        start: int,
+        want: int,
+        w: Want,
+        score: ScoreFn,
+        excluded: Sequence[int] = (),
+        banned: tuple[str, frozenset[str]] | None = None,
     ) -> tuple[int, int, int]:
         """One cycle's choice from node position ``start`` on: (node chosen or -1 when none fits, the node where the
         walk stopped after ``want`` feasible ones or -1 when it went all the way round, feasible nodes collected).
-        ``excluded``: node positions (sorted) another filter rejects."""
+        ``excluded`` (node positions, sorted) and ``banned`` (a key and values): nodes another filter rejects."""
         n = len(self.positions)
-        ex = self._leaves_of(excluded) if excluded else []
+        ex = self.skip(excluded, banned) if excluded or banned else None
         if n == 0:
             return -1, -1, 0
         s = bisect_left(self.positions, start)

@@ -73,6 +73,25 @@ _W_BALANCED = PLUGIN_WEIGHTS["NodeResourcesBalancedAllocation"]
 
 
 @dataclass
+class Skip:
+    """The nodes PodTopologySpread and InterPodAffinity reject besides the node requirements they add: positions
+    (sorted) and the banned values of one key."""
+
+    excluded: list[int] = field(default_factory=list)
+    banned: tuple[str, frozenset[str]] | None = None
+    excluded_set: frozenset[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.excluded_set = frozenset(self.excluded)
+
+    def __bool__(self) -> bool:
+        return bool(self.excluded) or self.banned is not None
+
+
+_NO_SKIP = Skip()
+
+
+@dataclass
 class Shape:
     """Pods that are interchangeable for the filters: the nodes still worth examining for them."""
 
@@ -177,12 +196,11 @@ class Scheduler:
         """Nodes the static filters allow for ``pod``."""
         return self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations())
 
-    def _scan(
-        self, pod: SimPod, want: int, exclude: int = -1, excluded: frozenset[int] = frozenset()
-    ) -> tuple[list[int], int]:
+    def _scan(self, pod: SimPod, want: int, exclude: int = -1, skip: Skip | None = None) -> tuple[list[int], int]:
         """Walk the nodes ``pod`` may use from the rotating start until ``want`` feasible ones are found:
         (found, the node the walk stopped at or -1 when it went all the way round). ``excluded``: nodes another
         filter rejects (not marked as too full: that can change)."""
+        rejects = skip if skip else None
         shape = self._shape(pod)
         alive = shape.alive
         n = len(alive)
@@ -195,7 +213,7 @@ class Scheduler:
         start = bisect_left(alive, self._next_start)
         for k in range(n):
             i = alive[(start + k) % n]
-            if i == exclude or i in stale or i in excluded:
+            if i == exclude or i in stale or (rejects is not None and self._rejects(rejects, i)):
                 continue
             self.examined += 1
             if self.feasible(pod, i):
@@ -213,11 +231,11 @@ class Scheduler:
 
     # -- one cycle -----------------------------------------------------------------------------------------------
 
-    def find(self, pod: SimPod, excluded: frozenset[int] = frozenset()) -> list[int]:
+    def find(self, pod: SimPod, skip: Skip | None = None) -> list[int]:
         """The feasible nodes one scheduling cycle collects for ``pod`` (at most numFeasibleNodesToFind), advancing
         the start of the next search as the scheduler does."""
         want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
-        found, last = self._scan(pod, want, excluded=excluded)
+        found, last = self._scan(pod, want, skip=skip)
         if last >= 0:
             self._next_start = (last + 1) % len(self.state)
         return found
@@ -377,19 +395,22 @@ class Scheduler:
         self.scored += 1
         return resource_scores(self.state, i, w.score_cpu, w.score_mem, w.cpu, w.mem)
 
-    def view(self, pod: SimPod) -> tuple[SimPod, list[int]] | None:
+    def view(self, pod: SimPod) -> tuple[SimPod, Skip] | None:
         """``pod`` as placement sees it under PodTopologySpread and InterPodAffinity (``podfilters.py``): the pod with
-        their node requirements added to its node affinity, and the node positions they exclude besides (sorted);
-        None when no node passes them. A pod they cannot restrict is itself, at the cost of one look-up."""
+        their node requirements added to its node affinity, and the nodes they reject besides (positions, sorted,
+        and a key's banned values); None when no node passes them. A pod they cannot restrict is itself, at the cost
+        of one look-up."""
         filters = self.filters
         if not filters.applies(pod):
-            return pod, []
+            return pod, _NO_SKIP
         restriction = filters.restrict(pod)
         if restriction.impossible_reason:
             return None
         self.constrained += 1
-        affinity, excluded = filters.placement(pod, restriction)
-        return (pod if affinity is pod.affinity else replace(pod, affinity=affinity)), excluded
+        placement = filters.placement(pod, restriction)
+        affinity = placement.affinity
+        seen = pod if affinity is pod.affinity else replace(pod, affinity=affinity)
+        return seen, Skip(placement.excluded, placement.banned)
 
     def place(self, pod: SimPod) -> int | None:
         """Run one scheduling cycle: bind ``pod`` to the chosen node and return its position, or None (Pending)."""
@@ -401,7 +422,13 @@ class Scheduler:
             self.state.bind(pod, chosen)
         return chosen
 
-    def _cycle(self, pod: SimPod, excluded: list[int]) -> int | None:
+    def _rejects(self, skip: Skip, i: int) -> bool:
+        """Whether the spread and inter-pod filters reject node ``i`` (``skip``: their excluded and banned nodes)."""
+        if skip.banned is not None and self.state.nodes[i].labels.get(skip.banned[0]) in skip.banned[1]:
+            return True
+        return i in skip.excluded_set
+
+    def _cycle(self, pod: SimPod, skip: Skip) -> int | None:
         """One scheduling cycle's choice for ``pod`` (its node affinity already the filters' view), not bound."""
         if only_node(pod.affinity) is not None:
             # Pinned to one node (a DaemonSet's pod): that node or none, no shape kept. The walk would go all the way
@@ -409,7 +436,7 @@ class Scheduler:
             # next start is 0 either way), so the next start does not move.
             for i in self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations()):
                 self.examined += 1
-                if i not in excluded and self.feasible(pod, i):
+                if not self._rejects(skip, i) and self.feasible(pod, i):
                     return i
             return None
         room = self._room(pod)
@@ -417,20 +444,22 @@ class Scheduler:
             shared, asks = room
             want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
             leaves, visited = shared.leaves, shared.visited
-            chosen, last, _ = shared.choose(self._next_start, want, asks, self._resource_score, excluded)
+            chosen, last, _ = shared.choose(
+                self._next_start, want, asks, self._resource_score, skip.excluded, skip.banned
+            )
             self.examined += shared.leaves - leaves
             self.visited += shared.visited - visited
             if last >= 0:
                 self._next_start = (last + 1) % len(self.state)
             return chosen if chosen >= 0 else None
-        tree = self._tree(pod) if not excluded else None
+        tree = self._tree(pod) if not skip else None
         if tree is not None:
             want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
             chosen, last, _ = tree.choose(self._next_start, want)
             if last >= 0:
                 self._next_start = (last + 1) % len(self.state)
             return chosen if chosen >= 0 else None
-        candidates = self.find(pod, frozenset(excluded))
+        candidates = self.find(pod, skip)
         if not candidates:
             return None
         return self.score(pod, candidates)
@@ -443,26 +472,26 @@ class Scheduler:
         seen = self.view(pod)
         if seen is None:
             return None
-        pod, excluded = seen
+        pod, skip = seen
         room = self._room(pod, scores=False)
         if room is not None:
             shared, asks = room
             leaves, visited = shared.leaves, shared.visited
-            found = shared.first(self._next_start, exclude, asks, excluded)
+            found = shared.first(self._next_start, exclude, asks, skip.excluded, skip.banned)
             self.examined += shared.leaves - leaves
             self.visited += shared.visited - visited
             if found < 0:
                 return None
             self._next_start = (found + 1) % len(self.state)
             return found
-        tree = self._tree(pod, scores=False) if not excluded else None
+        tree = self._tree(pod, scores=False) if not skip else None
         if tree is not None:
             found = tree.first(self._next_start, exclude)
             if found < 0:
                 return None
             self._next_start = (found + 1) % len(self.state)
             return found
-        _, last = self._scan(pod, 1, exclude, frozenset(excluded))
+        _, last = self._scan(pod, 1, exclude, skip)
         if last < 0:
             return None
         self._next_start = (last + 1) % len(self.state)
