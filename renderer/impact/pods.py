@@ -25,7 +25,7 @@ Cost: O(containers + tolerations + affinity requirements) per pod.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
@@ -52,6 +52,7 @@ __all__ = [
     "NOT_SIMULATED",
     "PodError",
     "SimPod",
+    "narrow_labels",
     "pod_from_object",
 ]
 
@@ -235,6 +236,23 @@ def _shared_requests(requests: dict[str, int]) -> dict[str, int]:
             _REQUESTS.clear()
         _REQUESTS[key] = got = requests
     return got
+
+
+def narrow_labels(pods: Iterable[SimPod]) -> None:
+    """Keep of each pod's labels only the keys some pod's spread constraint or affinity term selects on (no pod
+    has one: none): a dump's labels are mostly hashes and names unique to a pod, which nothing here reads.
+    Cost: O(pods × labels)."""
+    pods = list(pods)
+    keys: set[str] = set()
+    for pod in pods:
+        selectors = [c.selector for c in pod.spread]
+        selectors += [t.selector for t in (*pod.pod_affinity.affinity, *pod.pod_affinity.anti_affinity)]
+        for selector in selectors:
+            if selector is not None:
+                keys.update(r.key for r in selector.requirements)
+    for pod in pods:
+        if pod.labels:
+            pod.labels = _shared(tuple(pair for pair in pod.labels if pair[0] in keys))
 
 
 def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from renderer.impact.estimator import MAX_NODES_PER_SCALEUP, Estimate, Template,
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits, insufficient
 from renderer.impact.nodes import SimNode
 from renderer.impact.podcounts import PodCounts
-from renderer.impact.pods import NOT_SIMULATED, SimPod
+from renderer.impact.pods import NOT_SIMULATED, SimPod, narrow_labels
 from renderer.impact.ports import conflicts
 from renderer.impact.resources import PODS
 from renderer.impact.result import (
@@ -379,6 +379,7 @@ def simulate(
     snapshot of ``nodes`` (their allocatable as reported) and ``pods``."""
     options = options or ImpactOptions()
     pods = list(pods)
+    narrow_labels(pods)  # only the label keys some selector reads: the pod counters' memory follows the selectors
     names = {n.name for n in nodes}
     daemonsets = collect(pods)
     before = _run(nodes, [n.allocatable for n in nodes], pods, daemonsets, options, {})
