@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any, Final, TypeVar
 
 from renderer.impact.affinity import ANY_NODE, NodeAffinity, parse_node_affinity
@@ -368,7 +369,8 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
     annotations = _map(meta.get("annotations"), ("metadata", "annotations"))
     owner_kind, owner_name = _controller(meta)
     raw_labels = _map(meta.get("labels"), ("metadata", "labels"))
-    labels = {str(k): "" if v is None else str(v) for k, v in raw_labels.items()}
+    # keys interned: a dump repeats a handful of label keys in every pod, the stream reader makes a string per pod
+    labels = {intern(str(k)): "" if v is None else str(v) for k, v in raw_labels.items()}
     namespace = str(meta.get("namespace") or "")
     spread, soft_spread = parse_spread(spec.get("topologySpreadConstraints"), labels)
     pod_affinity = parse_pod_affinity(spec.get("affinity"), namespace, labels)
