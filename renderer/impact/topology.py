@@ -19,7 +19,7 @@ Cost: O(requirements) per pod; the scheduler keeps one counter per distinct (nam
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from renderer.capacity.selectors import Operator, Requirement, Term, term_matches
@@ -42,11 +42,16 @@ class PodSelector:
     """A label selector over pods: every requirement must hold; no requirement selects every pod."""
 
     requirements: tuple[Requirement, ...] = ()
+    #: The requirements as a selector term, made once (matching runs on every bind).
+    term: Term = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "term", Term(self.requirements))
 
     def matches(self, labels: Mapping[str, str]) -> bool:
         if not self.requirements:
             return True
-        return term_matches(Term(self.requirements), labels, None)
+        return term_matches(self.term, labels, None)
 
     def anchor(self) -> tuple[str, str] | None:
         """A (key, value) every selected pod carries (the first ``In`` with one value), to index counters by."""
