@@ -169,11 +169,37 @@ class FleetShape:
       but a dump may carry: the simulation must stay linear whatever the owners look like);
     - ``request_shapes``: 0 keeps the fixed requests of ``_WORKLOADS``; N > 0 spreads the application pods over N
       Deployments, each sizing its main container on its own (cpu half the workload's plus 1m per Deployment,
-      memory half plus 1Mi): N distinct pod shapes, as every team sizes its pods."""
+      memory half plus 1Mi): N distinct pod shapes, as every team sizes its pods;
+    - ``constrained``: the share of the Deployments (picked by their name, so every replica of one carries the same)
+      whose pods carry the placement constraints real Deployments use, in turn: zone spread (maxSkew 1,
+      DoNotSchedule, selector on the app and ``matchLabelKeys: [pod-template-hash]``), hostname spread (maxSkew 1,
+      DoNotSchedule) and required hostname anti-affinity to their own app."""
 
     daemonsets: int = len(_DAEMONSETS)
     distinct_daemonsets: bool = False
     request_shapes: int = 0
+    constrained: float = 0.0
+
+    def constraints(self, app: str) -> dict[str, Any]:
+        """The spec fields a Deployment ``app``'s pods carry (see the class docstring); {} for most."""
+        h = zlib.crc32(f"constraints:{app}".encode())
+        if self.constrained <= 0 or (h % 1000) >= self.constrained * 1000:
+            return {}
+        selector = {"matchLabels": {"app.kubernetes.io/name": app}}
+        kind = (h >> 10) % 3
+        if kind == 2:
+            term = {"labelSelector": selector, "topologyKey": "kubernetes.io/hostname"}
+            return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+        key = "topology.kubernetes.io/zone" if kind == 0 else "kubernetes.io/hostname"
+        constraint: dict[str, Any] = {
+            "labelSelector": selector,
+            "maxSkew": 1,
+            "topologyKey": key,
+            "whenUnsatisfiable": "DoNotSchedule",
+        }
+        if kind == 0:
+            constraint["matchLabelKeys"] = ["pod-template-hash"]
+        return {"topologySpreadConstraints": [constraint]}
 
     def daemonsets_on(self, labels: dict[str, str]) -> list[int]:
         """The DaemonSets (by number) that run on a node with ``labels``."""
@@ -513,6 +539,7 @@ def pod_object(
                 },
             ],
             **({"nodeSelector": selector} if selector else {}),
+            **(shape.constraints(app) if owner == "ReplicaSet" else {}),
             "volumes": [
                 {
                     "name": "kube-api-access",
@@ -629,6 +656,12 @@ def add_fleet_arguments(parser: argparse.ArgumentParser, realistic: bool = False
         default=1000 if realistic else 0,
         help="Deployments sized apart (distinct pod shapes); 0: the fixed requests",
     )
+    parser.add_argument(
+        "--constrained",
+        type=float,
+        default=0.3 if realistic else 0.0,
+        help="share of Deployments with zone/hostname spread or hostname anti-affinity (default 0.3 realistic, else 0)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -652,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
         args.seed,
         yaml_nodes=not args.no_yaml,
         managed_fields=args.managed_fields,
-        fleet_shape=FleetShape(args.daemonsets, args.distinct_daemonsets, args.request_shapes),
+        fleet_shape=FleetShape(args.daemonsets, args.distinct_daemonsets, args.request_shapes, args.constrained),
         clusters=args.clusters,
     )
     for name in ("nodes.json", "pods.json") if args.no_yaml else ("nodes.yaml", "nodes.json", "pods.json"):

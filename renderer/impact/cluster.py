@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from renderer.capacity.label_index import LabelIndex
 from renderer.impact.affinity import NodeAffinity, only_node
 from renderer.impact.nodes import SimNode
+from renderer.impact.podcounts import PodCounts
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import HostPort
 from renderer.impact.resources import CPU, MEMORY
@@ -82,6 +83,9 @@ class ClusterState:
     #: Positions of the nodes whose usage changed, in order, once a reader asked for them (``scoretree.ScoreTree``
     #: re-reads them; None until then: the pods bound while the state is built are not logged).
     changes: list[int] | None = None
+    #: Matching pods per selector and the anti-affinity terms bound pods hold (``podcounts.py``), kept when some pod
+    #: has topology spread constraints or inter-pod affinity terms (None otherwise: binding costs nothing more).
+    counts: PodCounts | None = None
 
     @classmethod
     def build(cls, nodes: Sequence[SimNode], allocatable: Sequence[dict[str, int]] | None = None) -> ClusterState:
@@ -128,6 +132,8 @@ class ClusterState:
         self.pods[i].append(pod)
         if self.changes is not None:
             self.changes.append(i)
+        if self.counts is not None:
+            self.counts.update(pod, i, 1)
 
     def unbind(self, pod: SimPod, i: int, fresh: bool = True) -> None:
         """Take ``pod`` off node ``i``; ``fresh=False`` when the caller keeps cached answers right itself (a
@@ -146,6 +152,8 @@ class ClusterState:
         self.pods[i].remove(pod)
         if self.changes is not None:
             self.changes.append(i)
+        if self.counts is not None:
+            self.counts.update(pod, i, -1)
         if fresh:
             self.epoch += 1
 
@@ -157,6 +165,7 @@ class ClusterState:
         self.used = [{} for _ in range(n)]
         self.ports = [set() for _ in range(n)]
         self.changes = None
+        self.counts = None
 
     def remove_node(self, i: int) -> None:
         """Take node ``i`` out (scale-down): no pod is placed there any more."""

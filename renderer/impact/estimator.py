@@ -15,7 +15,11 @@ kubernetes/autoscaler cluster-autoscaler/estimator (release-1.36, ea47d9bb): ``b
 
 Fit on a template node uses the scheduler's filters as the simulation models them (``scheduler.py``): taints,
 cordon, node affinity, host ports, resources and pod count, with the DaemonSet and static pods the template carries
-already counted. Topology spread constraints are not simulated (see ``pods.NOT_SIMULATED``).
+already counted, and PodTopologySpread and InterPodAffinity (``podfilters.py``) over the cluster's nodes and pods
+plus the nodes added so far, each named ``<template>-e-<k>`` with that name as its hostname (the autoscaler's
+``SanitizedNodeInfo``). As upstream, a pod that fails the node added last on a hostname spread constraint is tried on
+the other added nodes before another node is added (``tryToScheduleOnNewNodes``; upstream tries every node but the
+last, the cluster's too: here the cluster's nodes already refused the pod in placement).
 
 Beside it, :func:`lower_bound`: ``ceil(total requests / room of one empty template node)`` per resource (pods
 included), the largest — no packing can use fewer nodes, so the gap between the two shows how much the estimate owes to
@@ -29,7 +33,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
+from renderer.impact.podfilters import SPREAD_REASON, ExtraNode, PodFilters, Restriction
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import HostPort, conflicts
 from renderer.impact.resources import CPU, MEMORY, PODS
@@ -48,6 +54,7 @@ __all__ = [
 
 #: ``--max-nodes-per-scaleup`` default.
 MAX_NODES_PER_SCALEUP = 1000
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 
 
 @dataclass(frozen=True)
@@ -85,6 +92,8 @@ class _NewNode:
     count: int
     ports: set[HostPort]
     pods: int = 0
+    #: What the spread and inter-pod filters see of it.
+    seen: ExtraNode | None = None
 
 
 @dataclass(frozen=True)
@@ -100,7 +109,16 @@ class Estimate:
 
 def _group_key(pod: SimPod) -> tuple[object, ...]:
     owner = pod.owner or ("", "", pod.key)
-    return (owner, tuple(sorted(pod.requests.items())), pod.affinity, pod.scheduling_tolerations(), pod.host_ports)
+    return (
+        owner,
+        tuple(sorted(pod.requests.items())),
+        pod.affinity,
+        pod.scheduling_tolerations(),
+        pod.host_ports,
+        pod.labels,
+        pod.spread,
+        pod.pod_affinity,
+    )
 
 
 def _groups(pods: Sequence[SimPod]) -> list[list[SimPod]]:
@@ -125,20 +143,68 @@ def order_groups(groups: Sequence[list[SimPod]], allocatable: Mapping[str, int])
     return sorted(groups, key=lambda g: -_score(g[0], allocatable))
 
 
-def _fits(pod: SimPod, template: Template, node: _NewNode, args: FitArgs) -> bool:
+def _fits(pod: SimPod, template: Template, node: _NewNode, args: FitArgs, seen: Restriction | None = None) -> bool:
     if pod.host_ports and conflicts(pod.host_ports, node.ports):
         return False
-    return fits(pod.requests, template.allocatable, node.used, node.count, args)
+    if not fits(pod.requests, template.allocatable, node.used, node.count, args):
+        return False
+    return seen is None or node.seen is None or seen.failure(node.seen.labels) is None
+
+
+class _Filters:
+    """PodTopologySpread and InterPodAffinity on the added nodes (and the cluster's, through ``filters``)."""
+
+    def __init__(self, filters: PodFilters | None, added: list[_NewNode]) -> None:
+        self.filters = filters
+        self.added = added
+
+    def of(self, pod: SimPod) -> Restriction | None:
+        """The checks for ``pod`` now; None when it has none to pass."""
+        extra = [n.seen for n in self.added if n.seen is not None]
+        if not (pod.spread or pod.pod_affinity or any(x.holders for x in extra)) and (
+            self.filters is None or not self.filters.applies(pod)
+        ):
+            return None
+        if self.filters is None:
+            empty = ClusterState.build([])
+            self.filters = PodFilters(empty, Eligibility(empty.nodes))
+        return self.filters.restrict(pod, extra)
+
+
+def _retry_elsewhere(pod: SimPod, template: Template, added: list[_NewNode], args: FitArgs, seen: Restriction) -> int:
+    """After the node added last failed ``pod`` on a hostname spread constraint: the first other added node that
+    takes it, -1 when none does (``tryToScheduleOnNewNodes``'s retroactive step)."""
+    last = added[-1].seen
+    if last is None or seen.failure(last.labels) != SPREAD_REASON:
+        return -1
+    if not any(c.topology_key == HOSTNAME_LABEL for c in pod.spread):
+        return -1
+    for j, node in enumerate(added[:-1]):
+        if _fits(pod, template, node, args, seen):
+            return j
+    return -1
+
+
+def _new_node(template: Template, index: int) -> _NewNode:
+    name = f"{template.name}-e-{index}"
+    seen = ExtraNode(name, {**template.labels, HOSTNAME_LABEL: name}, template.taints)
+    return _NewNode(dict(template.used), template.pod_count, set(template.ports), seen=seen)
 
 
 def estimate(
-    pods: Sequence[SimPod], template: Template, max_nodes: int = 0, fit_args: FitArgs = DEFAULT_ARGS
+    pods: Sequence[SimPod],
+    template: Template,
+    max_nodes: int = 0,
+    fit_args: FitArgs = DEFAULT_ARGS,
+    filters: PodFilters | None = None,
 ) -> Estimate:
     """Run the binpacking estimator for ``pods`` on copies of ``template``; ``max_nodes`` > 0 caps the nodes added
-    (the limiter), a negative value allows none."""
+    (the limiter), a negative value allows none. ``filters``: the cluster whose pods the spread and inter-pod filters
+    count besides the added nodes' (None: the added nodes alone)."""
     scheduled: list[SimPod] = []
     unscheduled: list[SimPod] = []
     added: list[_NewNode] = []
+    checks = _Filters(filters, added)
     limited = False
     start = 0  # where the first-fit scan over added nodes starts (after the node that took the last pod)
     for group in order_groups(_groups(pods), template.allocatable):
@@ -148,10 +214,11 @@ def estimate(
         index = 0
         while index < len(group):  # on the nodes added so far
             pod = group[index]
+            seen = checks.of(pod)
             hit = -1
             for k in range(len(added)):
                 j = (start + k) % len(added)
-                if _fits(pod, template, added[j], fit_args):
+                if _fits(pod, template, added[j], fit_args, seen):
                     hit = j
                     break
             if hit < 0:
@@ -162,8 +229,14 @@ def estimate(
             index += 1
         for pos in range(index, len(group)):  # on new nodes
             pod = group[pos]
-            if added and _fits(pod, template, added[-1], fit_args):
+            seen = checks.of(pod)
+            if added and _fits(pod, template, added[-1], fit_args, seen):
                 _bind(added[-1], pod)
+                scheduled.append(pod)
+                continue
+            other = _retry_elsewhere(pod, template, added, fit_args, seen) if added and seen is not None else -1
+            if other >= 0:
+                _bind(added[other], pod)
                 scheduled.append(pod)
                 continue
             if added and added[-1].pods == 0:
@@ -173,8 +246,10 @@ def estimate(
                 limited = True
                 unscheduled.extend(group[pos:])
                 break
-            added.append(_NewNode(dict(template.used), template.pod_count, set(template.ports)))
-            if not _fits(pod, template, added[-1], fit_args):
+            added.append(_new_node(template, len(added)))
+            if seen is not None:
+                seen = checks.of(pod)  # the new node is a domain of its own
+            if not _fits(pod, template, added[-1], fit_args, seen):
                 unscheduled.extend(group[pos:])
                 break
             _bind(added[-1], pod)
@@ -188,6 +263,8 @@ def _bind(node: _NewNode, pod: SimPod) -> None:
     node.count += 1
     node.pods += 1
     node.ports.update(pod.host_ports)
+    if node.seen is not None:
+        node.seen.add(pod)
 
 
 def lower_bound(pods: Sequence[SimPod], template: Template) -> int:

@@ -17,7 +17,7 @@ pkg/kubelet/lifecycle/predicate.go, and k8s.io/component-helpers resource.PodReq
   the kubelet: ``types.IsStaticPod``).
 
 What the simulation does not model is recorded per pod (:data:`NOT_SIMULATED`), so a result can say which placements
-may be wrong: inter-pod (anti-)affinity, topology spread constraints, volumes bound to a zone or node, scheduling
+may be wrong: the scores of inter-pod (anti-)affinity and topology spread, volumes bound to a zone or node, scheduling
 gates, another scheduler, resource claims (DRA), a node nominated by preemption.
 
 Cost: O(containers + tolerations + affinity requirements) per pod.
@@ -25,14 +25,22 @@ Cost: O(containers + tolerations + affinity requirements) per pod.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any, Final, TypeVar
 
 from renderer.impact.affinity import ANY_NODE, NodeAffinity, parse_node_affinity
 from renderer.impact.ports import HostPort, host_ports
 from renderer.impact.resources import CPU, MEMORY, from_quantities
 from renderer.impact.taints import Toleration, daemonset_tolerations, parse_tolerations
+from renderer.impact.topology import (
+    NO_POD_AFFINITY,
+    PodAffinity,
+    SpreadConstraint,
+    parse_pod_affinity,
+    parse_spread,
+)
 from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity
 from renderer.verify.pods import POD_KEEP, STATUS_KEEP, TERMINAL_PHASES, NodeTotals, PodError, Requests, pod_requests
@@ -45,6 +53,7 @@ __all__ = [
     "NOT_SIMULATED",
     "PodError",
     "SimPod",
+    "narrow_labels",
     "pod_from_object",
 ]
 
@@ -61,9 +70,12 @@ DEFAULT_SCHEDULER: Final = "default-scheduler"
 
 #: Scheduling features the simulation does not model, by the name results use, with what it means for a result.
 NOT_SIMULATED: Final[dict[str, str]] = {
-    "inter-pod affinity": "podAffinity/podAntiAffinity (InterPodAffinity) is not evaluated: such a pod may not "
-    "fit where the simulation puts it",
-    "topology spread": "topologySpreadConstraints (PodTopologySpread) are not evaluated",
+    "inter-pod affinity scores": "preferred podAffinity/podAntiAffinity terms only score (InterPodAffinity scoring "
+    "is not simulated): the scheduler may prefer another node than the simulation",
+    "namespace selector": "a pod affinity term's namespaceSelector selects namespaces by their labels, which a pods "
+    "dump does not carry: the term is read with its listed namespaces only",
+    "topology spread scores": "topologySpreadConstraints with whenUnsatisfiable: ScheduleAnyway only score "
+    "(PodTopologySpread scoring is not simulated): the scheduler may prefer another node than the simulation",
     "volumes": "persistent volumes (VolumeBinding, VolumeZone, NodeVolumeLimits) are not evaluated: a pod bound to "
     "a zonal or local volume may not fit where the simulation puts it",
     "scheduling gates": "the pod has schedulingGates: the scheduler does not place it until they are removed",
@@ -91,6 +103,7 @@ IMPACT_POD_KEEP: Final[KeepSpec] = {
         "name": True,
         "namespace": True,
         "creationTimestamp": True,
+        "labels": True,
         "ownerReferences": {"kind": True, "name": True, "controller": True},
         "annotations": {MIRROR_ANNOTATION: True, SOURCE_ANNOTATION: True, SAFE_TO_EVICT_ANNOTATION: True},
     },
@@ -139,6 +152,12 @@ class SimPod:
     safe_to_evict: bool | None = None
     local_storage: bool = False
     not_simulated: frozenset[str] = field(default_factory=frozenset)
+    #: The pod's labels, sorted (what other pods' selectors match).
+    labels: tuple[tuple[str, str], ...] = ()
+    #: Its ``DoNotSchedule`` topology spread constraints (``topology.py``).
+    spread: tuple[SpreadConstraint, ...] = ()
+    #: Its required inter-pod affinity and anti-affinity terms (``topology.py``).
+    pod_affinity: PodAffinity = NO_POD_AFFINITY
     #: What the kubelet admits the pod with (its allocation, ``renderer.verify.pods``); None: ``requests``.
     admit: dict[str, int] | None = None
     #: How the pod was read, when worth saying (``renderer.verify.podstatus`` notes).
@@ -220,6 +239,23 @@ def _shared_requests(requests: dict[str, int]) -> dict[str, int]:
     return got
 
 
+def narrow_labels(pods: Iterable[SimPod]) -> None:
+    """Keep of each pod's labels only the keys some pod's spread constraint or affinity term selects on (no pod
+    has one: none): a dump's labels are mostly hashes and names unique to a pod, which nothing here reads.
+    Cost: O(pods × labels)."""
+    pods = list(pods)
+    keys: set[str] = set()
+    for pod in pods:
+        selectors = [c.selector for c in pod.spread]
+        selectors += [t.selector for t in (*pod.pod_affinity.affinity, *pod.pod_affinity.anti_affinity)]
+        for selector in selectors:
+            if selector is not None:
+                keys.update(r.key for r in selector.requirements)
+    for pod in pods:
+        if pod.labels:
+            pod.labels = _shared(tuple(pair for pair in pod.labels if pair[0] in keys))
+
+
 def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:
     if value is None:
         return {}
@@ -253,17 +289,20 @@ def _controller(meta: Mapping[str, Any]) -> tuple[str, str]:
     return fallback
 
 
-def _not_simulated(spec: Mapping[str, Any], status: Mapping[str, Any]) -> frozenset[str]:
+def _not_simulated(
+    spec: Mapping[str, Any], status: Mapping[str, Any], soft_spread: bool, pod_affinity: PodAffinity
+) -> frozenset[str]:
     found: set[str] = set()
     if spec.get("resourceClaims"):
         found.add("resource claims")
     if status.get("nominatedNodeName"):
         found.add("nominated node")
-    affinity = spec.get("affinity")
-    if isinstance(affinity, dict) and (affinity.get("podAffinity") or affinity.get("podAntiAffinity")):
-        found.add("inter-pod affinity")
-    if spec.get("topologySpreadConstraints"):
-        found.add("topology spread")
+    if pod_affinity.preferred:
+        found.add("inter-pod affinity scores")
+    if pod_affinity.partial:
+        found.add("namespace selector")
+    if soft_spread:
+        found.add("topology spread scores")
     volumes = spec.get("volumes")
     if isinstance(volumes, list) and any(
         isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes
@@ -329,10 +368,16 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
     requests, scoring, admit = _requests(spec, None if plain else status, status.get("phase"), totals)
     annotations = _map(meta.get("annotations"), ("metadata", "annotations"))
     owner_kind, owner_name = _controller(meta)
+    raw_labels = _map(meta.get("labels"), ("metadata", "labels"))
+    # keys interned: a dump repeats a handful of label keys in every pod, the stream reader makes a string per pod
+    labels = {intern(str(k)): "" if v is None else str(v) for k, v in raw_labels.items()}
+    namespace = str(meta.get("namespace") or "")
+    spread, soft_spread = parse_spread(spec.get("topologySpreadConstraints"), labels)
+    pod_affinity = parse_pod_affinity(spec.get("affinity"), namespace, labels)
     priority = spec.get("priority")
     node = spec.get("nodeName")
     return SimPod(
-        namespace=_shared(str(meta.get("namespace") or "")),
+        namespace=_shared(namespace),
         name=str(meta.get("name") or ""),
         node=_shared(str(node)) if node else None,
         phase=_shared(str(status.get("phase") or "")),
@@ -350,7 +395,10 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
         host_network=spec.get("hostNetwork") is True,
         safe_to_evict=_safe_to_evict(annotations),
         local_storage=_local_storage(spec),
-        not_simulated=_shared(_not_simulated(spec, status)),
+        not_simulated=_shared(_not_simulated(spec, status, soft_spread, pod_affinity)),
+        labels=_shared(tuple(sorted(labels.items()))),
+        spread=_shared(spread),
+        pod_affinity=_shared(pod_affinity),
         admit=None if admit is None else _shared_requests(admit),
         notes=() if plain else _shared(resize_notes(spec, status)),
     )

@@ -34,7 +34,8 @@ from renderer.impact.daemonsets import DaemonSet, collect, group, pinned_node, p
 from renderer.impact.estimator import MAX_NODES_PER_SCALEUP, Estimate, Template, estimate, lower_bound
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits, insufficient
 from renderer.impact.nodes import SimNode
-from renderer.impact.pods import NOT_SIMULATED, SimPod
+from renderer.impact.podcounts import PodCounts
+from renderer.impact.pods import NOT_SIMULATED, SimPod, narrow_labels
 from renderer.impact.ports import conflicts
 from renderer.impact.resources import PODS
 from renderer.impact.result import (
@@ -114,8 +115,10 @@ class _Side:
 
 
 def _diagnose(scheduler: Scheduler, pod: SimPod) -> Diagnosis:
-    """Why no node takes ``pod`` now: the scheduler's per-reason node counts. Cost: O(nodes)."""
+    """Why no node takes ``pod`` now: the scheduler's per-reason node counts, each node under the first filter it
+    fails. Cost: O(nodes)."""
     state = scheduler.state
+    restriction = scheduler.filters.restrict(pod) if scheduler.filters.applies(pod) else None
     rejection = scheduler.eligibility.rejection(pod.affinity, pod.scheduling_tolerations())
     reasons: dict[str, int] = {}
     if rejection.unschedulable:
@@ -131,10 +134,12 @@ def _diagnose(scheduler: Scheduler, pod: SimPod) -> Diagnosis:
             key = "node(s) didn't have free ports for the requested pod ports"
             reasons[key] = reasons.get(key, 0) + 1
             continue
-        for short in insufficient(
-            pod.requests, state.allocatable[i], state.used[i], state.count[i], scheduler.fit_args
-        ):
+        shortfall = insufficient(pod.requests, state.allocatable[i], state.used[i], state.count[i], scheduler.fit_args)
+        for short in shortfall:
             reasons[short.reason] = reasons.get(short.reason, 0) + 1
+        failed = None if shortfall or restriction is None else restriction.failure(state.nodes[i].labels)
+        if failed is not None:
+            reasons[failed] = reasons.get(failed, 0) + 1
     return Diagnosis(len(state) - state.removed_count, tuple(sorted(reasons.items())))
 
 
@@ -182,6 +187,9 @@ def _run(
     eligibility: Eligibility | None = None,
 ) -> _Side:
     state = ClusterState.build(nodes, allocatable)
+    if any(p.spread or p.pod_affinity for p in pods):
+        state.counts = PodCounts()
+        state.counts.register(pods)
     scheduler = Scheduler(state, options.fit_args, options.percentage_of_nodes_to_score, eligibility=eligibility)
     where = state.position()
     # 1. each node admits its pods again
@@ -252,12 +260,21 @@ def _run(
     estimates: dict[str, tuple[Estimate, int]] = {}
     for pool, pool_pods in attributed.items():
         limit = options.max_new_nodes.get(pool, MAX_NODES_PER_SCALEUP)
-        result = estimate(pool_pods, templates[pool], limit if limit != 0 else -1, options.fit_args)
+        result = estimate(pool_pods, templates[pool], limit if limit != 0 else -1, options.fit_args, scheduler.filters)
         estimates[pool] = (result, lower_bound(pool_pods, templates[pool]))
     diagnoses: dict[int, Diagnosis] = {}
     by_shape: dict[tuple[object, ...], Diagnosis] = {}
     for pod in pending:
-        key = (pod.affinity, pod.scheduling_tolerations(), tuple(sorted(pod.requests.items())), pod.host_ports)
+        key = (
+            pod.affinity,
+            pod.scheduling_tolerations(),
+            tuple(sorted(pod.requests.items())),
+            pod.host_ports,
+            pod.namespace,
+            pod.labels,
+            pod.spread,
+            pod.pod_affinity,
+        )
         if key not in by_shape:
             by_shape[key] = _diagnose(scheduler, pod)
         diagnoses[id(pod)] = by_shape[key]
@@ -385,6 +402,7 @@ def simulate(
     snapshot of ``nodes`` (their allocatable as reported) and ``pods``."""
     options = options or ImpactOptions()
     pods = list(pods)
+    narrow_labels(pods)  # only the label keys some selector reads: the pod counters' memory follows the selectors
     names = {n.name for n in nodes}
     daemonsets = collect(pods)
     before = _run(nodes, [n.allocatable for n in nodes], pods, daemonsets, options, {})

@@ -47,6 +47,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from renderer.impact.leafskip import MAX_VALUES, DomainIndex, LeafSkip
 from renderer.impact.resources import EPHEMERAL_STORAGE, PODS
 from renderer.impact.scoretree import changed_leaves
 
@@ -177,6 +178,7 @@ class RoomTree:
         self.computed = n
         self.leaves = 0
         self.visited = 0
+        self._domains: dict[str, DomainIndex | None] = {}
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -294,9 +296,9 @@ class RoomTree:
             width *= 2
         return left + right[::-1]
 
-    def _kth(self, lo: int, hi: int, k: int, w: Want) -> tuple[int, int]:
+    def _kth(self, lo: int, hi: int, k: int, w: Want, skip: LeafSkip | None = None) -> tuple[int, int]:
         """The leaf of the ``k``-th feasible leaf in ``[lo, hi)`` (1-based) and ``k``; or (-1, feasible leaves
-        there) when there are fewer."""
+        there) when there are fewer. ``skip``: leaves another filter rejects, never feasible."""
         found = 0
         size = self._size
         for x, width in self._ranges(lo, hi):
@@ -304,9 +306,11 @@ class RoomTree:
             self.leaves += width == 1
             if self._none(x, w):
                 continue
-            if self._all(x, w) and found + width < k:
-                found += width
-                continue
+            if self._all(x, w):
+                width_ok = width - skip.count(x, width) if skip is not None else width
+                if found + width_ok < k:
+                    found += width_ok
+                    continue
             stack = [(x, width)]
             while stack:
                 y, wd = stack.pop()
@@ -315,10 +319,13 @@ class RoomTree:
                 if self._none(y, w):
                     continue
                 if self._all(y, w):
-                    if found + wd < k:
-                        found += wd
+                    skipped = skip.count(y, wd) if skip is not None else 0
+                    if found + wd - skipped < k:
+                        found += wd - skipped
                         continue
                     if wd == 1:
+                        if skipped:
+                            continue
                         return y - size, k
                 elif wd == 1:  # a leaf is all or none
                     continue
@@ -326,15 +333,24 @@ class RoomTree:
                 stack.append((2 * y, wd // 2))
         return -1, found
 
-    def first(self, start: int, exclude: int, w: Want) -> int:
+    def first(
+        self,
+        start: int,
+        exclude: int,
+        w: Want,
+        excluded: Sequence[int] = (),
+        banned: tuple[str, frozenset[str]] | None = None,
+    ) -> int:
         """The first node that takes the pod in walk order from node position ``start`` (wrapping round), other than
-        ``exclude``; -1 when there is none."""
+        ``exclude``, the node positions ``excluded`` (sorted) and the nodes of ``banned`` (key, values); -1 when
+        there is none."""
         n = len(self.positions)
         s = bisect_left(self.positions, start)
+        skip = self.skip(excluded, banned)
         for lo, hi in ((s, n), (0, s)):
             at = lo
             while at < hi:
-                leaf, _ = self._kth(at, hi, 1, w)
+                leaf, _ = self._kth(at, hi, 1, w, skip)
                 if leaf < 0:
                     break
                 if self.positions[leaf] != exclude:
@@ -342,9 +358,41 @@ class RoomTree:
                 at = leaf + 1
         return -1
 
+    def skip(self, excluded: Sequence[int], banned: tuple[str, frozenset[str]] | None) -> LeafSkip | None:
+        """The leaves of node positions ``excluded`` (sorted) and of nodes whose value of ``banned[0]`` is one of
+        ``banned[1]``; None when there are none. ``banned``'s key must have at most ``leafskip.MAX_VALUES`` values
+        among the tree's nodes (see ``indexes``)."""
+        leaves = []
+        mine = self.positions
+        for p in excluded:
+            k = bisect_left(mine, p)
+            if k < len(mine) and mine[k] == p:
+                leaves.append(k)
+        index: DomainIndex | None = None
+        ids: frozenset[int] = frozenset()
+        if banned is not None:
+            index = self.indexes(banned[0])
+            if index is None:
+                raise ValueError(f"{banned[0]} has more than {MAX_VALUES} values: exclude its nodes instead")
+            ids = frozenset(index.value_ids[v] for v in banned[1] if v in index.value_ids)
+        if not leaves and not ids:
+            return None
+        return LeafSkip(self._size, leaves, index, ids)
+
+    def indexes(self, key: str) -> DomainIndex | None:
+        """The per-subtree counts of ``key``'s values (made once per key), None for a key with more than
+        ``MAX_VALUES`` values among the tree's nodes."""
+        if key not in self._domains:
+            nodes = self.state.nodes
+            values = {nodes[p].labels.get(key) for p in self.positions}
+            fits_index = len(values - {None}) <= MAX_VALUES
+            labels = [nodes[p].labels for p in self.positions]
+            self._domains[key] = DomainIndex(self._size, labels, key) if fits_index else None
+        return self._domains[key]
+
     # -- scores ----------------------------------------------------------------------------------------------------
 
-    def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn) -> int:
+    def _best(self, windows: Sequence[tuple[int, int]], w: Want, score: ScoreFn, skip: LeafSkip | None = None) -> int:
         """The first leaf, in the order of ``windows``, of the highest exact score among the feasible leaves.
 
         ``_none`` and the score bound inlined, their arrays in locals: this is the hot loop of placement."""
@@ -406,6 +454,8 @@ class RoomTree:
                     bound += int((1.0 - gap / 2) * 100.0 + _EPS) if gap > 0 else 100
                     if bound <= best:
                         continue
+                    if skip is not None and skip.count(y, wd) >= wd:
+                        continue
                     if wd == 1:
                         leaves += 1
                         value = score(positions[y - size], w)
@@ -419,26 +469,36 @@ class RoomTree:
         self.leaves += leaves
         return chosen
 
-    def choose(self, start: int, want: int, w: Want, score: ScoreFn) -> tuple[int, int, int]:
+    def choose(
+        self,
+        start: int,
+        want: int,
+        w: Want,
+        score: ScoreFn,
+        excluded: Sequence[int] = (),
+        banned: tuple[str, frozenset[str]] | None = None,
+    ) -> tuple[int, int, int]:
         """One cycle's choice from node position ``start`` on: (node chosen or -1 when none fits, the node where the
-        walk stopped after ``want`` feasible ones or -1 when it went all the way round, feasible nodes collected)."""
+        walk stopped after ``want`` feasible ones or -1 when it went all the way round, feasible nodes collected).
+        ``excluded`` (node positions, sorted) and ``banned`` (a key and values): nodes another filter rejects."""
         n = len(self.positions)
+        ex = self.skip(excluded, banned) if excluded or banned else None
         if n == 0:
             return -1, -1, 0
         s = bisect_left(self.positions, start)
         if s == n:
             s = 0
-        end, found = self._kth(s, n, want, w)
+        end, found = self._kth(s, n, want, w, ex)
         if end >= 0:
             windows: tuple[tuple[int, int], ...] = ((s, end + 1),)
             last = self.positions[end]
         else:
-            end, more = self._kth(0, s, want - found, w)
+            end, more = self._kth(0, s, want - found, w, ex)
             if end >= 0:
                 windows, last, found = ((s, n), (0, end + 1)), self.positions[end], want
             else:
                 windows, last, found = ((s, n), (0, s)), -1, found + more
         if found == 0:
             return -1, last, 0
-        chosen = self._best(windows, w, score)
+        chosen = self._best(windows, w, score, ex)
         return self.positions[chosen], last, found

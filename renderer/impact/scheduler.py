@@ -11,7 +11,11 @@ One scheduling cycle (pkg/scheduler/schedule_one.go):
    BalancedAllocation ×1, each normalised over the feasible set as the plugins do — and the highest total wins
    (ties: the first in node order, where the scheduler picks one at random).
 
-Not simulated: PodTopologySpread, InterPodAffinity, volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
+PodTopologySpread and InterPodAffinity (``podfilters.py``) filter after NodeResourcesFit: a pod they restrict is
+placed as if its node affinity carried their node requirements (``key NotIn [forbidden domains]``, ``key In
+[allowed]``, ``key Exists``: a derived static-filter class, with its own room tree), and the few nodes of forbidden
+hostname-like domains are excluded leaves the descents skip (``view``); a pod they cannot restrict keeps its path.
+Not simulated: the scores of those two plugins, volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
 
 Keeping it linear: nodes a pod may use at all come from the static index, so a pod pinned to a pool walks that pool
 only. While pods are only added (room only shrinks), a node found too full or with a port taken for a pod of some
@@ -39,12 +43,13 @@ examined nodes of one shape at O(its eligible nodes + pods) over a whole run.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from renderer.capacity.selectors import Term
 from renderer.impact.affinity import NodeAffinity, PreferredScorer, only_node
 from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
+from renderer.impact.podfilters import PodFilters
 from renderer.impact.pods import SimPod
 from renderer.impact.ports import conflicts
 from renderer.impact.resources import CPU, EPHEMERAL_STORAGE, MEMORY
@@ -65,6 +70,25 @@ _W_TAINT = PLUGIN_WEIGHTS["TaintToleration"]
 _W_AFFINITY = PLUGIN_WEIGHTS["NodeAffinity"]
 _W_FIT = PLUGIN_WEIGHTS["NodeResourcesFit"]
 _W_BALANCED = PLUGIN_WEIGHTS["NodeResourcesBalancedAllocation"]
+
+
+@dataclass
+class Skip:
+    """The nodes PodTopologySpread and InterPodAffinity reject besides the node requirements they add: positions
+    (sorted) and the banned values of one key."""
+
+    excluded: list[int] = field(default_factory=list)
+    banned: tuple[str, frozenset[str]] | None = None
+    excluded_set: frozenset[int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.excluded_set = frozenset(self.excluded)
+
+    def __bool__(self) -> bool:
+        return bool(self.excluded) or self.banned is not None
+
+
+_NO_SKIP = Skip()
 
 
 @dataclass
@@ -125,6 +149,8 @@ class Scheduler:
         self.prune = prune
         #: The static filters: ``eligibility`` when given (another run over the same nodes in the same order).
         self.eligibility = eligibility if eligibility is not None else Eligibility(state.nodes)
+        #: PodTopologySpread and InterPodAffinity (``podfilters.py``).
+        self.filters = PodFilters(state, self.eligibility)
         self._shapes: dict[tuple[object, ...], Shape] = {}
         self._next_start = 0
         self._prefer_counts: dict[tuple[object, ...], int] = {}
@@ -139,6 +165,8 @@ class Scheduler:
         self.scored = 0
         #: Tree nodes the room trees' descents visited (each is O(1) work, like a node examined).
         self.visited = 0
+        #: Pods the spread and inter-pod filters restricted.
+        self.constrained = 0
 
     # -- filters -------------------------------------------------------------------------------------------------
 
@@ -168,9 +196,11 @@ class Scheduler:
         """Nodes the static filters allow for ``pod``."""
         return self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations())
 
-    def _scan(self, pod: SimPod, want: int, exclude: int = -1) -> tuple[list[int], int]:
+    def _scan(self, pod: SimPod, want: int, exclude: int = -1, skip: Skip | None = None) -> tuple[list[int], int]:
         """Walk the nodes ``pod`` may use from the rotating start until ``want`` feasible ones are found:
-        (found, the node the walk stopped at or -1 when it went all the way round)."""
+        (found, the node the walk stopped at or -1 when it went all the way round). ``excluded``: nodes another
+        filter rejects (not marked as too full: that can change)."""
+        rejects = skip if skip else None
         shape = self._shape(pod)
         alive = shape.alive
         n = len(alive)
@@ -183,7 +213,7 @@ class Scheduler:
         start = bisect_left(alive, self._next_start)
         for k in range(n):
             i = alive[(start + k) % n]
-            if i == exclude or i in stale:
+            if i == exclude or i in stale or (rejects is not None and self._rejects(rejects, i)):
                 continue
             self.examined += 1
             if self.feasible(pod, i):
@@ -201,11 +231,11 @@ class Scheduler:
 
     # -- one cycle -----------------------------------------------------------------------------------------------
 
-    def find(self, pod: SimPod) -> list[int]:
+    def find(self, pod: SimPod, skip: Skip | None = None) -> list[int]:
         """The feasible nodes one scheduling cycle collects for ``pod`` (at most numFeasibleNodesToFind), advancing
         the start of the next search as the scheduler does."""
         want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
-        found, last = self._scan(pod, want)
+        found, last = self._scan(pod, want, skip=skip)
         if last >= 0:
             self._next_start = (last + 1) % len(self.state)
         return found
@@ -365,16 +395,48 @@ class Scheduler:
         self.scored += 1
         return resource_scores(self.state, i, w.score_cpu, w.score_mem, w.cpu, w.mem)
 
+    def view(self, pod: SimPod) -> tuple[SimPod, Skip] | None:
+        """``pod`` as placement sees it under PodTopologySpread and InterPodAffinity (``podfilters.py``): the pod with
+        their node requirements added to its node affinity, and the nodes they reject besides (positions, sorted,
+        and a key's banned values); None when no node passes them. A pod they cannot restrict is itself, at the cost
+        of one look-up."""
+        filters = self.filters
+        if not filters.applies(pod):
+            return pod, _NO_SKIP
+        restriction = filters.restrict(pod)
+        if restriction.impossible_reason:
+            return None
+        self.constrained += 1
+        placement = filters.placement(pod, restriction)
+        affinity = placement.affinity
+        seen = pod if affinity is pod.affinity else replace(pod, affinity=affinity)
+        return seen, Skip(placement.excluded, placement.banned)
+
     def place(self, pod: SimPod) -> int | None:
         """Run one scheduling cycle: bind ``pod`` to the chosen node and return its position, or None (Pending)."""
+        seen = self.view(pod)
+        if seen is None:
+            return None
+        chosen = self._cycle(*seen)
+        if chosen is not None:
+            self.state.bind(pod, chosen)
+        return chosen
+
+    def _rejects(self, skip: Skip, i: int) -> bool:
+        """Whether the spread and inter-pod filters reject node ``i`` (``skip``: their excluded and banned nodes)."""
+        if skip.banned is not None and self.state.nodes[i].labels.get(skip.banned[0]) in skip.banned[1]:
+            return True
+        return i in skip.excluded_set
+
+    def _cycle(self, pod: SimPod, skip: Skip) -> int | None:
+        """One scheduling cycle's choice for ``pod`` (its node affinity already the filters' view), not bound."""
         if only_node(pod.affinity) is not None:
             # Pinned to one node (a DaemonSet's pod): that node or none, no shape kept. The walk would go all the way
             # round (one feasible node is fewer than numFeasibleNodesToFind but in a one-node cluster, where the
             # next start is 0 either way), so the next start does not move.
             for i in self.eligibility.eligible(pod.affinity, pod.scheduling_tolerations()):
                 self.examined += 1
-                if self.feasible(pod, i):
-                    self.state.bind(pod, i)
+                if not self._rejects(skip, i) and self.feasible(pod, i):
                     return i
             return None
         room = self._room(pod)
@@ -382,56 +444,54 @@ class Scheduler:
             shared, asks = room
             want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
             leaves, visited = shared.leaves, shared.visited
-            chosen, last, _ = shared.choose(self._next_start, want, asks, self._resource_score)
+            chosen, last, _ = shared.choose(
+                self._next_start, want, asks, self._resource_score, skip.excluded, skip.banned
+            )
             self.examined += shared.leaves - leaves
             self.visited += shared.visited - visited
             if last >= 0:
                 self._next_start = (last + 1) % len(self.state)
-            if chosen < 0:
-                return None
-            self.state.bind(pod, chosen)
-            return chosen
-        tree = self._tree(pod)
+            return chosen if chosen >= 0 else None
+        tree = self._tree(pod) if not skip else None
         if tree is not None:
             want = num_feasible_nodes_to_find(len(self.state) - self.state.removed_count, self.percentage)
             chosen, last, _ = tree.choose(self._next_start, want)
             if last >= 0:
                 self._next_start = (last + 1) % len(self.state)
-            if chosen < 0:
-                return None
-            self.state.bind(pod, chosen)
-            return chosen
-        candidates = self.find(pod)
+            return chosen if chosen >= 0 else None
+        candidates = self.find(pod, skip)
         if not candidates:
             return None
-        i = self.score(pod, candidates)
-        self.state.bind(pod, i)
-        return i
+        return self.score(pod, candidates)
 
     def first_fit(self, pod: SimPod, exclude: int = -1) -> int | None:
         """The first node (in node order from the rotating start) where ``pod`` passes every filter, without scoring:
         how the cluster autoscaler's simulator re-places pods (``FitsAnyNodeMatching``). Not bound. A pod of a class
         with more than ``TREE_MIN_NODES`` nodes asks the class's room tree, or its shape's feasibility tree (O(log
         nodes)); others are walked."""
+        seen = self.view(pod)
+        if seen is None:
+            return None
+        pod, skip = seen
         room = self._room(pod, scores=False)
         if room is not None:
             shared, asks = room
             leaves, visited = shared.leaves, shared.visited
-            found = shared.first(self._next_start, exclude, asks)
+            found = shared.first(self._next_start, exclude, asks, skip.excluded, skip.banned)
             self.examined += shared.leaves - leaves
             self.visited += shared.visited - visited
             if found < 0:
                 return None
             self._next_start = (found + 1) % len(self.state)
             return found
-        tree = self._tree(pod, scores=False)
+        tree = self._tree(pod, scores=False) if not skip else None
         if tree is not None:
             found = tree.first(self._next_start, exclude)
             if found < 0:
                 return None
             self._next_start = (found + 1) % len(self.state)
             return found
-        _, last = self._scan(pod, 1, exclude)
+        _, last = self._scan(pod, 1, exclude, skip)
         if last < 0:
             return None
         self._next_start = (last + 1) % len(self.state)

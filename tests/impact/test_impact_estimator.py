@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from impact_vectors import case_id, load, pod_object
 
+from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.estimator import (
     Template,
     cluster_capacity_threshold,
@@ -21,14 +22,21 @@ from renderer.impact.estimator import (
     order_groups,
     similar_groups_threshold,
 )
+from renderer.impact.nodes import node_from_object
+from renderer.impact.podfilters import PodFilters
 from renderer.impact.pods import SimPod, pod_from_object
 from renderer.impact.resources import from_quantities
 from renderer.quantity import Quantity
 
 DATA = load("ca_binpacking_cases.yaml")
-# Cases whose answer comes from PodTopologySpread, which the simulation does not model (pods.NOT_SIMULATED).
+# Cases whose answer comes from PodTopologySpread, counted over the cluster's nodes (oldnode) and the added ones.
 TOPOLOGY = [c for c in DATA["estimate_cases"] if "topologySpreadConstraints" in c["pod_groups"][0]["pod"]]
 MODELLED = [c for c in DATA["estimate_cases"] if c not in TOPOLOGY]
+# "... with a large scaleup handles scheduling pods retroactively": upstream's retroactive step may put pods on any
+# node but the last, the cluster's oldnode included (100m cpu: room for five 20m pods, 0 of them placed there by the
+# reading of this project); here the step tries the added nodes only (the cluster's nodes refused the pod in
+# placement), which needs more nodes: left out, and said in docs/impact.md.
+RETROACTIVE = "hostname topology spreading with maxSkew=1 with a large scaleup handles scheduling pods retroactively"
 
 
 def _template(raw: dict[str, Any]) -> Template:
@@ -66,8 +74,36 @@ def test_binpacking_estimate_matches_the_autoscaler(case: dict[str, Any]) -> Non
         assert {group_of[id(p)] for p in got.scheduled} == {"highResourcePodGroup"}
 
 
-def test_topology_cases_are_the_ones_left_out() -> None:
+def _cluster(raw_nodes: list[dict[str, Any]]) -> PodFilters:
+    nodes = [
+        node_from_object(
+            {"metadata": {"name": n["name"], "labels": n["labels"]}, "status": {"allocatable": n["allocatable"]}}
+        )
+        for n in raw_nodes
+    ]
+    state = ClusterState.build(nodes)
+    return PodFilters(state, Eligibility(state.nodes))
+
+
+@pytest.mark.parametrize("case", [c for c in TOPOLOGY if c["name"] != RETROACTIVE], ids=case_id)
+def test_spread_binpacking_matches_the_autoscaler(case: dict[str, Any]) -> None:
+    pods, _ = _pods(case["pod_groups"])
+    template = _template(case["template_node"])
+    got = estimate(pods, template, case["max_nodes"], filters=_cluster(case["existing_cluster_nodes"]))
+    assert got.nodes == case["expect"]["node_count"]
+    assert len(got.scheduled) == case["expect"]["scheduled_pod_count"]
+    # before the filters were modelled, resources alone: 8 × 200m on 1000m nodes = 2 nodes (the "says 2")
+    if case["name"].startswith("hostname topology spreading with maxSkew=2"):
+        plain = [
+            pod_from_object(pod_object({"requests": case["pod_groups"][0]["pod"]["requests"]}, f"p{k}"))
+            for k in range(8)
+        ]
+        assert estimate(plain, template).nodes == 2
+
+
+def test_the_topology_cases_are_all_there() -> None:
     assert len(MODELLED) == 5 and len(TOPOLOGY) == 3
+    assert RETROACTIVE in {c["name"] for c in TOPOLOGY}
 
 
 @pytest.mark.parametrize("case", DATA["pod_orderer_cases"], ids=case_id)
@@ -163,3 +199,33 @@ def test_estimate_is_never_below_the_lower_bound(sizes: list[tuple[int, int]], n
     assert got.nodes >= lower_bound(fitting, template)
     assert len(got.scheduled) == len(fitting)
     assert got.nodes <= len(fitting)
+
+
+def _anti_pods(count: int, key: str) -> list[SimPod]:
+    term = {"labelSelector": {"matchLabels": {"app": "solo"}}, "topologyKey": key}
+    raw = {"requests": {"cpu": "100m", "memory": "100Mi"}, "namespace": "universe", "labels": {"app": "solo"}}
+    pods = []
+    for k in range(count):
+        obj = pod_object(raw, f"solo-{k}")
+        obj["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+        obj["metadata"]["ownerReferences"] = [{"kind": "ReplicaSet", "name": "solo", "controller": True}]
+        pods.append(pod_from_object(obj))
+    return pods
+
+
+def test_hostname_anti_affinity_takes_a_new_node_per_pod() -> None:
+    # By hand: five 100m pods that may not share a host: one 1000m template node holds all five by resources, the
+    # anti-affinity puts each on its own new node (each new node has its own hostname): 5 nodes.
+    template = _template({"allocatable": {"cpu": "1000m", "memory": "5000Mi", "pods": "10"}, "labels": {}})
+    assert estimate(_anti_pods(5, "kubernetes.io/hostname"), template).nodes == 5
+
+
+def test_zonal_anti_affinity_stops_at_one_pod_per_zone() -> None:
+    # By hand: every new node is in the template's zone: the first pod takes one, the second is refused by the zone
+    # (anti-affinity) and by the next new node alike (same zone), which stays empty: 1 node, 1 pod, 2 unscheduled.
+    raw = {
+        "allocatable": {"cpu": "1000m", "memory": "5000Mi", "pods": "10"},
+        "labels": {"topology.kubernetes.io/zone": "mars"},
+    }
+    got = estimate(_anti_pods(3, "topology.kubernetes.io/zone"), _template(raw))
+    assert (got.nodes, len(got.scheduled), len(got.unscheduled)) == (1, 1, 2)

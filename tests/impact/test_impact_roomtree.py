@@ -238,3 +238,67 @@ def test_skyline_merge_worked_by_hand() -> None:
     assert skyline(*a, *b) == ((8, 6, 4, 2, 1), (1, 2, 4, 5, 9))
     assert skyline(*a, (), ()) == a
     assert skyline(*a, *b, corners=4) == ((8, 4, 2, 1), (2, 4, 5, 9))
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 140), st.lists(REQUEST, min_size=1, max_size=20), st.data())
+def test_excluded_nodes_are_skipped_as_another_filter_rejects_them(
+    seed: int, n: int, requests: list[tuple[int, int, int]], data: st.DataObject
+) -> None:
+    # PodTopologySpread / InterPodAffinity rejecting a few nodes: the cycle and the first fit give what the walk
+    # over the other nodes gives (an excluded node counts neither as feasible for the window nor as a candidate);
+    # excluded positions outside the tree's class are ignored.
+    rng = random.Random(seed)
+    state = _cluster(rng, n)
+    positions = sorted(rng.sample(range(n), rng.randint(1, n)))
+    tree = RoomTree(positions, state, 0)
+    for cpu, mem_halves, eph in requests:
+        pod = _pod({CPU: cpu, MEMORY: mem_halves * GI // 2, EPHEMERAL_STORAGE: eph})
+        excluded = sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=max(1, n // 3))))
+        kept = [p for p in positions if p not in set(excluded)]
+        start = data.draw(st.integers(0, n - 1))
+        want = data.draw(st.integers(1, n))
+        w = Want(pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0), eph, pod.score_cpu, pod.score_memory)
+        chosen, last, _ = tree.choose(start, want, w, _scorer(state), excluded)
+        assert (chosen, last) == (_walk(state, kept, start, want, pod) if kept else (-1, -1))
+        s = _index(kept, start)
+        walk = kept[s:] + kept[:s]
+        expected = next((p for p in walk if _feasible(state, p, pod)), -1)
+        assert tree.first(start, -1, w, excluded) == expected
+        if chosen >= 0:
+            state.bind(pod, chosen)
+            tree.refresh(state.changes or [])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32), st.integers(1, 140), st.lists(REQUEST, min_size=1, max_size=15), st.data())
+def test_banned_zones_and_excluded_nodes_are_skipped_alike(
+    seed: int, n: int, requests: list[tuple[int, int, int]], data: st.DataObject
+) -> None:
+    # A zone PodTopologySpread forbids (banned: counted per subtree) with a few hostnames excluded besides, some of
+    # them in the banned zone: the same answers as the walk over the nodes left.
+    rng = random.Random(seed)
+    state = _cluster(rng, n)
+    for node in state.nodes:
+        if rng.random() < 0.9:  # a few nodes without the key: never banned
+            node.labels["zone"] = f"z{rng.randrange(4)}"
+    positions = sorted(rng.sample(range(n), rng.randint(1, n)))
+    tree = RoomTree(positions, state, 0)
+    for cpu, mem_halves, eph in requests:
+        pod = _pod({CPU: cpu, MEMORY: mem_halves * GI // 2, EPHEMERAL_STORAGE: eph})
+        banned = frozenset(data.draw(st.sets(st.sampled_from(["z0", "z1", "z2", "z3", "z9"]), max_size=3)))
+        excluded = sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=max(1, n // 4))))
+        kept = [p for p in positions if p not in set(excluded) and state.nodes[p].labels.get("zone") not in banned]
+        start = data.draw(st.integers(0, n - 1))
+        want = data.draw(st.integers(1, n))
+        w = Want(pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0), eph, pod.score_cpu, pod.score_memory)
+        chosen, last, _ = tree.choose(start, want, w, _scorer(state), excluded, ("zone", banned))
+        assert (chosen, last) == (_walk(state, kept, start, want, pod) if kept else (-1, -1))
+        s = _index(kept, start)
+        walk = kept[s:] + kept[:s]
+        assert tree.first(start, -1, w, excluded, ("zone", banned)) == next(
+            (p for p in walk if _feasible(state, p, pod)), -1
+        )
+        if chosen >= 0:
+            state.bind(pod, chosen)
+            tree.refresh(state.changes or [])

@@ -343,9 +343,10 @@ def not_simulated_lines(report: ImpactReport) -> list[str]:
     """What the simulation models, and each feature it does not, with the pods it touches."""
     out = [
         "simulated: kubelet re-admission (requests, pod overhead, init containers, sidecars, in-place resize, pod "
-        "count, node affinity, host ports, NoExecute taints), the default scheduler's filters (NodeResourcesFit, NodeAffinity and nodeSelector, TaintToleration, NodeUnschedulable, "
-        "NodePorts) and scores, DaemonSets on every node they select, the cluster autoscaler's binpacking estimate "
-        "and scale-down"
+        "count, node affinity, host ports, NoExecute taints), the default scheduler's filters (NodeResourcesFit, "
+        "NodeAffinity and nodeSelector, TaintToleration, NodeUnschedulable, NodePorts, PodTopologySpread, "
+        "InterPodAffinity) and scores (not those of PodTopologySpread and InterPodAffinity), DaemonSets on every node "
+        "they select, the cluster autoscaler's binpacking estimate and scale-down"
     ]
     for n in report.result.not_simulated:
         touched = f" — {plural(n.pods, 'pod')} affected: {', '.join(n.examples)}" if n.pods else ""
