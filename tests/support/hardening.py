@@ -150,6 +150,17 @@ def cli(
     )
 
 
+def in_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``allocatable ARGS`` run in this process (``conftest.run_cli``: ``main`` with its streams captured), the result
+    shaped as ``cli`` gives it. For the bad-input checks (exit code, one located line, no traceback, nothing written):
+    how a bad input is read does not depend on running as a process of its own. What does (signals, closed or hostile
+    streams, dropped privileges, partial writes, hangs, the environment) runs through ``cli``."""
+    from conftest import run_cli  # tests/conftest.py, on sys.path as every test module's; imported when first used
+
+    res = run_cli(*args, cwd=cwd)
+    return subprocess.CompletedProcess(["allocatable", *args], res.exit_code, res.stdout, res.stderr)
+
+
 def shown(res: subprocess.CompletedProcess[str]) -> str:
     return f"exit {res.returncode}\nstdout:\n{res.stdout}\nstderr:\n{res.stderr}"
 
