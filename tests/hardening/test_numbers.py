@@ -150,6 +150,7 @@ def test_sizing_at_the_limits_stays_within_int64(tmp_path: Path, formula: str) -
             assert abs(q.milli_value() if resource == "cpu" else q.int_value()) <= 2**63 - 1, (resource, text)
 
 
+# Text: each case expects its finding at the pool file's 1:1 and finds that file by the pool's name in its text.
 def _big_pool(name: str, tier: str, capacity: str, count: int = 1) -> str:
     return (
         "apiVersion: policy.allocatable.dev/v1alpha1\nkind: NodePool\n"

@@ -19,6 +19,7 @@ import pytest
 
 from support.hardening import REPO_ROOT, assert_no_crash, in_process, pool, shown, write
 
+# Text: AL108 is expected at line 7 of it (the matchFields term), as the user wrote it.
 _CLASS = """\
 apiVersion: node.k8s.io/v1alpha1
 kind: CommitClass

@@ -23,6 +23,8 @@ from support.privileges import drop_privileges
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
+# Text on purpose, unlike support.factory: the hardening tests put hostile bytes into these (control characters,
+# tags, anchors, numbers past int64) and find the line:col a finding must name with position_of.
 POOL = """\
 apiVersion: policy.allocatable.dev/v1alpha1
 kind: NodePool
