@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from support.factory import STATIC_RESERVATIONS, commit_class, reservation_policy
 from support.hardening import (
-    COMMIT_CLASS,
-    RESERVATION,
     SETTINGS,
     assert_no_crash,
     assert_not_checked,
@@ -180,7 +179,7 @@ OUT_OF_RANGE = {
     "commit-percent": (
         {
             "pools/huge.yaml": _big_pool("huge", "general", 'cpu: "1e18", memory: 32Gi'),
-            "commitclasses/burst.yaml": COMMIT_CLASS.replace("percent: 150", "percent: 1000"),
+            "commitclasses/burst.yaml": commit_class(percents={"cpu": 1000}),
         },
         ("lint", "explain", "explain -o json", "render"),
         ("NodePool/huge", "its capacity arithmetic", "1e18"),
@@ -195,8 +194,8 @@ OUT_OF_RANGE = {
     "reserved-times-count": (
         {
             "pools/huge.yaml": _big_pool("huge", "general", _NODE, 3),
-            "reservations/static.yaml": RESERVATION.replace(
-                "systemReserved: {cpu: 100m, memory: 100Mi}", "systemReserved: {cpu: 100m, memory: 4Ei}"
+            "reservations/static.yaml": reservation_policy(
+                **{**STATIC_RESERVATIONS, "systemReserved": {"cpu": "100m", "memory": "4Ei"}}
             ),
         },
         ("lint", "explain", "explain -o html", "render"),

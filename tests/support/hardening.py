@@ -13,12 +13,12 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from support import forkrun
-from support.factory import write_repo
+from support.factory import Content, write_repo
 from support.privileges import drop_privileges
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -88,8 +88,8 @@ def pool(name: str = "web", tier: str = "general", count: str = "3") -> str:
     return POOL.format(name=name, tier=tier, count=count)
 
 
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    """The files exactly as given (no dedenting: the bytes of a hostile input are the test)."""
+def write(root: Path, files: Mapping[str, Content]) -> Path:
+    """The files exactly as given (no dedenting: the bytes of a hostile input are the test); documents as YAML."""
     return write_repo(root, files, dedent=False)
 
 
