@@ -30,6 +30,7 @@ spec:
     percent: 120
 """
 
+# Text: the tests below expect path:line:col inside it (a duplicate key, the apiVersion, a label value).
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1
 kind: NodePool

@@ -12,6 +12,7 @@ from conftest import run_cli
 from renderer.loading.files import display_path
 from support.factory import write_repo
 
+# Text: a finding about the delivery must point into it (spec.delivery, line 8 on).
 POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1
 kind: NodePool
@@ -91,6 +92,7 @@ def test_invalid_delivery_is_one_line_at_the_field(tmp_path: Path, platform: str
     assert row >= 8, f"the finding points into spec.delivery (line 8 on): {line}"
 
 
+# Text: a finding about the groups must point into it (spec.clusterAutoscaler, line 8 on).
 CA_POOL = """
 apiVersion: policy.allocatable.dev/v1alpha1
 kind: NodePool

@@ -23,20 +23,28 @@ from renderer.capacity.pools import build
 from renderer.models.custom_formula import formula_of
 from renderer.pipeline import load
 from renderer.quantity import Quantity
-from support.factory import write_repo
+from support.factory import Content, Document, node_pool, write_repo
+from support.factory import settings as settings_doc
 from support.karpenter_cel import context, evaluate
 
 Q = Quantity.parse
 
-POOL = """\
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata: {name: general}
-spec:
-  labels: {pool: general, node.kubernetes.io/instance-type: m5.4xlarge}
-  capacity: {cpu: "16", memory: 64Gi, ephemeral-storage: 100Gi, pods: "110"}
-  count: 3
-"""
+
+def _pool(cpu: str = "16", memory: str = "64Gi", **spec: Any) -> Document:
+    return node_pool(
+        "general",
+        tier=None,
+        labels={"pool": "general", "node.kubernetes.io/instance-type": "m5.4xlarge"},
+        cpu=cpu,
+        memory=memory,
+        capacity={"ephemeral-storage": "100Gi", "pods": "110"},
+        **spec,
+    )
+
+
+POOL = _pool()
+# Text: test_sizing_computes_a_policy_file's expected policy.yaml:12:35 points into it; the tests that vary the formula
+# load it and change the data (_with).
 CUSTOM = """\
 apiVersion: policy.allocatable.dev/v1alpha1
 kind: ReservationPolicy
@@ -64,9 +72,16 @@ spec:
 """
 
 
-def _repo(repo: Path, policy: str = CUSTOM, pool: str = POOL, settings: str = "") -> Path:
-    files = {"pool.yaml": pool, "policy.yaml": policy}
-    if settings:
+def _with(auto_sizing: str) -> Document:
+    """CUSTOM with its ``autoSizing`` replaced by ``auto_sizing`` (YAML flow text, as a user writes the term)."""
+    doc: Document = yaml.safe_load(CUSTOM)
+    doc["spec"]["autoSizing"] = yaml.safe_load(auto_sizing)
+    return doc
+
+
+def _repo(repo: Path, policy: Content = CUSTOM, pool: Document = POOL, settings: Document | None = None) -> Path:
+    files: dict[str, Content] = {"pool.yaml": pool, "policy.yaml": policy}
+    if settings is not None:
         files[".allocatable.yaml"] = settings
     return write_repo(repo, files)
 
@@ -122,9 +137,8 @@ def test_the_arithmetic(repo: Path) -> None:
     ],
 )
 def test_a_bad_formula_is_one_located_error(repo: Path, term: str, where: str, message: str) -> None:
-    body = term if term.startswith("{") else "\n          " + term
-    policy = CUSTOM.split("    custom:")[0] + f"    custom:\n      kubeReserved:\n        memory: {body}\n"
-    _repo(repo, policy)
+    body = term if term.startswith("{") else "\n      " + term.replace("\n          ", "\n      ")
+    _repo(repo, _with(f"custom:\n  kubeReserved:\n    memory: {body}\n"))
     res = run_cli("validate", str(repo))
     assert res.exit_code == 2, res.stdout
     (line,) = [ln for ln in res.stdout.splitlines() if ": error: " in ln]
@@ -136,8 +150,7 @@ def test_a_bad_formula_is_one_located_error(repo: Path, term: str, where: str, m
 
 def test_per_pod_cpu_that_no_machine_has_is_implausible(repo: Path) -> None:
     # 1 core per pod x 737 pods on a 448-vCPU machine
-    policy = CUSTOM.split("    custom:")[0] + "    custom:\n      kubeReserved:\n        cpu: {perPod: 1}\n"
-    _repo(repo, policy)
+    _repo(repo, _with("{custom: {kubeReserved: {cpu: {perPod: 1}}}}"))
     res = run_cli("validate", str(repo))
     assert res.exit_code == 2 and "implausible: cpu reserves kubeReserved 737" in res.stdout
 
@@ -152,8 +165,7 @@ def test_per_pod_cpu_that_no_machine_has_is_implausible(repo: Path) -> None:
     ],
 )
 def test_auto_sizing_needs_one_formula(repo: Path, auto: str, message: str) -> None:
-    policy = CUSTOM.split("  autoSizing:")[0] + f"  autoSizing: {auto}\n"
-    _repo(repo, policy)
+    _repo(repo, _with(auto))
     res = run_cli("validate", str(repo))
     assert res.exit_code == 2 and message in res.stdout, res.stdout
 
@@ -196,18 +208,13 @@ def test_verify_lint_and_render_use_it(repo: Path, tmp_path: Path) -> None:
     res = run_cli("verify", str(repo), "--nodes", str(dump), "-o", "json")
     assert res.exit_code == 0, res.stdout
     # AL206: the same formula on a 1-CPU, 1 GiB pool reserves more memory than it has (500Mi min + 1465Mi)
-    small = POOL.replace('cpu: "16", memory: 64Gi', 'cpu: "1", memory: 1Gi')
-    _repo(repo, pool=small)
+    _repo(repo, pool=_pool(cpu="1", memory="1Gi"))
     lint = run_cli("lint", str(repo), "-o", "json")
     codes = {f["code"] for f in json.loads(lint.stdout)["findings"]}
     assert "AL206" in codes
     # AL207: on EKS the eks formula recommends more than a custom formula reserving 100m / 100Mi
-    eks_pool = POOL.replace("  count: 3", "  count: 3\n  platform: eks")
-    low = (
-        CUSTOM.split("    custom:")[0]
-        + "    custom:\n      kubeReserved:\n        cpu: {base: 10m}\n        memory: {base: 100Mi}\n"
-    )
-    _repo(repo, low, eks_pool)
+    low = _with("{custom: {kubeReserved: {cpu: {base: 10m}, memory: {base: 100Mi}}}}")
+    _repo(repo, low, _pool(platform="eks"))
     lint = json.loads(run_cli("lint", str(repo), "-o", "json").stdout)
     found = [f for f in lint["findings"] if f["code"] == "AL207"]
     assert found and "the eks formula recommends" in found[0]["message"]
@@ -222,8 +229,8 @@ def test_verify_lint_and_render_use_it(repo: Path, tmp_path: Path) -> None:
 
 
 def test_karpenter_renders_it_as_cel(repo: Path, tmp_path: Path) -> None:
-    pool = POOL.replace("  count: 3", "  count: 3\n  platform: eks\n  delivery: {karpenter: {ec2NodeClass: general}}")
-    _repo(repo, pool=pool, settings="render: {karpenter: {expressions: true}}\n")
+    pool = _pool(platform="eks", delivery={"karpenter": {"ec2NodeClass": "general"}})
+    _repo(repo, pool=pool, settings=settings_doc(render={"karpenter": {"expressions": True}}))
     out = tmp_path / "rendered"
     res = run_cli("render", str(repo), "-o", str(out))
     assert res.exit_code == 0, res.stderr

@@ -13,23 +13,18 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from support.factory import write_repo
+from support.factory import Document, node_pool, write_repo
 from support.html_pages import assert_self_contained, console, png_size, screenshot
 from support.html_pages import page as _page
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 POLICIES = REPO_ROOT / "policies"
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: batch
-spec:
-  labels: {example.com/tier: batch}
-  capacity: {cpu: "4", memory: 16Gi, ephemeral-storage: 100Gi, pods: "110"}
-  count: 3
-"""
+
+def _pool(name: str = "batch", **extended: str) -> Document:
+    """3 nodes of 4 cpu and 16Gi, with ``extended`` resources (``**{"nvidia.com/gpu": "4"}``)."""
+    capacity = {"ephemeral-storage": "100Gi", "pods": "110", **extended}
+    return node_pool(name, tier="batch", cpu="4", memory="16Gi", capacity=capacity)
 
 
 def _html(*args: str, cwd: Path | None = None) -> str:
@@ -114,8 +109,7 @@ def test_a_real_gpu_node_has_its_gpu_bar_and_column() -> None:
 
 
 def test_a_cpu_only_pool_keeps_its_columns_beside_a_gpu_pool(tmp_path: Path) -> None:
-    gpu = POOL.replace("name: batch", "name: gpu").replace('pods: "110"}', 'pods: "110", nvidia.com/gpu: "4"}')
-    write_repo(tmp_path / "policies", {"batch.yaml": POOL, "gpu.yaml": gpu})
+    write_repo(tmp_path / "policies", {"batch.yaml": _pool(), "gpu.yaml": _pool("gpu", **{"nvidia.com/gpu": "4"})})
     html = _html(cwd=tmp_path)
     batch, gpu_section = html.split('<section id="pool-1"')[1], html.split('<section id="pool-2"')[1]
     assert "nvidia.com/gpu" not in batch.split("</section>", 1)[0]
@@ -126,7 +120,7 @@ def test_a_cpu_only_pool_keeps_its_columns_beside_a_gpu_pool(tmp_path: Path) -> 
 
 def test_every_policy_value_is_escaped(tmp_path: Path) -> None:
     hostile = 'x<img src=y onerror="alert(1)">&amp;\x1b.yaml'
-    write_repo(tmp_path / "policies", {hostile: POOL})
+    write_repo(tmp_path / "policies", {hostile: _pool()})
     html = _html(cwd=tmp_path)
     assert "<img" not in html and 'onerror="' not in html
     assert "x&lt;img src=y onerror=&#34;alert(1)&#34;&gt;&amp;amp;\\x1b.yaml" in html

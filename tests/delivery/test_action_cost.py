@@ -13,14 +13,17 @@ from pathlib import Path
 from test_action import run_action
 from test_action_impact import SNAPSHOT, _pull_request
 
-PRICED = (
-    "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: us-east-1, staleAfterDays: 3650}\n"
-)
-ALLOW_PENDING = "impact: {maxNewPendingPods: 2%s}\n"
+from support.factory import Document, settings
+
+
+def _priced(**impact: int) -> Document:
+    """Prices for us-east-1 (the builtin snapshot's, never stale here), the 2 new Pending pods the example makes allowed,
+    and the ``impact`` limits given."""
+    return settings(pricing={"region": "us-east-1", "staleAfterDays": 3650}, impact={"maxNewPendingPods": 2, **impact})
 
 
 def test_the_money_leads_the_summary_and_is_an_output(tmp_path: Path) -> None:
-    ws = _pull_request(tmp_path, PRICED + ALLOW_PENDING % "")
+    ws = _pull_request(tmp_path, _priced())
     run = run_action(ws, tmp_path / "run", {**SNAPSHOT, "capacity-report": ""}, {"base_ref": "main"})
     assert run.outputs["monthly-cost-change"] == "248.20", run.logs["diff"]
     assert "💰 this change adds \\$248.20/month (1 × c6i.2xlarge on eks-batch)" in run.summary
@@ -29,7 +32,7 @@ def test_the_money_leads_the_summary_and_is_an_output(tmp_path: Path) -> None:
 
 
 def test_more_than_the_limit_fails_the_job(tmp_path: Path) -> None:
-    ws = _pull_request(tmp_path, PRICED + ALLOW_PENDING % ", maxMonthlyCostIncrease: 200")
+    ws = _pull_request(tmp_path, _priced(maxMonthlyCostIncrease=200))
     run = run_action(ws, tmp_path / "run", {**SNAPSHOT, "capacity-report": ""}, {"base_ref": "main"})
     assert run.step_outputs["diff"]["cost-exit"] == "1", run.logs["diff"]
     assert run.status["Result"] == "failure"

@@ -22,13 +22,13 @@ from pathlib import Path
 from delivery_support import REPO_ROOT, commit_all, git, init_repo
 from test_action import run_action
 
-from support.factory import write_repo
+from support.factory import Content, write_repo
 
 EXAMPLE = REPO_ROOT / "docs" / "examples"
 HEADLINE = "this change leaves 2 more pods Pending on eks-batch; the autoscaler would add 1 × c6i.2xlarge"
 
 
-def _pull_request(tmp_path: Path, settings: str | None = None) -> Path:
+def _pull_request(tmp_path: Path, settings: Content | None = None) -> Path:
     """Upstream: base/ as policies/ on main, with the snapshot; branch feature: head/ over it. The workspace is the
     shallow clone of the branch that actions/checkout makes."""
     upstream = init_repo(tmp_path / "upstream")

@@ -26,20 +26,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import examples
+from support.factory import Document, node_pool, write_file
 from support.privileges import drop_privileges
 
 pytestmark = pytest.mark.slow
 
 SECRET = "s3cr3t-fs-fuzz-never-printed"
-POOL = """apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: {name}
-spec:
-  labels: {{tier: web}}
-  capacity: {{cpu: "8", memory: 32Gi}}
-  count: 1
-"""
+
+
+def _pool(name: str) -> Document:
+    return node_pool(name, tier=None, labels={"tier": "web"}, count=1)
+
+
 KINDS = ("file", "broken-yaml", "link-in", "link-out", "link-dir-out", "fifo", "socket", "unreadable-dir", "dir")
 
 
@@ -63,7 +61,7 @@ def _build(top: Path, entries: list[Entry]) -> tuple[Path, dict[str, str], list[
     repo, outside = top / "repo", top / "outside"
     (repo / "sub").mkdir(parents=True)
     outside.mkdir()
-    (outside / "secret.yaml").write_text(POOL.format(name=SECRET))
+    write_file(outside / "secret.yaml", _pool(SECRET))
     expected: dict[str, str] = {}
     sockets: list[socket.socket] = []
     unreadable_sub = any(e.kind == "unreadable-dir" and e.under for e in entries)
@@ -72,11 +70,11 @@ def _build(top: Path, entries: list[Entry]) -> tuple[Path, dict[str, str], list[
         shown = f"repo/sub/{e.name}" if e.under else f"repo/{e.name}"
         seen = not (e.under and unreadable_sub)
         if e.kind == "file":
-            (parent / f"{e.name}.yaml").write_text(POOL.format(name=f"p{i}-{e.name}"))
+            write_file(parent / f"{e.name}.yaml", _pool(f"p{i}-{e.name}"))
         elif e.kind == "broken-yaml":
             (parent / f"{e.name}.yaml").write_text("a: [\n")
         elif e.kind == "link-in":
-            (repo / f"target-{i}.txt").write_text(POOL.format(name=f"t{i}"))
+            write_file(repo / f"target-{i}.txt", _pool(f"t{i}"))
             (parent / f"{e.name}.yaml").symlink_to(repo / f"target-{i}.txt")
         elif e.kind == "link-out":
             (parent / f"{e.name}.yaml").symlink_to(outside / "secret.yaml")
@@ -98,12 +96,12 @@ def _build(top: Path, entries: list[Entry]) -> tuple[Path, dict[str, str], list[
                 expected[f"{shown}.yaml"] = "is a socket"
         elif e.kind == "dir":
             (parent / e.name).mkdir()
-            (parent / e.name / "inner.yaml").write_text(POOL.format(name=f"inner{i}"))
+            write_file(parent / e.name / "inner.yaml", _pool(f"inner{i}"))
     for e in entries:  # permissions last, or the files above could not be written
         if e.kind == "unreadable-dir":
             d = repo / "sub" if e.under else repo / e.name
             d.mkdir(exist_ok=True)
-            (d / f"hidden-{e.name}.yaml").write_text(POOL.format(name=f"hidden-{e.name}"))
+            write_file(d / f"hidden-{e.name}.yaml", _pool(f"hidden-{e.name}"))
             d.chmod(0)
             expected["repo/sub" if e.under else f"repo/{e.name}"] = "cannot read directory: Permission denied"
     return repo, expected, sockets

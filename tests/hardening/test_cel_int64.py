@@ -9,6 +9,9 @@ computed with ``decimal`` from the literal the policy states, never with the pro
 
 The bounds the compiler checks against (``renderer/capacity/cel_bounds.py``): vcpus <= 4096, memory_mib <= 2^26
 (64 TiB), max_pods <= 2^31-1.
+
+The CLI runs in this process (``support.hardening.in_process``): these are bad-input checks (exit code, located
+lines, no traceback, nothing written), which do not depend on running as a process of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from hypothesis import strategies as st
 
 from renderer.capacity.cel_bounds import Overflow, bounds
 from renderer.capacity.karpenter import best_below, lossless
-from support.hardening import REPO_ROOT, assert_no_crash, cli, shown, snapshot
+from support.hardening import REPO_ROOT, assert_no_crash, in_process, shown, snapshot
 from support.karpenter_cel import context, evaluate
 
 cel = pytest.importorskip("cel")
@@ -95,7 +98,7 @@ def _rendered(tmp_path: Path, custom: str) -> dict[str, str]:
     import yaml
 
     _repo(tmp_path, custom)
-    res = cli("render", "policies", "-o", "out", cwd=tmp_path)
+    res = in_process("render", "policies", "-o", "out", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 0, shown(res)
     doc = yaml.safe_load((tmp_path / "out" / "karpenter" / "general.yaml").read_text())
@@ -215,7 +218,7 @@ def test_an_each_tier_fraction_rounded_up_is_reduced_from_above(tmp_path: Path) 
 def _refused(tmp_path: Path, custom: str) -> list[str]:
     _repo(tmp_path, custom)
     before = snapshot(tmp_path)
-    res = cli("render", "policies", "-o", "out", cwd=tmp_path)
+    res = in_process("render", "policies", "-o", "out", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 1, shown(res)
     assert snapshot(tmp_path) == before  # nothing written

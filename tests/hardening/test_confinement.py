@@ -9,8 +9,10 @@
 - class 21: a policy directory named ``-`` is a directory, never standard input (CLI, hook, Action, Argo CD plugin),
   and the plugin's log carries no raw bidi or control character.
 
-Every case runs the CLI (or the shipped shell) as a subprocess: exit code, one line, nothing outside read or printed,
-nothing written where it must not be."""
+Every case checks the exit code, one line, nothing outside read or printed, nothing written where it must not be. The
+CLI runs as a subprocess (``cli``, or the shipped shell) where a process matters: the Action's and the plugin's
+scripts, a dump symlinked to /dev/zero (a blocking read bounded by a timeout), standard input (a directory named
+``-``); the other checks of classes 3 and 4 run it in this process (``in_process``)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from support.hardening import (
     assert_no_crash,
     cli,
     good_repo,
+    in_process,
     pool,
     shown,
     snapshot,
@@ -153,7 +156,7 @@ def test_verify_reads_a_dump_outside_the_repository_that_the_user_names(tmp_path
     outside = tmp_path / "dumps"
     outside.mkdir()
     (outside / "node.yaml").write_text(NODE)
-    res = cli("verify", f"--nodes={outside / 'node.yaml'}", "policies", cwd=repo, timeout=60)
+    res = in_process("verify", f"--nodes={outside / 'node.yaml'}", "policies", cwd=repo)
     assert_no_crash(res)
     assert res.returncode in (0, 1), shown(res)
 
@@ -179,7 +182,7 @@ def test_every_command_refuses_a_policy_path_that_leads_out_of_the_repository(tm
     write(outside / "policies", {"pools/secret.yaml": pool(name=SECRET)})
     (repo / "policies").symlink_to(outside / "policies")
     before = snapshot(tmp_path)
-    res = cli(*argv, cwd=repo)
+    res = in_process(*argv, cwd=repo)
     _one_error_line(res, "leads outside the repository", "refusing to read the policies there")
     assert snapshot(tmp_path) == before
 
@@ -197,7 +200,7 @@ def test_the_pre_commit_hook_refuses_a_policy_directory_that_is_a_symlink_out(tm
     good_repo(outside)
     write(outside, {"pools/secret.yaml": pool(name=SECRET)})
     (repo / "policies").symlink_to(outside)
-    res = cli("hook", *hook, cwd=repo)
+    res = in_process("hook", *hook, cwd=repo)
     _one_error_line(res, "policies: leads outside the repository")
 
 
@@ -219,10 +222,10 @@ def test_render_output_dir_in_git_or_github_is_refused(tmp_path: Path, output_di
     (repo / "sub").mkdir()
     (repo / "policies" / ".allocatable.yaml").write_text(SETTINGS + f"render:\n  outputDir: {output_dir}\n")
     before = snapshot(repo)
-    res = cli("render", "policies", cwd=repo)
+    res = in_process("render", "policies", cwd=repo)
     _one_error_line(res, "refusing to write into", "choose another directory")
     assert snapshot(repo) == before
-    res = cli("render", "policies", "-o", output_dir, cwd=repo)
+    res = in_process("render", "policies", "-o", output_dir, cwd=repo)
     _one_error_line(res, "refusing to write into")
     assert snapshot(repo) == before
 
@@ -245,7 +248,7 @@ def test_init_and_schema_never_write_into_git_or_github(tmp_path: Path, argv: li
     repo.mkdir()
     git(repo, "init", "-q")
     before = snapshot(repo)
-    res = cli(*argv, cwd=repo)
+    res = in_process(*argv, cwd=repo)
     _one_error_line(res, "refusing to write into")
     assert snapshot(repo) == before
 
@@ -254,7 +257,7 @@ def test_init_still_writes_its_own_workflow(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
-    res = cli("init", "--no-render", cwd=repo)
+    res = in_process("init", "--no-render", cwd=repo)
     assert res.returncode == 0, shown(res)
     assert (repo / ".github/workflows/allocatable.yml").is_file()
 

@@ -5,6 +5,9 @@
 each into other values. Now lint (AL326) checks every element as the kubelet reads it, located at the element, and the
 Cluster API target refuses any element holding its flag's separator (AL809) even with AL326 off. Expected verdicts
 come from the kubelet's own sources and tests, cited beside each table.
+
+The CLI runs in this process (``support.hardening.in_process``): these are bad-input checks (exit code, located
+lines, no traceback, nothing written), which do not depend on running as a process of its own.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from hypothesis import strategies as st
 from renderer.models.kubelet_elements import JOINED, element_problems, is_ip, separator_problems
 from renderer.models.kubelet_validation import problems
 from renderer.render.targets.cluster_api import FLAGS
-from support.hardening import REPO_ROOT, assert_no_crash, cli, shown, snapshot
+from support.hardening import REPO_ROOT, assert_no_crash, in_process, shown, snapshot
 
 ISSUE = """\
   kubelet:
@@ -45,7 +48,7 @@ def _fleet(tmp_path: Path, kubelet: str, settings: str | None = None) -> Path:
 
 def test_the_issue_values_are_four_located_al326_errors(tmp_path: Path) -> None:
     _fleet(tmp_path, ISSUE)
-    res = cli("lint", "p", cwd=tmp_path)
+    res = in_process("lint", "p", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 1, shown(res)
     errors = [ln for ln in res.stdout.splitlines() if "[AL326]" in ln]
@@ -64,7 +67,7 @@ def test_cluster_api_refuses_a_separator_in_any_joined_element_with_al326_off(tm
     settings = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrules:\n  AL326: {enabled: false}\n"
     _fleet(tmp_path, ISSUE, settings)
     before = snapshot(tmp_path)
-    res = cli("render", "p", "-o", "out", cwd=tmp_path)
+    res = in_process("render", "p", "-o", "out", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 1, shown(res)
     assert snapshot(tmp_path) == before  # nothing written
@@ -83,7 +86,7 @@ def test_clean_elements_render_as_one_flag_each(tmp_path: Path) -> None:
     qosReserved: {memory: "50%"}
 """
     _fleet(tmp_path, kubelet)
-    res = cli("render", "p", "-o", "out", cwd=tmp_path)
+    res = in_process("render", "p", "-o", "out", cwd=tmp_path)
     assert res.returncode == 0, shown(res)
     import yaml
 
@@ -246,7 +249,7 @@ def test_node_labels_joined_by_nodeadm_cannot_hold_a_separator(tmp_path: Path) -
             "    kubernetes.io/arch: amd64\n", '    kubernetes.io/arch: amd64\n    example.com/other: "a,b=c"\n', 1
         )
     )
-    res = cli("validate", "policies", cwd=tmp_path)
+    res = in_process("validate", "policies", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 2, shown(res)
     assert re.search(

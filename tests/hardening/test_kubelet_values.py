@@ -6,6 +6,9 @@ the kubelet refuses (the reported six and their siblings), appended to every one
 with one located AL326 error per policy — nothing written — and every value AL326 accepts must also pass the
 project's own schemas/kubeletconfiguration.json (and every value the schema refuses must be an AL326 error), so the
 lint-time check and the schema cannot drift apart.
+
+The CLI runs in this process (``support.hardening.in_process``): these are bad-input checks (exit code, located
+lines, no traceback, nothing written), which do not depend on running as a process of its own.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from renderer.models.kubelet_validation import ELSEWHERE, KIND, problems
-from support.hardening import REPO_ROOT, assert_no_crash, cli, shown, snapshot
+from support.hardening import REPO_ROOT, assert_no_crash, in_process, shown, snapshot
 
 #: (field, YAML value, where it goes): the issue's six, then siblings.
 BAD = [
@@ -64,7 +67,7 @@ def test_a_value_the_kubelet_refuses_stops_every_target(tmp_path: Path, field: s
     for f in files:
         f.write_text(_inject(f.read_text(), field, value, where))
     before = snapshot(tmp_path)
-    res = cli("render", "policies", "-o", "out", cwd=tmp_path)
+    res = in_process("render", "policies", "-o", "out", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 1, shown(res)
     errors = [ln for ln in res.stdout.splitlines() if "[AL326]" in ln]
@@ -75,7 +78,7 @@ def test_a_value_the_kubelet_refuses_stops_every_target(tmp_path: Path, field: s
         assert re.match(r"^policies/reservations/[\w-]+\.yaml:\d+:\d+: error: ", line), line
         assert field in line, line
     assert snapshot(tmp_path) == before  # nothing written
-    lint = cli("lint", "policies", cwd=tmp_path)
+    lint = in_process("lint", "policies", cwd=tmp_path)
     assert lint.returncode == 1 and len([ln for ln in lint.stdout.splitlines() if "[AL326]" in ln]) == len(files)
 
 
@@ -93,7 +96,7 @@ def test_the_schema_holds_the_cross_field_rule_too() -> None:
 
 def test_the_example_repository_passes(tmp_path: Path) -> None:
     _example(tmp_path)
-    res = cli("lint", "policies", cwd=tmp_path)
+    res = in_process("lint", "policies", cwd=tmp_path)
     assert "[AL326]" not in res.stdout, shown(res)
 
 

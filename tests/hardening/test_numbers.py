@@ -1,7 +1,10 @@
 """Issue 12, class 5: numbers. ``--max-file-size`` and ``limits.maxFileBytes`` are bounded (1 byte … 1 GiB: a
 policy file is read into memory whole), ``sizing`` refuses machines whose results Kubernetes cannot store (cpu in
 millicores and bytes are int64; the kubelet's maxPods is an int32), and ``render.outputDir`` must be a path a file
-system can hold. Every case: exit 2, one line, no traceback, nothing written."""
+system can hold. Every case: exit 2, one line, no traceback, nothing written.
+
+The CLI runs in this process (``support.hardening.in_process``): these are bad-input checks (exit code, located
+lines, no traceback, nothing written), which do not depend on running as a process of its own."""
 
 from __future__ import annotations
 
@@ -10,15 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from support.factory import STATIC_RESERVATIONS, commit_class, reservation_policy
 from support.hardening import (
-    COMMIT_CLASS,
-    RESERVATION,
     SETTINGS,
     assert_no_crash,
     assert_not_checked,
     assert_one_finding,
-    cli,
     good_repo,
+    in_process,
     position_of,
     shown,
     snapshot,
@@ -34,7 +36,7 @@ BOUNDS = "must be a whole number of bytes from 1 to 1073741824 (1 GiB)"
 def test_max_file_size_out_of_bounds(tmp_path: Path, value: str) -> None:
     good_repo(tmp_path / "repo")
     for command in ("validate", "lint", "explain", "render"):
-        res = cli(command, "repo", f"--max-file-size={value}", cwd=tmp_path, timeout=60)
+        res = in_process(command, "repo", f"--max-file-size={value}", cwd=tmp_path)
         assert_no_crash(res)
         assert res.returncode == 2 and res.stdout == "", shown(res)
         assert res.stderr.count("\n") == 1 and BOUNDS in res.stderr, shown(res)
@@ -44,9 +46,9 @@ def test_max_file_size_out_of_bounds(tmp_path: Path, value: str) -> None:
 def test_max_file_size_edges_work(tmp_path: Path) -> None:
     repo = good_repo(tmp_path / "repo")
     size = (repo / "pools" / "web.yaml").stat().st_size
-    ok = cli("validate", "repo", "--max-file-size", "1073741824", cwd=tmp_path)
+    ok = in_process("validate", "repo", "--max-file-size", "1073741824", cwd=tmp_path)
     assert ok.returncode == 0, shown(ok)
-    small = cli("validate", "repo", f"--max-file-size={size - 1}", cwd=tmp_path)
+    small = in_process("validate", "repo", f"--max-file-size={size - 1}", cwd=tmp_path)
     assert small.returncode == 2 and f"larger than the {size - 1} byte limit" in small.stdout, shown(small)
 
 
@@ -66,7 +68,7 @@ def test_max_file_bytes_setting_out_of_bounds(tmp_path: Path, value: str, messag
     settings = SETTINGS + f"limits:\n  maxFileBytes: {value}\n"
     good_repo(tmp_path / "repo")
     (tmp_path / "repo" / ".allocatable.yaml").write_text(settings)
-    res = cli("validate", "repo", cwd=tmp_path, timeout=60)
+    res = in_process("validate", "repo", cwd=tmp_path)
     line, col = position_of(settings, value)
     assert_one_finding(res, f"repo/.allocatable.yaml:{line}:{col}", "AL004", message)
 
@@ -91,10 +93,10 @@ def test_output_dir_that_no_file_system_holds(tmp_path: Path, value: str, messag
     (tmp_path / "repo" / ".allocatable.yaml").write_text(settings)
     before = snapshot(tmp_path)
     for command in (["validate"], ["render"]):
-        res = cli(*command, "repo", cwd=tmp_path, timeout=60)
+        res = in_process(*command, "repo", cwd=tmp_path)
         line, col = position_of(settings, value)
         assert_one_finding(res, f"repo/.allocatable.yaml:{line}:{col}", "AL004", "render.outputDir: ", message)
-    assert_not_checked(cli("render", "--check", "repo", cwd=tmp_path, timeout=60))  # validate reports it
+    assert_not_checked(in_process("render", "--check", "repo", cwd=tmp_path))  # validate reports it
     assert snapshot(tmp_path) == before
 
 
@@ -121,7 +123,7 @@ def test_sizing_refuses_machines_beyond_what_a_quantity_holds(
     base = {"--cpus": "8", "--memory": "32Gi"}
     flags = dict(zip(args[::2], args[1::2], strict=True))
     argv = [x for k, v in {**base, **flags}.items() for x in (k, v)]
-    res = cli("sizing", "--formula", formula, *argv, cwd=tmp_path, timeout=60)
+    res = in_process("sizing", "--formula", formula, *argv, cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 2 and res.stdout == "", shown(res)
     assert res.stderr.count("\n") == 1 and message in res.stderr, shown(res)
@@ -130,9 +132,9 @@ def test_sizing_refuses_machines_beyond_what_a_quantity_holds(
 @pytest.mark.parametrize("formula", ["openshift", "openshift-4.20", "gke", "aks", "aks-legacy", "eks"])
 def test_sizing_at_the_limits_stays_within_int64(tmp_path: Path, formula: str) -> None:
     """The largest accepted machine: every value printed is a quantity Kubernetes stores."""
-    res = cli(
+    res = in_process(
         "sizing", "--formula", formula, "--cpus", "9223372036854775.807", "--memory", "8191Pi",
-        "--max-pods", "2147483647", "-o", "json", cwd=tmp_path, timeout=60,
+        "--max-pods", "2147483647", "-o", "json", cwd=tmp_path,
     )  # fmt: skip
     assert_no_crash(res)
     if res.returncode == 2:  # refused with the reason, never printed beyond range
@@ -147,6 +149,7 @@ def test_sizing_at_the_limits_stays_within_int64(tmp_path: Path, formula: str) -
             assert abs(q.milli_value() if resource == "cpu" else q.int_value()) <= 2**63 - 1, (resource, text)
 
 
+# Text: each case expects its finding at the pool file's 1:1 and finds that file by the pool's name in its text.
 def _big_pool(name: str, tier: str, capacity: str, count: int = 1) -> str:
     return (
         "apiVersion: policy.allocatable.dev/v1alpha1\nkind: NodePool\n"
@@ -176,7 +179,7 @@ OUT_OF_RANGE = {
     "commit-percent": (
         {
             "pools/huge.yaml": _big_pool("huge", "general", 'cpu: "1e18", memory: 32Gi'),
-            "commitclasses/burst.yaml": COMMIT_CLASS.replace("percent: 150", "percent: 1000"),
+            "commitclasses/burst.yaml": commit_class(percents={"cpu": 1000}),
         },
         ("lint", "explain", "explain -o json", "render"),
         ("NodePool/huge", "its capacity arithmetic", "1e18"),
@@ -191,8 +194,8 @@ OUT_OF_RANGE = {
     "reserved-times-count": (
         {
             "pools/huge.yaml": _big_pool("huge", "general", _NODE, 3),
-            "reservations/static.yaml": RESERVATION.replace(
-                "systemReserved: {cpu: 100m, memory: 100Mi}", "systemReserved: {cpu: 100m, memory: 4Ei}"
+            "reservations/static.yaml": reservation_policy(
+                **{**STATIC_RESERVATIONS, "systemReserved": {"cpu": "100m", "memory": "4Ei"}}
             ),
         },
         ("lint", "explain", "explain -o html", "render"),
@@ -225,7 +228,7 @@ def test_figures_past_the_quantity_range_are_an_input_error(tmp_path: Path, case
     write(tmp_path / "repo", {".allocatable.yaml": SETTINGS, **files})
     path = next(name for name in files if name.startswith("pools/") and fragments[0].split("/")[1] in files[name])
     for command in commands:
-        res = cli(*command.split(), "repo", cwd=tmp_path)
+        res = in_process(*command.split(), "repo", cwd=tmp_path)
         assert_no_crash(res)
         assert res.returncode == 2 and res.stdout == "", shown(res)
         assert res.stderr.count("\n") == 1, shown(res)

@@ -1,5 +1,9 @@
 """Issue 12, reading: tags (class 1), files that are not regular files (class 2), the settings file symlinked out
-of the repo (class 3) and directories that cannot be read (class 4). Every case runs the CLI as a subprocess."""
+of the repo (class 3) and directories that cannot be read (class 4).
+
+The bad-input checks (tags, a settings file or a base revision's settings symlinked out) run the CLI in this process
+(``support.hardening.in_process``); what needs a process of its own runs as one (``cli``): the FIFOs, sockets and
+devices (a read that blocks must be bounded by a timeout) and the unreadable directories (dropped privileges)."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from support.hardening import (
     cli,
     findings,
     good_repo,
+    in_process,
     pool,
     position_of,
     shown,
@@ -74,7 +79,7 @@ def test_a_tag_the_loader_cannot_satisfy_is_one_line_at_the_tag(tmp_path: Path, 
     }[place]
     write(tmp_path / "repo", {"p.yaml": text})
     before = snapshot(tmp_path)
-    res = cli("validate", "repo", cwd=tmp_path, timeout=60)
+    res = in_process("validate", "repo", cwd=tmp_path)
     line, col = position_of(text, tagged.split()[0])
     found = assert_one_finding(res, f"repo/p.yaml:{line}:{col}", "AL001", tagged.split()[0].split(":")[0][:6])
     assert "remove" in found or "write" in found, found  # says what to change
@@ -85,7 +90,7 @@ def test_a_tag_the_loader_cannot_satisfy_is_one_line_at_the_tag(tmp_path: Path, 
 def test_tags_in_the_settings_file(tmp_path: Path, tagged: str) -> None:
     settings = SETTINGS + f"render:\n  koordinator: {tagged}\n"
     write(tmp_path / "repo", {".allocatable.yaml": settings, "p.yaml": pool()})
-    res = cli("lint", "repo", "-o", "github", cwd=tmp_path, timeout=60)
+    res = in_process("lint", "repo", "-o", "github", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 2, shown(res)
     line, col = position_of(settings, tagged.split()[0])
@@ -96,7 +101,7 @@ def test_tags_in_the_settings_file(tmp_path: Path, tagged: str) -> None:
 def test_any_tag_in_a_json_file_is_invalid_json(tmp_path: Path, tagged: str) -> None:
     text = json.dumps({"apiVersion": "v1", "kind": "List", "items": []}).replace('"items": []', f'"items": {tagged}')
     write(tmp_path / "repo", {"nodes.json": text, "p.yaml": pool()})
-    res = cli("validate", "repo", cwd=tmp_path, timeout=60)
+    res = in_process("validate", "repo", cwd=tmp_path)
     line, col = position_of(text, tagged.split()[0])
     assert_one_finding(res, f"repo/nodes.json:{line}:{col}", "AL001", "a YAML tag (!...) is not JSON")
 
@@ -107,7 +112,7 @@ def test_guarded_and_alias_paths_check_tags_too(tmp_path: Path) -> None:
     deep = "# " + "[" * 2100 + "\n" + pool(count="!!float 1.2.3")
     for name, text in (("aliased.yaml", aliased), ("deep.yaml", deep)):
         write(tmp_path / "repo", {name: text})
-        res = cli("validate", f"repo/{name}", cwd=tmp_path, timeout=60)
+        res = in_process("validate", f"repo/{name}", cwd=tmp_path)
         tag = "!!int" if name == "aliased.yaml" else "!!float"
         line, col = position_of(text, tag)
         assert_one_finding(res, f"repo/{name}:{line}:{col}", "AL001", f"is tagged {tag}")
@@ -225,7 +230,7 @@ def test_settings_symlinked_outside_is_refused_and_never_quoted(tmp_path: Path, 
         ["render", "repo", "--check", "-o", "out"],
         ["render", "repo", "--stdout"],
     ):
-        res = cli(*args, cwd=tmp_path, timeout=60)
+        res = in_process(*args, cwd=tmp_path)
         assert_no_crash(res)
         assert res.returncode == 2, f"{args}\n{shown(res)}"
         assert SECRET not in res.stdout + res.stderr, f"{args}\n{shown(res)}"
@@ -241,18 +246,18 @@ def test_settings_symlink_broken_looping_or_inside(tmp_path: Path) -> None:
     settings = repo / ".allocatable.yaml"
     settings.unlink()
     settings.symlink_to("missing.yaml")
-    res = cli("validate", "repo", cwd=tmp_path, timeout=30)
+    res = in_process("validate", "repo", cwd=tmp_path)
     assert_one_finding(res, "repo/.allocatable.yaml:1:1", "AL006", "broken symlink")
     settings.unlink()
     (repo / "loop").symlink_to(".allocatable.yaml")
     settings.symlink_to("loop")
-    res = cli("validate", "repo", cwd=tmp_path, timeout=30)
+    res = in_process("validate", "repo", cwd=tmp_path)
     assert_one_finding(res, "repo/.allocatable.yaml:1:1", "AL006", "symlink loop")
     settings.unlink()
     (repo / "loop").unlink()
     write(repo, {"config/settings.yml.txt": SETTINGS})
     settings.symlink_to(Path("config") / "settings.yml.txt")  # inside the repo: read
-    res = cli("validate", "repo", cwd=tmp_path, timeout=30)
+    res = in_process("validate", "repo", cwd=tmp_path)
     assert res.returncode == 0, shown(res)
 
 
@@ -291,7 +296,7 @@ def test_base_revision_settings_symlink_is_refused_and_never_quoted(tmp_path: Pa
         ["diff", "--base", "HEAD~1", "policies", "-o", "json"],
         ["lint", "--base", "HEAD~1", "policies", "-o", "github"],
     ):
-        res = cli(*args, cwd=work, timeout=60)
+        res = in_process(*args, cwd=work)
         assert_no_crash(res)
         assert res.returncode in (0, 1), f"{args}\n{shown(res)}"
         assert SECRET not in res.stdout + res.stderr, f"{args}\n{shown(res)}"
@@ -311,7 +316,7 @@ def test_base_revision_where_the_policy_directory_is_a_symlink_out_of_the_repo(t
     good_repo(work / "policies")
     _git(work, "add", "-A")
     _git(work, "commit", "-qm", "head")
-    res = cli("diff", "--base", "HEAD~1", "policies", cwd=work, timeout=60)
+    res = in_process("diff", "--base", "HEAD~1", "policies", cwd=work)
     assert_no_crash(res)
     assert res.returncode == 2, shown(res)
     assert res.stderr == (

@@ -3,7 +3,10 @@
 ``Gt``/``Lt`` take exactly one value that Go's ``strconv.ParseInt(v, 10, 64)`` accepts (k8s.io/apimachinery
 pkg/labels/selector.go, NewRequirement and Requirement.Matches); every value of every operator must be a valid label
 value, and keys valid qualified names (pkg/util/validation: IsValidLabelValue, IsQualifiedName). Messages carry
-apimachinery's wording."""
+apimachinery's wording.
+
+The CLI runs in this process (``support.hardening.in_process``): these are bad-input checks (exit code, located
+lines, no traceback, nothing written), which do not depend on running as a process of its own."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import pytest
 
 from renderer.capacity.selectors import Requirement, Term, selector_matches
 from renderer.labels import label_key_problem, parse_int64
-from support.hardening import COMMIT_CLASS, assert_one_finding, cli, pool, position_of, write
+from support.hardening import COMMIT_CLASS, assert_one_finding, in_process, pool, position_of, write
 
 # Go's own table for ParseInt(s, 10, 64): golang/go src/strconv/atoi_test.go, parseInt64Tests
 # (None where Go returns ErrSyntax or ErrRange).
@@ -86,7 +89,7 @@ def test_selector_values_read_like_the_api_server(tmp_path: Path, operator: str,
     quoted = f'"{value}"'
     text = _cc("example.com/tier", operator, f"[{quoted}]")
     write(tmp_path / "repo", {"cc.yaml": text, "pool.yaml": pool()})
-    res = cli("validate", "repo", cwd=tmp_path, timeout=60)
+    res = in_process("validate", "repo", cwd=tmp_path)
     line, col = position_of(text, quoted)
     assert_one_finding(res, f"repo/cc.yaml:{line}:{col}", "AL004", "values[0]: ", message)
 
@@ -107,7 +110,7 @@ def test_selector_keys_are_qualified_names(tmp_path: Path, key: str, message: st
     quoted = f'"{key}"'
     text = _cc(quoted, "Exists", "null")
     write(tmp_path / "repo", {"cc.yaml": text, "pool.yaml": pool()})
-    res = cli("validate", "repo", cwd=tmp_path, timeout=60)
+    res = in_process("validate", "repo", cwd=tmp_path)
     line, col = position_of(text, quoted)
     assert_one_finding(res, f"repo/cc.yaml:{line}:{col}", "AL004", "is not a valid label key: ", message)
 
@@ -122,7 +125,7 @@ def test_valid_edges_are_accepted(tmp_path: Path) -> None:
         ("NotIn", '["a.b_c-d"]'),
     ):
         write(tmp_path / "repo", {"cc.yaml": _cc("example.com/tier", operator, values), "pool.yaml": pool()})
-        res = cli("validate", "repo", cwd=tmp_path, timeout=60)
+        res = in_process("validate", "repo", cwd=tmp_path)
         assert res.returncode == 0, (operator, values, res.stdout)
 
 

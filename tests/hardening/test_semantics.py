@@ -5,6 +5,9 @@
   applied to all its nodes) and AL108 says it cannot be evaluated; an exported Node is still matched by its name.
 - 12: ``sizing`` refuses machines below its units (a fraction of a byte or of a millicore, a bare number that is
   bytes); ``verify`` says what is missing instead of "reported None" or "item 1 is a List".
+
+The CLI runs in this process (``support.hardening.in_process``): these are bad-input checks (exit code, located
+lines, no traceback, nothing written), which do not depend on running as a process of its own.
 """
 
 from __future__ import annotations
@@ -14,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from support.hardening import REPO_ROOT, assert_no_crash, cli, pool, shown, write
+from support.hardening import REPO_ROOT, assert_no_crash, in_process, pool, shown, write
 
+# Text: AL108 is expected at line 7 of it (the matchFields term), as the user wrote it.
 _CLASS = """\
 apiVersion: node.k8s.io/v1alpha1
 kind: CommitClass
@@ -32,13 +36,13 @@ _BY_LABEL = "matchExpressions: [{key: example.com/tier, operator: In, values: [g
 
 
 def _lint_json(root: Path) -> list[dict[str, object]]:
-    res = cli("lint", "policies", "-o", "json", cwd=root)
+    res = in_process("lint", "policies", "-o", "json", cwd=root)
     assert_no_crash(res)
     return json.loads(res.stdout)["findings"]  # type: ignore[no-any-return]
 
 
 def _explain(root: Path) -> dict[str, object]:
-    res = cli("explain", "policies", "-o", "json", cwd=root)
+    res = in_process("explain", "policies", "-o", "json", cwd=root)
     assert res.returncode == 0, shown(res)
     return json.loads(res.stdout)  # type: ignore[no-any-return]
 
@@ -113,7 +117,7 @@ def test_match_fields_still_selects_an_exported_node_by_its_name(tmp_path: Path)
     ],
 )
 def test_sizing_refuses_a_machine_below_its_units(tmp_path: Path, memory: str, cpus: str, fragment: str) -> None:
-    res = cli("sizing", "--formula", "eks", "--memory", memory, "--cpus", cpus, cwd=tmp_path)
+    res = in_process("sizing", "--formula", "eks", "--memory", memory, "--cpus", cpus, cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 2 and res.stdout == "", shown(res)
     assert res.stderr.count("\n") == 1 and fragment in res.stderr, shown(res)
@@ -121,7 +125,7 @@ def test_sizing_refuses_a_machine_below_its_units(tmp_path: Path, memory: str, c
 
 @pytest.mark.parametrize(("memory", "cpus"), [("16Gi", "2"), ("1048576", "1"), ("1Mi", "0.25"), ("64G", "3.5")])
 def test_sizing_takes_real_machines(tmp_path: Path, memory: str, cpus: str) -> None:
-    res = cli("sizing", "--formula", "eks", "--memory", memory, "--cpus", cpus, cwd=tmp_path)
+    res = in_process("sizing", "--formula", "eks", "--memory", memory, "--cpus", cpus, cwd=tmp_path)
     assert res.returncode == 0, shown(res)
 
 
@@ -146,7 +150,7 @@ def test_verify_says_what_a_node_does_not_report(tmp_path: Path, fmt: str, missi
     else:
         del status["allocatable"][missing]
     (tmp_path / "nodes.json").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [node]}))
-    res = cli("verify", "--nodes=nodes.json", "-o", fmt, "policies", cwd=tmp_path)
+    res = in_process("verify", "--nodes=nodes.json", "-o", fmt, "policies", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 1, shown(res)
     if fmt == "json":
@@ -178,7 +182,7 @@ def test_verify_says_a_list_has_no_items(tmp_path: Path, dump: dict[str, object]
     (tmp_path / "node.yaml").write_text((REPO_ROOT / "tests/real-nodes/eks/mng-al2-t3-medium-1-30.yaml").read_text())
     (tmp_path / "dump.json").write_text(json.dumps(dump))
     extra = ["--nodes=node.yaml"] if option == "--pods" else []
-    res = cli("verify", *extra, f"{option}=dump.json", "policies", cwd=tmp_path)
+    res = in_process("verify", *extra, f"{option}=dump.json", "policies", cwd=tmp_path)
     assert_no_crash(res)
     assert res.returncode == 2, shown(res)
     assert "is a List" not in res.stderr, shown(res)

@@ -4,7 +4,10 @@ render left (10), and init / schema -o use the same writer (11).
 
 The fault-injection test makes one low-level call fail at every position of a multi-file render (in-process, by
 replacing the ``os`` functions the writer calls), and one real failure comes from a read-only directory (as root:
-the CLI runs with every capability dropped, see tests/support/privileges.py)."""
+the CLI runs with every capability dropped, see tests/support/privileges.py). The refusals of classes 8 and 11 (an
+output directory among the policies or led out through a symlink, init through a symlinked directory or into an
+impossible place) are bad-input checks and run the CLI in this process (``in_process``); the rest runs it as a
+process (``cli``): dropped privileges, a killed render's leftovers, a directory swapped during the write."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from support.hardening import (
     assert_no_crash,
     cli,
     good_repo,
+    in_process,
     pool,
     shown,
     snapshot,
@@ -187,7 +191,7 @@ def test_output_and_policy_directories_never_contain_each_other(tmp_path: Path, 
     (tmp_path / "alias").symlink_to(".")
     before = snapshot(tmp_path)
     for args in (["render", "policies", "-o", out], ["render", "policies", "--check", "-o", out]):
-        res = cli(*args, cwd=tmp_path, timeout=120)
+        res = in_process(*args, cwd=tmp_path)
         assert_no_crash(res)
         assert res.returncode == 2 and res.stderr.count("\n") == 1 and message in res.stderr, shown(res)
     assert snapshot(tmp_path) == before
@@ -198,7 +202,7 @@ def test_output_dir_from_settings_that_contains_the_policies(tmp_path: Path) -> 
     (repo / ".allocatable.yaml").write_text(
         "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender: {outputDir: .}\n"
     )
-    res = cli("render", "policies", cwd=tmp_path, timeout=120)
+    res = in_process("render", "policies", cwd=tmp_path)
     assert res.returncode == 2 and "contains the policy directory policies" in res.stderr, shown(res)
 
 
@@ -213,10 +217,10 @@ def test_output_dir_from_settings_that_leads_out_through_a_symlink(tmp_path: Pat
     elsewhere.mkdir()
     (tmp_path / "build").symlink_to(elsewhere)
     for args in (["render", "policies"], ["render", "--check", "policies"]):
-        res = cli(*args, cwd=tmp_path)
+        res = in_process(*args, cwd=tmp_path)
         assert res.returncode == 2 and "leads outside the repository" in res.stderr, shown(res)
     assert list(elsewhere.iterdir()) == []
-    assert cli("render", "policies", "-o", "build/out", cwd=tmp_path).returncode == 0  # the user's own choice
+    assert in_process("render", "policies", "-o", "build/out", cwd=tmp_path).returncode == 0  # the user's own choice
 
 
 # --- class 9: directory descriptors: a swapped directory is never followed ----------------------------------------
@@ -370,7 +374,7 @@ def test_init_refuses_to_write_through_a_symlinked_directory(tmp_path: Path, lin
     (repo / link).symlink_to(outside)
     before = snapshot(tmp_path)
     for force in ([], ["--force"]):
-        res = cli("init", "repo", *force, cwd=tmp_path, timeout=120)
+        res = in_process("init", "repo", *force, cwd=tmp_path)
         assert_no_crash(res)
         assert res.returncode == 2, shown(res)
         assert res.stderr == f"allocatable: error: repo/{link} is a symlink; refusing to write through it\n", shown(res)
@@ -380,7 +384,7 @@ def test_init_refuses_to_write_through_a_symlinked_directory(tmp_path: Path, lin
 @pytest.mark.parametrize("place", ["/proc/x", "/proc/self/x", "/dev/null/x", "/dev/null"])
 def test_init_and_schema_into_impossible_places(tmp_path: Path, place: str) -> None:
     for args in (["init", place], ["schema", "-o", place]):
-        res = cli(*args, cwd=tmp_path, timeout=120)
+        res = in_process(*args, cwd=tmp_path)
         assert_no_crash(res)
         assert res.returncode == 2 and res.stdout == "", shown(res)
         assert res.stderr.count("\n") == 1 and res.stderr.startswith("allocatable: error: "), shown(res)

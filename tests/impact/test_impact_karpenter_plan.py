@@ -29,6 +29,8 @@ from renderer.impact.pods import SimPod, pod_from_object
 from renderer.impact.provisioners.karpenter import InstanceType, predict
 from renderer.impact.provisioners.karpenter_plan import plan
 from renderer.quantity import Quantity
+from support.factory import TIER, node_selector, reservation_policy, write_file
+from support.factory import settings as settings_doc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLE = REPO_ROOT / "docs" / "examples" / "impact"
@@ -296,24 +298,19 @@ def test_pods_that_each_fill_a_node() -> None:
     assert (got.nodes, got.cannot_place) == (3000, ())
 
 
-PRICED = (
-    "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: us-east-1, staleAfterDays: 3650}\n"
-    "impact: {maxNewPendingPods: 100, maxMonthlyCostIncrease: 1}\n"
+PRICED = settings_doc(
+    pricing={"region": "us-east-1", "staleAfterDays": 3650},
+    impact={"maxNewPendingPods": 100, "maxMonthlyCostIncrease": 1},
 )
 #: The change: the karp tier's nodes reserve 3100Mi of memory (and the 70m of cpu they run with). The spot node's
 #: memory capacity is 7935472Ki = 7749.48Mi, so it advertises 7749.48 - 3100 - 100 (eviction) = 4549.48Mi after it.
-KARP_RESERVATION = """apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata:
-  name: karp
-spec:
-  selector:
-  - matchExpressions:
-    - {key: example.com/tier, operator: In, values: [karp]}
-  kubeReserved: {cpu: 70m, memory: 3100Mi, ephemeral-storage: 1Gi}
-  systemReserved: {cpu: 0m, memory: 0Mi}
-  evictionHard: {memory.available: 100Mi, nodefs.available: 10%}
-"""
+KARP_RESERVATION = reservation_policy(
+    "karp",
+    selector=node_selector(TIER, ["karp"]),
+    kubeReserved={"cpu": "70m", "memory": "3100Mi", "ephemeral-storage": "1Gi"},
+    systemReserved={"cpu": "0m", "memory": "0Mi"},
+    evictionHard={"memory.available": "100Mi", "nodefs.available": "10%"},
+)
 
 
 def _priced_repo(root: Path, change: bool, reverted: bool = False) -> Path:
@@ -321,16 +318,16 @@ def _priced_repo(root: Path, change: bool, reverted: bool = False) -> Path:
     as main; ``change``: the working tree adds KARP_RESERVATION (else the diff moves nothing in the repo);
     ``reverted``: main has KARP_RESERVATION and the working tree drops it."""
     shutil.copytree(EXAMPLE / "policies", root / "policies")
-    (root / "policies" / ".allocatable.yaml").write_text(PRICED, encoding="utf-8")
+    write_file(root / "policies" / ".allocatable.yaml", PRICED)
     if reverted:
-        (root / "policies" / "karp.yaml").write_text(KARP_RESERVATION, encoding="utf-8")
+        write_file(root / "policies" / "karp.yaml", KARP_RESERVATION)
     env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(root), "GIT_CONFIG_GLOBAL": os.devnull}
     for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "base")):
         subprocess.run(
             ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args], cwd=root, env=env, check=True
         )
     if change:
-        (root / "policies" / "karp.yaml").write_text(KARP_RESERVATION, encoding="utf-8")
+        write_file(root / "policies" / "karp.yaml", KARP_RESERVATION)
     if reverted:
         (root / "policies" / "karp.yaml").unlink()
     return root

@@ -14,7 +14,8 @@ from renderer.capacity.pools import build
 from renderer.pipeline import load
 from renderer.platforms import gce_machine_memory_mib
 from renderer.quantity import Quantity
-from support.factory import write_repo
+from support.factory import Document, write_repo
+from support.factory import settings as settings_doc
 
 Q = Quantity.parse
 
@@ -63,23 +64,25 @@ def test_gke_from_the_machine_type(machine_type: str, cpus: int, memory: str, cp
     assert result.kube_reserved["cpu"] == cpu
 
 
-GKE_NODE = """
-apiVersion: v1
-kind: Node
-metadata:
-  name: gke-n2
-  labels:
-    cloud.google.com/gke-nodepool: default-pool
-    cloud.google.com/gke-os-distribution: cos
-    node.kubernetes.io/instance-type: {itype}
-status:
-  capacity: {{cpu: "4", memory: {memory}, ephemeral-storage: 98831908Ki, pods: "110"}}
-"""
+def _gke_node(itype: str, memory: str) -> Document:
+    """A GKE n2 node as exported, with capacity only (no status.allocatable): what the model computes is the test."""
+    labels = {
+        "cloud.google.com/gke-nodepool": "default-pool",
+        "cloud.google.com/gke-os-distribution": "cos",
+        "node.kubernetes.io/instance-type": itype,
+    }
+    capacity = {"cpu": "4", "memory": memory, "ephemeral-storage": "98831908Ki", "pods": "110"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "gke-n2", "labels": labels},
+        "status": {"capacity": capacity},
+    }
 
 
-def _pool(repo: Path, itype: str, memory: str, settings: str = ""):  # type: ignore[no-untyped-def]
-    files = {"node.yaml": GKE_NODE.format(itype=itype, memory=memory)}
-    if settings:
+def _pool(repo: Path, itype: str, memory: str, settings: Document | None = None):  # type: ignore[no-untyped-def]
+    files = {"node.yaml": _gke_node(itype, memory)}
+    if settings is not None:
         files[".allocatable.yaml"] = settings
     write_repo(repo, files)
     result = load([repo])
@@ -102,7 +105,7 @@ def test_a_gke_node_without_policy_gets_gke_defaults_from_its_machine_type(repo:
 def test_unknown_machine_type_uses_capacity_with_a_note(repo: Path) -> None:
     pc = _pool(repo, "x9-giant-4", "32880584Ki")
     assert any("the reservation may be low" in n for n in pc.notes)
-    configured = _pool(repo, "x9-giant-4", "32880584Ki", "machineTypes: {x9-giant-4: {memory: 32Gi}}\n")
+    configured = _pool(repo, "x9-giant-4", "32880584Ki", settings_doc(machineTypes={"x9-giant-4": {"memory": "32Gi"}}))
     assert configured.kube_reserved["memory"].quantity == Q("3606Mi")
 
 

@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 from conftest import run_cli
+from support.factory import Document, settings, write_file
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "recommend"
 USAGE = sorted(str(p) for p in (EXAMPLE / "usage").glob("*.json"))
@@ -72,20 +73,21 @@ def test_without_the_snapshot_there_is_no_commit_figure() -> None:
     assert json.loads(done.stdout)["cost"]["commitMonthlySavings"] == "0.00"
 
 
-def _copy(tmp_path: Path, settings: str | None) -> Path:
+def _copy(tmp_path: Path, settings: Document | None) -> Path:
     policies = tmp_path / "policies"
     shutil.copytree(EXAMPLE / "policies", policies)
     (policies / ".allocatable.yaml").unlink()
     if settings is not None:
-        (policies / ".allocatable.yaml").write_text(settings, encoding="utf-8")
+        write_file(policies / ".allocatable.yaml", settings)
     return policies
 
 
-SETTINGS = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\npricing: {region: %s, staleAfterDays: 3650}\n"
+def _priced(region: str) -> Document:
+    return settings(pricing={"region": region, "staleAfterDays": 3650})
 
 
 def test_an_unknown_price_is_said_never_zero(tmp_path: Path) -> None:
-    policies = _copy(tmp_path, SETTINGS % "mars-east-1")  # a region the builtin snapshot has no table for
+    policies = _copy(tmp_path, _priced("mars-east-1"))  # a region the builtin snapshot has no table for
     args = ["recommend", str(policies), "--pool", "general", "--usage", *USAGE, *SNAPSHOT]
     done = run_cli(*args, "-o", "json")
     assert done.exit_code == 0, done.stderr
@@ -102,10 +104,11 @@ def test_an_unknown_price_is_said_never_zero(tmp_path: Path) -> None:
 def test_a_shrinking_reservation_is_a_negative_cost(tmp_path: Path) -> None:
     """A hand scenario: the current system-reserved cpu set above the recommendation, so the change gives capacity
     back to the pods."""
-    policies = _copy(tmp_path, SETTINGS % "us-east-1")
+    policies = _copy(tmp_path, _priced("us-east-1"))
     reservations = policies / "reservations.yaml"
     text = reservations.read_text("utf-8")
     assert "cpu: 50m" in text
+    # text: the docs example's own file, changed in the one value the scenario is about
     reservations.write_text(text.replace("cpu: 50m", "cpu: 1000m"), "utf-8")
     done = run_cli("recommend", str(policies), "--pool", "general", "--usage", *USAGE, *NODES, "-o", "json")
     rows = {(r["slice"], r["resource"]): r for r in _general(done.stdout)["reservations"]}

@@ -19,7 +19,17 @@ from conftest import POLICIES, REPO_ROOT, run_cli
 from renderer.capacity.pools import build as build_model
 from renderer.pipeline import load
 from renderer.render.targets.cluster_api import content_hash
-from support.factory import write_repo
+from support.factory import (
+    TIER,
+    Content,
+    Document,
+    node_pool,
+    node_selector,
+    reservation_policy,
+    write_file,
+    write_repo,
+)
+from support.factory import settings as settings_doc
 
 HERE = Path(__file__).resolve().parent
 CLUSTERS = HERE / "clusters"
@@ -41,14 +51,18 @@ def _by_kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [d for d in docs if d.get("kind") == kind]
 
 
-def _copy_case(tmp_path: Path, settings: str | None = None, extra: dict[str, str] | None = None) -> Path:
+def _copy_case(tmp_path: Path, settings: Document | None = None, extra: dict[str, Content] | None = None) -> Path:
+    """The delivery case's repo; its files stay text (the tests below change one value of the case as committed)."""
     repo = tmp_path / "policies"
     shutil.copytree(DELIVERY, repo)
     if settings is not None:
-        (repo / ".allocatable.yaml").write_text(settings, encoding="utf-8")
+        write_file(repo / ".allocatable.yaml", settings)
     if extra:
         write_repo(repo, extra)
     return repo
+
+
+_SETTINGS_OFF = settings_doc(render={"koordinator": False})
 
 
 def _codes(result: Any) -> list[tuple[str, str, str]]:
@@ -128,10 +142,7 @@ def test_ec2nodeclass_passes_karpenters_npm_model(tmp_path: Path) -> None:
 @pytest.mark.external
 def test_static_ec2nodeclass_satisfies_the_released_crd(tmp_path: Path) -> None:
     # Expressions off and one size per class: plain quantities, which Karpenter v1.14 accepts.
-    repo = _copy_case(
-        tmp_path,
-        settings="apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender: {koordinator: false}\n",
-    )
+    repo = _copy_case(tmp_path, settings=_SETTINGS_OFF)
     pools = (repo / "pools.yaml").read_text(encoding="utf-8")
     (repo / "pools.yaml").write_text(
         pools.replace("{ec2NodeClass: general}", "{ec2NodeClass: small}", 1), encoding="utf-8"
@@ -162,8 +173,6 @@ def test_nodeconfig_is_what_nodeadm_reads(tmp_path: Path) -> None:
 
 # --- refusals and warnings -------------------------------------------------------------------------------------
 
-_SETTINGS_OFF = "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender: {koordinator: false}\n"
-
 
 def test_formula_that_differs_by_size_needs_expressions(tmp_path: Path) -> None:
     result = render_dir(_copy_case(tmp_path, settings=_SETTINGS_OFF))
@@ -174,28 +183,25 @@ def test_formula_that_differs_by_size_needs_expressions(tmp_path: Path) -> None:
     assert finding.hint is not None and "render.karpenter.expressions" in finding.hint
 
 
-_CONFLICT = {
-    "more.yaml": """
-    apiVersion: policy.allocatable.dev/v1alpha1
-    kind: NodePool
-    metadata: {name: karpenter-gpu}
-    spec:
-      labels: {example.com/tier: gpu}
-      capacity: {cpu: "8", memory: 64Gi, pods: "58"}
-      count: 1
-      platform: eks
-      delivery:
-        karpenter: {ec2NodeClass: general}
-    ---
-    apiVersion: policy.allocatable.dev/v1alpha1
-    kind: ReservationPolicy
-    metadata: {name: gpu}
-    spec:
-      selector:
-      - matchExpressions: [{key: example.com/tier, operator: In, values: [gpu]}]
-      systemReserved: {cpu: 500m, memory: 1Gi}
-      kubeReserved: {cpu: 200m, memory: 2Gi, ephemeral-storage: 1Gi}
-    """
+_CONFLICT: dict[str, Content] = {
+    "more.yaml": [
+        node_pool(
+            "karpenter-gpu",
+            tier="gpu",
+            cpu="8",
+            memory="64Gi",
+            capacity={"pods": "58"},
+            count=1,
+            platform="eks",
+            delivery={"karpenter": {"ec2NodeClass": "general"}},
+        ),
+        reservation_policy(
+            "gpu",
+            selector=node_selector(TIER, ["gpu"]),
+            systemReserved={"cpu": "500m", "memory": "1Gi"},
+            kubeReserved={"cpu": "200m", "memory": "2Gi", "ephemeral-storage": "1Gi"},
+        ),
+    ]
 }
 
 
@@ -257,11 +263,8 @@ def test_kubelet_fields_karpenter_v1_lacks_are_left_out_with_a_warning(tmp_path:
     assert ("AL809", "warning") in [(f.code, f.severity) for f in result.findings]
     (doc,) = documents(result.files["karpenter/general.yaml"])
     assert "podPidsLimit" not in doc["spec"]["kubelet"]
-    (repo / ".allocatable.yaml").write_text(
-        "apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender:\n  koordinator: false\n"
-        "  karpenter: {expressions: true, kubeletPassthrough: true}\n",
-        encoding="utf-8",
-    )
+    passthrough = {"expressions": True, "kubeletPassthrough": True}
+    write_file(repo / ".allocatable.yaml", settings_doc(render={"koordinator": False, "karpenter": passthrough}))
     (doc,) = documents(render_dir(repo).files["karpenter/general.yaml"])
     assert doc["spec"]["kubelet"]["podPidsLimit"] == 2048
 
@@ -329,29 +332,24 @@ def test_nodeadm_defaults_kept_on_the_node_are_reported(tmp_path: Path) -> None:
 # --- the capacity model follows Karpenter's rounding ------------------------------------------------------------
 
 
-def _model(tmp_path: Path, expressions: bool, formula: str, capacity: str) -> dict[str, str]:
+def _model(tmp_path: Path, expressions: bool, formula: str, cpu: str, memory: str, pods: str) -> dict[str, str]:
+    pool = node_pool(
+        "p",
+        tier=None,
+        labels={"a": "b"},
+        cpu=cpu,
+        memory=memory,
+        capacity={"pods": pods},
+        count=1,
+        platform="eks",
+        delivery={"karpenter": {"ec2NodeClass": "c"}},
+    )
+    policy = reservation_policy("r", selector=node_selector("a"), autoSizing={"formula": formula})
     repo = write_repo(
         tmp_path / f"r-{expressions}-{formula}",
         {
-            ".allocatable.yaml": f"apiVersion: policy.allocatable.dev/v1alpha1\nkind: Settings\nrender: {{karpenter: {{expressions: {str(expressions).lower()}}}}}\n",
-            "p.yaml": f"""
-            apiVersion: policy.allocatable.dev/v1alpha1
-            kind: NodePool
-            metadata: {{name: p}}
-            spec:
-              labels: {{a: b}}
-              capacity: {capacity}
-              count: 1
-              platform: eks
-              delivery: {{karpenter: {{ec2NodeClass: c}}}}
-            ---
-            apiVersion: policy.allocatable.dev/v1alpha1
-            kind: ReservationPolicy
-            metadata: {{name: r}}
-            spec:
-              selector: [{{matchExpressions: [{{key: a, operator: Exists}}]}}]
-              autoSizing: {{formula: {formula}}}
-            """,
+            ".allocatable.yaml": settings_doc(render={"karpenter": {"expressions": expressions}}),
+            "p.yaml": [pool, policy],
         },
     )
     loaded = load([repo])
@@ -364,12 +362,15 @@ def test_model_rounds_formula_values_as_karpenter_does(tmp_path: Path) -> None:
     # GKE writes kubeReserved memory 1736Mi, cpu 70m on an n1-standard-2 (2 vCPUs, 7.5 GiB; see docs/render.md and
     # the gke formula's notes). Evaluated by Karpenter the memory is rounded up to a multiple of 16Mi: 1744Mi
     # (aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe:pkg/cel/environment.go, roundUpTo).
-    shape = '{cpu: "2", memory: 7680Mi, pods: "110"}'
-    assert _model(tmp_path, False, "gke", shape) == {"cpu": "70m", "memory": "1736Mi"}
-    assert _model(tmp_path, True, "gke", shape) == {"cpu": "70m", "memory": "1744Mi"}
+    shape = ("2", "7680Mi", "110")
+    assert _model(tmp_path, False, "gke", *shape) == {"cpu": "70m", "memory": "1736Mi"}
+    assert _model(tmp_path, True, "gke", *shape) == {"cpu": "70m", "memory": "1744Mi"}
     # nodeadm: an m5.large with 29 pods reserves 574Mi and 70m; through Karpenter's CEL: 576Mi, 70m, 1Gi.
-    m5 = '{cpu: "2", memory: 8Gi, pods: "29"}'
-    assert _model(tmp_path, True, "eks", m5) == {"cpu": "70m", "memory": "576Mi", "ephemeral-storage": "1Gi"}
+    assert _model(tmp_path, True, "eks", "2", "8Gi", "29") == {
+        "cpu": "70m",
+        "memory": "576Mi",
+        "ephemeral-storage": "1Gi",
+    }
 
 
 def test_explain_shows_the_delivery_and_the_rounded_values() -> None:

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from lint_support import lint_json
 
 from conftest import KOORDINATOR_ON
 from renderer.lint.suppression import parse
-from support.factory import write_repo
+from support.factory import node_pool, write_repo
 
-POOL = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: NodePool
-metadata:
-  name: batch
-spec:
-  labels: {example.com/tier: batch, node.kubernetes.io/instance-type: c5.4xlarge}
-  capacity: {cpu: "16", memory: 32Gi}
-  count: 2
-"""
+POOL = node_pool(
+    "batch", tier="batch", labels={"node.kubernetes.io/instance-type": "c5.4xlarge"}, cpu="16", memory="32Gi", count=2
+)
 
 
+# Text: test_without_reason_is_a_finding_and_suppresses_nothing's AL901 at (6, 29) points into it (the annotation).
 def _class(
     name: str, annotation: str | None, key: str = "example.com/tier", value: str = "batch", cpu: int = 1000
 ) -> str:
@@ -135,9 +130,8 @@ def test_suppression_on_a_class_covers_the_conflict_reported_on_the_pool(tmp_pat
 
 
 def test_suppression_on_a_pool(tmp_path: Path) -> None:
-    pool = POOL.replace(
-        "  name: batch\n", '  name: batch\n  annotations:\n    allocatable.dev/ignore: "AL101: merge in OPS-1"\n'
-    )
+    pool = copy.deepcopy(POOL)
+    pool["metadata"]["annotations"] = {"allocatable.dev/ignore": "AL101: merge in OPS-1"}
     files = {
         **KOORDINATOR_ON,
         "pool.yaml": pool,

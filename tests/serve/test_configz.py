@@ -57,22 +57,23 @@ from renderer.serve.configz import (
 from renderer.serve.kubeapi import Endpoint
 from renderer.serve.service import Service
 from renderer.serve.sources import ApiSource, FileSource
-from support.factory import write_repo
+from support.factory import Document, node_selector, reservation_policy, write_repo
 
 PUBLISHED = REPO_ROOT / "tests/serve/configz/published-kubeadm.json"
 
+
 #: The repo's policy for the EKS node group: what it sets is what is compared.
-POLICY = """
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata: {name: eks}
-spec:
-  selector:
-  - matchExpressions: [{key: eks.amazonaws.com/nodegroup, operator: Exists}]
-  kubeReserved: {cpu: 500m, memory: 1Gi}
-  evictionHard: {memory.available: 100Mi, nodefs.available: 10%}
-  enforceNodeAllocatable: [pods]
-"""
+def _policy(key: str = "eks.amazonaws.com/nodegroup") -> Document:
+    return reservation_policy(
+        "eks",
+        selector=node_selector(key),
+        kubeReserved={"cpu": "500m", "memory": "1Gi"},
+        evictionHard={"memory.available": "100Mi", "nodefs.available": "10%"},
+        enforceNodeAllocatable=["pods"],
+    )
+
+
+POLICY = _policy()
 
 
 def published() -> dict[str, Any]:
@@ -258,7 +259,7 @@ def test_a_cycle_reads_every_configz_and_exports_the_drift(api: Any, repo: Path,
 
 def test_a_node_no_policy_selects_is_not_read(api: Any, repo: Path, tmp_path: Path) -> None:
     """No API server can run here: a loopback server replays the node list; no configz path is answered."""
-    write_repo(repo, {"rp.yaml": POLICY.replace("eks.amazonaws.com/nodegroup", "example.com/none")})
+    write_repo(repo, {"rp.yaml": _policy("example.com/none")})
     replay, start = api
     listing = json.dumps({"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": fleet("n1")}).encode()
     base = start(lambda q: (200, listing, {}))

@@ -13,16 +13,18 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from support import forkrun
-from support.factory import write_repo
+from support.factory import Content, write_repo
 from support.privileges import drop_privileges
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
+# Text on purpose, unlike support.factory: the hardening tests put hostile bytes into these (control characters,
+# tags, anchors, numbers past int64) and find the line:col a finding must name with position_of.
 POOL = """\
 apiVersion: policy.allocatable.dev/v1alpha1
 kind: NodePool
@@ -86,8 +88,8 @@ def pool(name: str = "web", tier: str = "general", count: str = "3") -> str:
     return POOL.format(name=name, tier=tier, count=count)
 
 
-def write(root: Path, files: dict[str, str | bytes]) -> Path:
-    """The files exactly as given (no dedenting: the bytes of a hostile input are the test)."""
+def write(root: Path, files: Mapping[str, Content]) -> Path:
+    """The files exactly as given (no dedenting: the bytes of a hostile input are the test); documents as YAML."""
     return write_repo(root, files, dedent=False)
 
 
@@ -148,6 +150,17 @@ def cli(
         check=False,
         stdin=subprocess.DEVNULL,
     )
+
+
+def in_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``allocatable ARGS`` run in this process (``conftest.run_cli``: ``main`` with its streams captured), the result
+    shaped as ``cli`` gives it. For the bad-input checks (exit code, one located line, no traceback, nothing written):
+    how a bad input is read does not depend on running as a process of its own. What does (signals, closed or hostile
+    streams, dropped privileges, partial writes, hangs, the environment) runs through ``cli``."""
+    from conftest import run_cli  # tests/conftest.py, on sys.path as every test module's; imported when first used
+
+    res = run_cli(*args, cwd=cwd)
+    return subprocess.CompletedProcess(["allocatable", *args], res.exit_code, res.stdout, res.stderr)
 
 
 def shown(res: subprocess.CompletedProcess[str]) -> str:

@@ -20,6 +20,7 @@ from renderer.findings import SourceRef
 from renderer.models.inventory import Pool
 from renderer.quantity import Quantity
 from renderer.verify.shapes import shape_key
+from support.factory import item_list, node_selector, reservation_policy, write_file, write_repo
 
 CORPUS = REPO_ROOT / "tests" / "real-nodes"
 AGENT = CORPUS / "aks-engine" / "d2-v3-agent-1-18.yaml"  # selected by hostname in policies/aks-engine-d2-v3-1-18.yaml
@@ -50,9 +51,7 @@ def _renamed(path: Path, name: str) -> dict[str, Any]:
 
 
 def _verify(tmp_path: Path, nodes: list[dict[str, Any]], *args: str, repo: Path | None = None) -> dict[str, Any]:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    dump = tmp_path / "nodes.json"
-    dump.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": nodes}), encoding="utf-8")
+    dump = write_file(tmp_path / "nodes.json", item_list(*nodes))
     res = run_cli("verify", str(repo or _repo(tmp_path)), "--nodes", str(dump), "-o", "json", *args)
     assert res.exit_code in (0, 1), res.stderr
     return json.loads(res.stdout)  # type: ignore[no-any-return]
@@ -73,19 +72,13 @@ def test_copies_of_published_nodes_each_match_their_published_allocatable(tmp_pa
             assert copy["predicted"] == want["predicted"] == want["reported"]
 
 
-_POLICY = """\
-apiVersion: policy.allocatable.dev/v1alpha1
-kind: ReservationPolicy
-metadata:
-  name: agent-only
-spec:
-  selector:
-    - matchExpressions:
-        - {key: kubernetes.io/hostname, operator: In, values: [k8s-agentpool1-24731180-vmss000000]}
-  evictionHard: {memory.available: 1Gi, nodefs.available: "10%", nodefs.inodesFree: "5%"}
-  enforceNodeAllocatable: [pods]
-  maxPods: 30
-"""
+_POLICY = reservation_policy(
+    "agent-only",
+    selector=node_selector("kubernetes.io/hostname", ["k8s-agentpool1-24731180-vmss000000"]),
+    evictionHard={"memory.available": "1Gi", "nodefs.available": "10%", "nodefs.inodesFree": "5%"},
+    enforceNodeAllocatable=["pods"],
+    maxPods=30,
+)
 
 
 def test_a_twin_the_policy_does_not_select_gets_its_own_figures(tmp_path: Path) -> None:
@@ -97,9 +90,7 @@ def test_a_twin_the_policy_does_not_select_gets_its_own_figures(tmp_path: Path) 
     agent = yaml.safe_load(AGENT.read_text(encoding="utf-8"))
     twin = _renamed(AGENT, "k8s-agentpool1-24731180-vmss000009")
     for first, order in (("agent", [agent, twin]), ("twin", [twin, agent])):
-        repo = tmp_path / first / "policies"
-        repo.mkdir(parents=True)
-        (repo / "policy.yaml").write_text(_POLICY, encoding="utf-8")
+        repo = write_repo(tmp_path / first / "policies", {"policy.yaml": _POLICY})
         report = _verify(tmp_path / first, order, "--platform", "aks-engine", repo=repo)
         by_name = {n["name"]: n for n in report["nodes"]}
         selected, other = by_name[agent["metadata"]["name"]], by_name[twin["metadata"]["name"]]
