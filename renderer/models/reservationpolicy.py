@@ -6,7 +6,9 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
-from renderer.models.common import NodeSelectorTerm, ObjectMeta
+from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
+
+from renderer.models.common import NodeSelectorTerm, ObjectMeta, minimum_reclaim_problem
 from renderer.models.kubelet_fields import kubelet_field_problem
 from renderer.models.record import Record
 from renderer.quantity import Quantity
@@ -146,3 +148,23 @@ class ReservationPolicy(Record):
     kind: Literal["ReservationPolicy"]
     metadata: ObjectMeta
     spec: ReservationPolicySpec
+
+
+def check_kubelet_values(values: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The passed-through fields whose quantities the kubelet refuses when negative: ``evictionMinimumReclaim``
+    (``minimum_reclaim_problem``), each problem located at its signal. (Its siblings with fields of their own,
+    systemReserved, kubeReserved, evictionHard and evictionSoft, are checked by their types.)"""
+    reclaims = (values or {}).get("evictionMinimumReclaim")
+    if isinstance(reclaims, dict):
+        errors = [
+            InitErrorDetails(
+                type=PydanticCustomError("value_error", "{error}", {"error": problem}),
+                loc=("evictionMinimumReclaim", str(signal)),
+                input=text,
+            )
+            for signal, text in reclaims.items()
+            if (problem := minimum_reclaim_problem(str(signal), text)) is not None
+        ]
+        if errors:
+            raise ValidationError.from_exception_data("kubelet", errors)
+    return values

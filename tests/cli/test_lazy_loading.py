@@ -78,7 +78,7 @@ def _modules_after(argv: list[str], cwd: str) -> set[str]:
 
 def test_pricing_is_loaded_only_when_a_report_prices(tmp_path) -> None:
     """docs/cost.md: a lint never imports renderer.cost, even with a pricing block; explain imports it only with one."""
-    from conftest import write_repo
+    from support.factory import write_repo
 
     pool = """
         apiVersion: policy.allocatable.dev/v1alpha1

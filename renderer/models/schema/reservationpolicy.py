@@ -6,15 +6,14 @@ from decimal import Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
-from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
 from renderer import platforms
 from renderer.models import reservationpolicy as records
-from renderer.models.common import minimum_reclaim_problem
 from renderer.models.reservationpolicy import (
     check_auto_sizing,
     check_custom,
     check_kubelet_field,
+    check_kubelet_values,
     check_term,
     check_terms,
     check_tiers,
@@ -136,26 +135,6 @@ class AutoSizing(Strict, records.AutoSizing):
 
 # Checked key by key, so that an error points at the offending key.
 KubeletFieldName = Annotated[str, AfterValidator(check_kubelet_field)]
-
-
-def check_kubelet_values(values: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The passed-through fields whose quantities the kubelet refuses when negative: ``evictionMinimumReclaim``
-    (``minimum_reclaim_problem``), each problem located at its signal. (Its siblings with fields of their own,
-    systemReserved, kubeReserved, evictionHard and evictionSoft, are checked by their types.)"""
-    reclaims = (values or {}).get("evictionMinimumReclaim")
-    if isinstance(reclaims, dict):
-        errors = [
-            InitErrorDetails(
-                type=PydanticCustomError("value_error", "{error}", {"error": problem}),
-                loc=("evictionMinimumReclaim", str(signal)),
-                input=text,
-            )
-            for signal, text in reclaims.items()
-            if (problem := minimum_reclaim_problem(str(signal), text)) is not None
-        ]
-        if errors:
-            raise ValidationError.from_exception_data("kubelet", errors)
-    return values
 
 
 #: The JSON Schema of the same: a minimum reclaim is a string (map[string]string in types.go), neither negative nor a
