@@ -24,7 +24,7 @@ HOSTILE = [
     'a"b',
     "back\\slash",
     "new\nline",
-    "both\\\"\n",
+    'both\\"\n',
     "{x=1,y=2}",
     "ümlaut-节点",
     "",
