@@ -58,12 +58,8 @@ def parse_int64(text: str) -> int | None:
     return number if INT64_MIN <= number <= INT64_MAX else None
 
 
-@lru_cache(maxsize=1 << 13)
 def label_value_problem(value: str) -> str | None:
-    """Why ``value`` is not a valid label value, in apimachinery's words; None when it is (the empty string is).
-
-    Cost: O(len(value)) once per distinct value among the last 8,192, O(1) after: most label values repeat across
-    the nodes of a fleet (zone, instance type, node group; only the hostname is each node's own)."""
+    """Why ``value`` is not a valid label value, in apimachinery's words; None when it is (the empty string is)."""
     if len(value) > MAX_LABEL_VALUE_LEN:
         return f"must be no more than {MAX_LABEL_VALUE_LEN} characters"
     if _LABEL_VALUE_RE.fullmatch(value) is None:
