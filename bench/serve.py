@@ -11,7 +11,7 @@ is empty (the platforms' defaults). Printed:
 - ``ratio``: one serve cycle (read the dump, verify every node, serialise the metrics) / ``json.loads`` of the same
   dump text, each in a fresh process, paired A B A B (``--runs`` pairs), median of the pair ratios, in wall seconds
   and in CPU seconds (user + system of the process: on a shared machine the wait for a core is not the work);
-- ``rss``: ``allocatable serve --interval 10ms --nodes FILE`` run for ``--cycles`` cycles; for every cycle the
+- ``rss``: ``allocatable serve --interval 10ms --nodes FILE`` (``--soak-interval``) run for ``--cycles`` cycles; for every cycle the
   resident set it leaves behind (read as its log line arrives) and the largest one while it ran (read every 20 ms
   from ``/proc``, Linux only), every tenth printed, and the spread of each over the cycles after the first fifth;
 - ``scrape``: up to 200 ``GET /metrics`` (one every 0.5 s) while it cycles back to back (the worst case: the cycle
@@ -147,14 +147,14 @@ def _spread(values: list[float]) -> float:
     return (max(values) - min(values)) / min(values) * 100
 
 
-def soak(nodes: Path, policies: Path, cycles: int) -> None:
+def soak(nodes: Path, policies: Path, cycles: int, interval: str = "10ms") -> None:
     """``cycles`` back-to-back cycles. serve logs one line per good cycle, after it has dropped the cycle's objects
     and trimmed the heap: the resident set read as that line arrives is what a cycle leaves behind (``held``); the
     largest resident set read every 20 ms while the cycle ran is its ``peak``. Read from ``/proc`` (no scrape
     needed: a scrape of 16 MB is work for the server), each cycle, so the figures do not depend on where in a
     cycle a sample lands (the earlier version read ``process_resident_memory_bytes`` from a scrape shortly after a
     cycle started, while the dump was being read: its figures moved with that moment)."""
-    proc, url = _start(nodes, policies, "10ms")
+    proc, url = _start(nodes, policies, interval)
     assert proc.stderr is not None
     ends: list[tuple[float, float]] = []  # (monotonic time, resident set) as each cycle's line arrived
 
@@ -244,6 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--soak-interval",
+        default="10ms",
+        help="serve's --interval in the soak (10ms: back to back; on a busy machine a pause of a few seconds lets "
+        "the held figure be read before the next cycle starts)",
+    )
     parser.add_argument("--skip", choices=["ratio", "soak", "idle"], action="append", default=[])
     args = parser.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="serve-bench-"))
@@ -259,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     if "ratio" not in args.skip:
         ratio(nodes, policies, args.runs)
     if "soak" not in args.skip:
-        soak(nodes, policies, args.cycles)
+        soak(nodes, policies, args.cycles, args.soak_interval)
     if "idle" not in args.skip:
         idle_scrapes(nodes, policies)
     return 0
