@@ -18,9 +18,12 @@ Cost: O(samples); a family keeps its lines until ``text`` joins them, once per c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from prometheus_client.utils import floatToGoString
+from prometheus_client import utils
+
+#: prometheus-client's number formatting (Go's float64 text: ``+Inf``, ``NaN``, exponents past 1e6), used as it is.
+_go_float: Callable[[float], str] = utils.floatToGoString
 
 __all__ = ["Family", "escape_value", "text"]
 
@@ -64,7 +67,7 @@ class Family:
         """One sample: ``values`` in the order of the family's labels (escaped here)."""
         number = self._numbers.get(value)
         if number is None:
-            number = floatToGoString(value)
+            number = _go_float(value)
             if value:  # 0.0 and -0.0 are one key but two texts
                 self._numbers[value] = number
         self.lines.append(self._line.format(*[escape_value(values[i]) for i in self._order], number))
