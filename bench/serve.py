@@ -11,10 +11,14 @@ is empty (the platforms' defaults). Printed:
 - ``ratio``: one serve cycle (read the dump, verify every node, serialise the metrics) / ``json.loads`` of the same
   dump text, each in a fresh process, paired A B A B (``--runs`` pairs), median of the pair ratios, in wall seconds
   and in CPU seconds (user + system of the process: on a shared machine the wait for a core is not the work);
-- ``rss``: ``allocatable serve --interval 10ms --nodes FILE`` run for ``--cycles`` cycles; its
-  ``process_resident_memory_bytes`` after every tenth of them (from ``/metrics``), and their spread;
-- ``scrape``: 200 ``GET /metrics`` while it cycles back to back (the worst case: the cycle and the scrape share the
-  interpreter), and 100 between cycles (``--interval 1h``): median and largest time.
+- ``rss``: ``allocatable serve --interval 10ms --nodes FILE`` (``--soak-interval``) run for ``--cycles`` cycles; for every cycle the
+  resident set it leaves behind (read as its log line arrives) and the largest one while it ran (read every 20 ms
+  from ``/proc``, Linux only), every tenth printed, and the spread of each over the cycles after the first fifth;
+- ``scrape``: up to 200 ``GET /metrics`` (one every 0.5 s) while it cycles back to back (the worst case: the cycle
+  and the scrape share the interpreter), and 100 between cycles (``--interval 1h``): median and largest time.
+
+Environment variables reach the serve process (``MALLOC_ARENA_MAX=2 python bench/serve.py ...`` measures glibc's
+allocator with two arenas).
 
 Figures only (docs/performance.md, "serve"): nothing passes or fails.
 """
@@ -30,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -115,11 +120,6 @@ def _get(url: str) -> bytes:
         return resp.read()  # type: ignore[no-any-return]
 
 
-def _sample(text: bytes, name: str) -> float:
-    found = re.search(rb"^" + name.encode() + rb" ([0-9.e+]+)$", text, re.M)
-    return float(found.group(1)) if found else float("nan")
-
-
 def _start(nodes: Path, policies: Path, interval: str) -> tuple[subprocess.Popen[bytes], str]:
     """``allocatable serve`` on a free loopback port, every ``interval``; the process and its /metrics address."""
     command = [sys.executable, "-m", "renderer", "serve", str(policies), "--nodes", str(nodes)]
@@ -137,33 +137,73 @@ def _start(nodes: Path, policies: Path, interval: str) -> tuple[subprocess.Popen
     return proc, base.group(1) + "/metrics"
 
 
-def soak(nodes: Path, policies: Path, cycles: int) -> None:
-    proc, url = _start(nodes, policies, "10ms")
-    rss: dict[int, float] = {}
+def _rss(pid: int) -> float:
+    """The resident set of ``pid`` now, in bytes (Linux: ``/proc/PID/statm``, its second field in pages)."""
+    with open(f"/proc/{pid}/statm", encoding="ascii") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _spread(values: list[float]) -> float:
+    return (max(values) - min(values)) / min(values) * 100
+
+
+def soak(nodes: Path, policies: Path, cycles: int, interval: str = "10ms") -> None:
+    """``cycles`` back-to-back cycles. serve logs one line per good cycle, after it has dropped the cycle's objects
+    and trimmed the heap: the resident set read as that line arrives is what a cycle leaves behind (``held``); the
+    largest resident set read every 20 ms while the cycle ran is its ``peak``. Read from ``/proc`` (no scrape
+    needed: a scrape of 16 MB is work for the server), each cycle, so the figures do not depend on where in a
+    cycle a sample lands (the earlier version read ``process_resident_memory_bytes`` from a scrape shortly after a
+    cycle started, while the dump was being read: its figures moved with that moment)."""
+    proc, url = _start(nodes, policies, interval)
+    assert proc.stderr is not None
+    ends: list[tuple[float, float]] = []  # (monotonic time, resident set) as each cycle's line arrived
+
+    def follow() -> None:
+        assert proc.stderr is not None
+        for raw in proc.stderr:
+            if b" drift, " in raw:
+                ends.append((time.monotonic(), _rss(proc.pid)))
+
+    reader = threading.Thread(target=follow, daemon=True)
+    reader.start()
+    held: list[float] = []
+    peaks: list[float] = []
     scrapes: list[float] = []
+    peak = 0.0
+    next_scrape = time.monotonic()
     try:
-        step = max(1, cycles // 10)
-        next_mark = step
-        while next_mark <= cycles:
-            t = time.perf_counter()
-            text = _get(url)
-            if len(scrapes) < 200:
+        while len(held) < cycles and proc.poll() is None:
+            try:
+                peak = max(peak, _rss(proc.pid))
+            except OSError:
+                break
+            while len(held) < len(ends):
+                held.append(ends[len(held)][1])
+                peaks.append(peak)
+                peak = 0.0
+                done = len(held)
+                if done % max(1, cycles // 10) == 0:
+                    print(f"  after cycle {done}: held {held[-1] / 2**20:.0f} MiB, peak {peaks[-1] / 2**20:.0f} MiB")
+            if len(scrapes) < 200 and time.monotonic() >= next_scrape:
+                t = time.perf_counter()
+                _get(url)
                 scrapes.append(time.perf_counter() - t)
-            done = int(_sample(text, "allocatable_cycles_total"))
-            if done >= next_mark:
-                rss[next_mark] = _sample(text, "process_resident_memory_bytes")
-                print(f"  after cycle {done}: RSS {rss[next_mark] / 2**20:.0f} MiB")
-                next_mark += step
-            time.sleep(0.2)
+                next_scrape = time.monotonic() + 0.5
+            time.sleep(0.02)
+        with open(f"/proc/{proc.pid}/status", encoding="ascii") as f:
+            hwm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
     finally:
         proc.terminate()
         proc.wait(timeout=120)
-    warm = [k for k in rss if k > cycles // 5]  # the first fifth warms caches (interned quantities, validators)
-    after = [rss[k] for k in warm]
-    spread = (max(after) - min(after)) / min(after) * 100
+    warm = cycles // 5  # the first fifth warms caches (interned quantities, validators)
     print(
-        f"rss: {min(after) / 2**20:.0f}-{max(after) / 2**20:.0f} MiB over cycles {min(warm)}-{cycles} "
-        f"(spread {spread:.1f} %); peak {max(rss.values()) / 2**20:.0f} MiB"
+        f"rss held after a cycle: {min(held[warm:]) / 2**20:.0f}-{max(held[warm:]) / 2**20:.0f} MiB over cycles "
+        f"{warm + 1}-{len(held)} (spread {_spread(held[warm:]):.1f} %; cycle {warm + 1}: {held[warm] / 2**20:.0f}, "
+        f"last: {held[-1] / 2**20:.0f})"
+    )
+    print(
+        f"rss peak within a cycle: {min(peaks[warm:]) / 2**20:.0f}-{max(peaks[warm:]) / 2**20:.0f} MiB over cycles "
+        f"{warm + 1}-{len(peaks)} (spread {_spread(peaks[warm:]):.1f} %); process peak (VmHWM) {hwm / 2**20:.0f} MiB"
     )
     scrapes.sort()
     print(
@@ -204,6 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument(
+        "--soak-interval",
+        default="10ms",
+        help="serve's --interval in the soak (10ms: back to back; on a busy machine a pause of a few seconds lets "
+        "the held figure be read before the next cycle starts)",
+    )
     parser.add_argument("--skip", choices=["ratio", "soak", "idle"], action="append", default=[])
     args = parser.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="serve-bench-"))
@@ -219,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     if "ratio" not in args.skip:
         ratio(nodes, policies, args.runs)
     if "soak" not in args.skip:
-        soak(nodes, policies, args.cycles)
+        soak(nodes, policies, args.cycles, args.soak_interval)
     if "idle" not in args.skip:
         idle_scrapes(nodes, policies)
     return 0

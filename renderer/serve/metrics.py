@@ -4,23 +4,25 @@ Names follow Prometheus' conventions (``allocatable_`` prefix, base units: cores
 counters; ``_info`` for an identity); labels are bounded: per node × resource × named cause (``cause`` is one of the
 verify cause names, a fixed set), per pool × slice, never per pod. ``resource`` and ``unit`` are written as
 kube-state-metrics writes them in ``kube_node_status_allocatable`` (``ephemeral_storage``, ``hugepages_2Mi``;
-``core``, ``byte``, ``integer``), so a rule can join the two ``on(node, resource)``. Label values are escaped by
-``prometheus_client`` (a hostile node name stays one label value). docs/serve.md lists every metric.
+``core``, ``byte``, ``integer``), so a rule can join the two ``on(node, resource)``. Label values are escaped as
+the text format says (``renderer.serve.exposition``, byte for byte what ``prometheus_client`` writes: a hostile node
+name stays one label value). docs/serve.md lists every metric.
 
-Cost: O(nodes × resources) per cycle; a scrape copies the bytes of the last good cycle and formats about ten status
-samples.
+Cost: O(nodes × resources) per cycle, serialised once; a scrape writes the bytes of the last good cycle as they are
+and formats about ten status samples.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, InfoMetricFamily, Metric
-from prometheus_client.exposition import generate_latest
 from prometheus_client.registry import Collector
+
+from renderer.serve.exposition import Family, text
 
 if TYPE_CHECKING:
     from renderer.models.inventory import Pool
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from renderer.serve.policy import Policy
     from renderer.verify.result import VerifyResult
 
-__all__ = ["Evaluation", "StatusCollector", "Tally", "evaluate", "resource_label", "serialise", "unit_of"]
+__all__ = ["Evaluation", "StatusCollector", "Tally", "evaluate", "resource_label", "unit_of"]
 
 _NOT_LABEL = re.compile(r"[^a-zA-Z0-9_]")
 #: Node states (``allocatable_pool_nodes{state}``).
@@ -77,100 +79,97 @@ class Evaluation:
     at: float
 
 
-class _Families(Collector):
-    def __init__(self, families: Iterable[Metric]) -> None:
-        self.families = families
-
-    def collect(self) -> Iterable[Metric]:
-        return self.families
-
-
-def serialise(families: Iterable[Metric]) -> bytes:
-    """The Prometheus text exposition (0.0.4) of ``families``."""
-    return generate_latest(_Families(families))
-
-
 def evaluate(
     result: VerifyResult, nodes: list[Pool], policy: Policy, at: float, configz: Outcome | None = None
 ) -> Evaluation:
     """The families of one verify result (``nodes``: the pools of one it read, for each node's pool) and, with
-    ``--configz``, of the kubelet configurations compared."""
+    ``--configz``, of the kubelet configurations compared, as the exposition text a scrape sends
+    (``renderer.serve.exposition``)."""
     from renderer.impact.report import PoolIndex, pool_of
 
     index = PoolIndex(policy.nodepools)
     pool_of_node = {n.name: pool_of(n.labels, index) for n in nodes}
-    predicted = GaugeMetricFamily(
+    predicted = Family(
         "allocatable_node_predicted_allocatable",
         "The allocatable the policy repo predicts for the node (compare kube_node_status_allocatable).",
-        labels=["node", "resource", "unit"],
+        "gauge",
+        ["node", "resource", "unit"],
     )
-    drift = GaugeMetricFamily(
+    drift = Family(
         "allocatable_node_drift",
         "What the node reports minus what the repo predicts, for each resource that differs, with verify's named "
         "cause (a missing figure counts as 0).",
-        labels=["node", "pool", "resource", "unit", "cause"],
+        "gauge",
+        ["node", "pool", "resource", "unit", "cause"],
     )
-    info = InfoMetricFamily(
+    info = Family(
         "allocatable_node",
         "The repo's pool of each node (a NodePool whose labels it carries, else its node group or instance type): "
         "join per-pool series to nodes with `* on (pool) group_left ()`.",
-        labels=["node", "pool"],
+        "info",
+        ["node", "pool"],
     )
     counts: dict[tuple[str, str], int] = {}
     tally = Tally(nodes=len(result.nodes))
+    # (resource label, unit) per resource name: a fleet names a handful of resources.
+    names: dict[str, tuple[str, str]] = {}
     for n in result.nodes:
         pool = pool_of_node.get(n.name, "(inventory)")
         state = "match" if n.match else ("awaiting-rollout" if n.at_base else "drift")
         counts[(pool, state)] = counts.get((pool, state), 0) + 1
-        info.add_metric([n.name, pool], {})
+        info.add([n.name, pool])
         for r, q in n.check.predicted.items():
-            predicted.add_metric([n.name, resource_label(r), unit_of(r)], _base(q))
+            label_unit = names.get(r) or names.setdefault(r, (resource_label(r), unit_of(r)))
+            predicted.add([n.name, *label_unit], _base(q))
         # The kubelet's figures against status.allocatable (Koordinator's amplified ones included, cause
         # koordinator); the raw-allocatable annotation's own check is verify's to show, not a second series.
         for d in n.check.differences:
             reported = d.reported.value if d.reported is not None else 0
             wanted = d.predicted.value if d.predicted is not None else 0
-            drift.add_metric(  # the difference exact in decimal, rounded once
+            drift.add(  # the difference exact in decimal, rounded once
                 [n.name, pool, resource_label(d.resource), unit_of(d.resource), d.cause], float(reported - wanted)
             )
     tally.drift = len(result.drift)
     tally.awaiting = len(result.awaiting)
-    pool_nodes = GaugeMetricFamily(
+    pool_nodes = Family(
         "allocatable_pool_nodes",
         "Nodes per pool that match the repo's prediction, drift from it, or await the rollout of the policy change "
         "(they match the policy evaluated before).",
-        labels=["pool", "state"],
+        "gauge",
+        ["pool", "state"],
     )
     for pool in sorted({p for p, _ in counts}):
         for state in STATES:
-            pool_nodes.add_metric([pool, state], counts.get((pool, state), 0))
-    families: list[Metric] = [info, predicted, drift, pool_nodes, *_reserved(policy)]
+            pool_nodes.add([pool, state], counts.get((pool, state), 0))
+    families: list[Family] = [info, predicted, drift, pool_nodes, *_reserved(policy)]
     if result.pods is not None:
         families.extend(_pods(result, pool_of_node, tally))
     if configz is not None:
         families.extend(_configz(configz, pool_of_node, tally))
-    return Evaluation(serialise(families), tally, at)
+    return Evaluation(text(families), tally, at)
 
 
 #: Node states of ``allocatable_pool_config_nodes{state}``.
 CONFIG_STATES = ("match", "drift", "unread")
 
 
-def _configz(outcome: Outcome, pool_of_node: dict[str, str], tally: Tally) -> Iterator[Metric]:
+def _configz(outcome: Outcome, pool_of_node: dict[str, str], tally: Tally) -> Iterator[Family]:
     """``--configz``: per differing field of a node, 1; per pool, the nodes compared by state; the failed reads."""
-    drift = GaugeMetricFamily(
+    drift = Family(
         "allocatable_node_config_drift",
         "1 for each KubeletConfiguration field the repo renders for the node that the kubelet's /configz holds with "
         "another value (or not at all); absent for the fields that match.",
-        labels=["node", "pool", "field"],
+        "gauge",
+        ["node", "pool", "field"],
     )
     for d in sorted(outcome.drift, key=lambda d: (d.node, d.field)):
-        drift.add_metric([d.node, pool_of_node.get(d.node, "(inventory)"), d.field], 1.0)
-    nodes = GaugeMetricFamily(
+        drift.add([d.node, pool_of_node.get(d.node, "(inventory)"), d.field], 1.0)
+    nodes = Family(
         "allocatable_pool_config_nodes",
         "Nodes per pool whose kubelet configuration (/configz) matches the fields the repo renders, differs, or "
         "could not be read this cycle.",
-        labels=["pool", "state"],
+        "gauge",
+        ["pool", "state"],
     )
     counts: dict[tuple[str, str], int] = {}
     for node, state in outcome.state.items():
@@ -178,52 +177,59 @@ def _configz(outcome: Outcome, pool_of_node: dict[str, str], tally: Tally) -> It
         counts[key] = counts.get(key, 0) + 1
     for pool in sorted({p for p, _ in counts}):
         for state in CONFIG_STATES:
-            nodes.add_metric([pool, state], counts.get((pool, state), 0))
-    errors = GaugeMetricFamily(
+            nodes.add([pool, state], counts.get((pool, state), 0))
+    errors = Family(
         "allocatable_configz_fetch_errors",
         "Nodes whose /configz could not be read (or was no KubeletConfiguration) in the last cycle; serve's log "
         "names the first and why.",
-        value=float(len(outcome.errors)),
+        "gauge",
+        [],
     )
+    errors.add([], float(len(outcome.errors)))
     tally.config_drift = sum(1 for s in outcome.state.values() if s == "drift")
     yield from (drift, nodes, errors)
 
 
-def _reserved(policy: Policy) -> Iterator[Metric]:
-    cores = GaugeMetricFamily(
+def _reserved(policy: Policy) -> Iterator[Family]:
+    cores = Family(
         "allocatable_pool_reserved_cpu_cores",
         "CPU the repo reserves per node of the pool, by slice: system (systemReserved), kube (kubeReserved).",
-        labels=["pool", "slice"],
+        "gauge",
+        ["pool", "slice"],
     )
-    memory = GaugeMetricFamily(
+    memory = Family(
         "allocatable_pool_reserved_memory_bytes",
         "Memory the repo reserves per node of the pool, by slice: system, kube, eviction (the hard threshold).",
-        labels=["pool", "slice"],
+        "gauge",
+        ["pool", "slice"],
     )
-    storage = GaugeMetricFamily(
+    storage = Family(
         "allocatable_pool_reserved_ephemeral_storage_bytes",
         "Ephemeral storage the repo reserves per node of the pool, by slice: system, kube, eviction.",
-        labels=["pool", "slice"],
+        "gauge",
+        ["pool", "slice"],
     )
     by_resource = {"cpu": cores, "memory": memory, "ephemeral-storage": storage}
     for r in policy.reserved:
         family = by_resource.get(r.resource)
         if family is not None:
-            family.add_metric([r.pool, r.slice], r.value)
+            family.add([r.pool, r.slice], r.value)
     yield from (cores, memory, storage)
 
 
-def _pods(result: VerifyResult, pool_of_node: dict[str, str], tally: Tally) -> Iterator[Metric]:
-    nodes = GaugeMetricFamily(
+def _pods(result: VerifyResult, pool_of_node: dict[str, str], tally: Tally) -> Iterator[Family]:
+    nodes = Family(
         "allocatable_pool_nodes_pods_not_fitting",
         "Nodes per pool whose running pods request more than the repo's committed allocatable (or count more than "
         "its maxPods): the repo would push pods off them.",
-        labels=["pool"],
+        "gauge",
+        ["pool"],
     )
-    pods = GaugeMetricFamily(
+    pods = Family(
         "allocatable_pool_pods_on_nodes_not_fitting",
         "Pods running on the nodes of allocatable_pool_nodes_pods_not_fitting.",
-        labels=["pool"],
+        "gauge",
+        ["pool"],
     )
     per_pool: dict[str, list[int]] = {}
     for fit in result.pods or []:
@@ -233,8 +239,8 @@ def _pods(result: VerifyResult, pool_of_node: dict[str, str], tally: Tally) -> I
             entry[1] += fit.pods
             tally.pods_not_fitting += fit.pods
     for pool in sorted(per_pool):
-        nodes.add_metric([pool], per_pool[pool][0])
-        pods.add_metric([pool], per_pool[pool][1])
+        nodes.add([pool], per_pool[pool][0])
+        pods.add([pool], per_pool[pool][1])
     yield from (nodes, pods)
 
 
