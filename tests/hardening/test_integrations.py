@@ -18,6 +18,7 @@ import yaml
 from renderer.commands.hook import files_after_options
 from support import tools
 from support.hardening import REPO_ROOT, SECRET, assert_no_crash, cli, good_repo, pool, shown, write
+from support.round2 import action_step
 
 RUN_SH = REPO_ROOT / ".github" / "action" / "run.sh"
 ACTION = REPO_ROOT / "action.yml"
@@ -162,34 +163,6 @@ def _workspace(tmp_path: Path) -> Path:
     return tmp_path / "ws"
 
 
-def _step(ws: Path, tmp: Path, step: str, **env: str) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
-    out = tmp / f"out-{step}"
-    out.write_text("")
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "GIT_"))}
-    full.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-        GITHUB_OUTPUT=str(out),
-        GITHUB_STEP_SUMMARY=str(tmp / "summary.md"),
-        RUNNER_TEMP=str(tmp),
-        HOME=str(tmp),
-        GIT_CONFIG_GLOBAL=os.devnull,
-        GIT_CONFIG_NOSYSTEM="1",
-        NO_COLOR="1",
-    )
-    full.update(env)
-    proc = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", f'bash "{RUN_SH}" {step}'],
-        cwd=ws,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    outputs = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
-    return proc, outputs
-
-
 def _one_command_per_line(stdout: str) -> None:
     """Workflow commands can only come from the script itself: every line that starts with :: is one of ours,
     except inside a stretch where commands are stopped (``::stop-commands::TOKEN`` … ``::TOKEN::``, GitHub's way
@@ -225,7 +198,7 @@ def _one_command_per_line(stdout: str) -> None:
 def test_base_refs_that_are_options_refspecs_or_commands_are_refused(tmp_path: Path, ref: str) -> None:
     ws = _workspace(tmp_path)
     before = _git(ws, "for-each-ref")
-    proc, outputs = _step(ws, tmp_path, "base", INPUT_BASE_REF=ref)
+    proc, outputs = action_step(ws, tmp_path, "base", INPUT_BASE_REF=ref)
     assert proc.returncode == 0, proc.stderr
     assert outputs["base"] == ""
     assert not (ws / "PWNED").exists() and not (tmp_path / "PWNED").exists()
@@ -236,7 +209,7 @@ def test_base_refs_that_are_options_refspecs_or_commands_are_refused(tmp_path: P
 
 def test_a_good_base_ref_is_fetched_in_a_shallow_clone(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
-    proc, outputs = _step(ws, tmp_path, "base", INPUT_BASE_REF="feature")
+    proc, outputs = action_step(ws, tmp_path, "base", INPUT_BASE_REF="feature")
     assert proc.returncode == 0 and outputs["base"] == "origin/feature", proc.stdout + proc.stderr
 
 
@@ -246,7 +219,7 @@ def test_a_policy_path_named_like_an_option_is_a_path(tmp_path: Path, step: str,
     ws = _workspace(tmp_path)
     good_repo(ws / path)
     write(ws / path, {"pools/web.yaml": pool(count="-1")})
-    proc, outputs = _step(ws, tmp_path, step, INPUT_PATH=path, BASE="HEAD" if step == "diff" else "")
+    proc, outputs = action_step(ws, tmp_path, step, INPUT_PATH=path, BASE="HEAD" if step == "diff" else "")
     _one_command_per_line(proc.stdout)
     text = proc.stdout + proc.stderr
     assert "usage:" not in text and "allocatable 0." not in text, text
@@ -262,7 +235,7 @@ def test_a_policy_path_that_leads_out_of_the_repository_is_refused(tmp_path: Pat
     outside = tmp_path / "home"
     write(outside, {"secret.yaml": pool(name=SECRET)})
     (ws / "linked").symlink_to(outside)
-    proc, _ = _step(ws, tmp_path, step, INPUT_PATH="linked", BASE="HEAD", INPUT_NODES_FILE="nodes.yaml")
+    proc, _ = action_step(ws, tmp_path, step, INPUT_PATH="linked", BASE="HEAD", INPUT_NODES_FILE="nodes.yaml")
     summary = tmp_path / "summary.md"
     assert SECRET not in proc.stdout + proc.stderr + (summary.read_text() if summary.exists() else "")
     assert "leads outside the repository" in proc.stdout, proc.stdout + proc.stderr
@@ -271,12 +244,12 @@ def test_a_policy_path_that_leads_out_of_the_repository_is_refused(tmp_path: Pat
 
 def test_inputs_echoed_into_workflow_commands_and_the_summary_are_escaped(tmp_path: Path) -> None:
     ws = _workspace(tmp_path)
-    proc, _ = _step(ws, tmp_path, "lint", INPUT_PATH="policies", INPUT_FAIL_ON="x\n::error::injected")
+    proc, _ = action_step(ws, tmp_path, "lint", INPUT_PATH="policies", INPUT_FAIL_ON="x\n::error::injected")
     _one_command_per_line(proc.stdout)
     assert "fail-on must be error or warning" in proc.stdout and "%0A::error::injected" in proc.stdout
     weird = "p`|\n# heading"
     good_repo(ws / weird)
-    proc, _ = _step(ws, tmp_path, "lint", INPUT_PATH=weird, INPUT_SARIF_FILE="")
+    proc, _ = action_step(ws, tmp_path, "lint", INPUT_PATH=weird, INPUT_SARIF_FILE="")
     summary = (tmp_path / "summary.md").read_text()
     assert "\n# heading" not in summary and "p'\\| # heading" in summary, summary
 
