@@ -70,8 +70,9 @@ DEFAULT_SCHEDULER: Final = "default-scheduler"
 
 #: Scheduling features the simulation does not model, by the name results use, with what it means for a result.
 NOT_SIMULATED: Final[dict[str, str]] = {
-    "inter-pod affinity scores": "preferred podAffinity/podAntiAffinity terms only score (InterPodAffinity scoring "
-    "is not simulated): the scheduler may prefer another node than the simulation",
+    "inter-pod affinity symmetry": "the pod's preferred podAffinity/podAntiAffinity terms are scored for its own "
+    "placement, not for the pods placed after it that they select (InterPodAffinity's symmetric score): the "
+    "scheduler may put those pods nearer to it or farther from it than the simulation",
     "namespace selector": "a pod affinity term's namespaceSelector selects namespaces by their labels, which a pods "
     "dump does not carry: the term is read with its listed namespaces only",
     "topology spread scores": "topologySpreadConstraints with whenUnsatisfiable: ScheduleAnyway only score "
@@ -298,7 +299,7 @@ def _not_simulated(
     if status.get("nominatedNodeName"):
         found.add("nominated node")
     if pod_affinity.preferred:
-        found.add("inter-pod affinity scores")
+        found.add("inter-pod affinity symmetry")
     if pod_affinity.partial:
         found.add("namespace selector")
     if soft_spread:

@@ -8,14 +8,16 @@ One scheduling cycle (pkg/scheduler/schedule_one.go):
    ``numFeasibleNodesToFind`` feasible nodes (``scoring.num_feasible_nodes_to_find``); the next cycle starts after the
    last node examined;
 3. the feasible nodes are scored — TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
-   BalancedAllocation ×1, each normalised over the feasible set as the plugins do — and the highest total wins
-   (ties: the first in node order, where the scheduler picks one at random).
+   BalancedAllocation ×1, and for a pod with preferred podAffinity/podAntiAffinity terms InterPodAffinity ×2
+   (``podscores.py``), each normalised over the feasible set as the plugins do — and the highest total wins (ties:
+   the first in node order, where the scheduler picks one at random).
 
 PodTopologySpread and InterPodAffinity (``podfilters.py``) filter after NodeResourcesFit: a pod they restrict is
 placed as if its node affinity carried their node requirements (``key NotIn [forbidden domains]``, ``key In
 [allowed]``, ``key Exists``: a derived static-filter class, with its own room tree), and the few nodes of forbidden
 hostname-like domains are excluded leaves the descents skip (``view``); a pod they cannot restrict keeps its path.
-Not simulated: the scores of those two plugins, volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
+Not simulated: PodTopologySpread's score, InterPodAffinity's symmetric score (bound pods' terms toward the incoming
+pod), volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
 
 Keeping it linear: nodes a pod may use at all come from the static index, so a pod pinned to a pool walks that pool
 only. While pods are only added (room only shrinks), a node found too full or with a port taken for a pod of some
@@ -28,8 +30,8 @@ Shared room trees: the nodes of one static-filter class (node affinity and toler
 cycle is a count descent to the end of the window and a branch-and-bound descent to its first best node, the first fit
 scale-down asks for one descent (same choices as the walk; tests/impact/test_impact_roomtree.py holds the tree to a
 plain walk, tests/impact/test_impact_scheduler.py the scheduler). The tree answers pods that request only cpu, memory
-and ephemeral-storage and use no host port; their scores must depend on each node alone (no preferred node affinity,
-no PreferNoSchedule taint the pod does not tolerate on its nodes) for a cycle, not for a first fit. Other pods of a
+and ephemeral-storage and use no host port; their scores must depend on each node alone (no preferred node or pod
+affinity, no PreferNoSchedule taint the pod does not tolerate on its nodes) for a cycle, not for a first fit. Other pods of a
 class with enough nodes get a ``scoretree.ScoreTree`` of their own shape (a leaf per node: its score or -1), the rest
 are walked. Pods pinned to one node by name (DaemonSet pods) look at that node only.
 
@@ -51,6 +53,7 @@ from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
 from renderer.impact.podfilters import PodFilters
 from renderer.impact.pods import SimPod
+from renderer.impact.podscores import interpod_raw, min_max
 from renderer.impact.ports import conflicts
 from renderer.impact.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from renderer.impact.roomtree import RoomTree, Want
@@ -70,6 +73,7 @@ _W_TAINT = PLUGIN_WEIGHTS["TaintToleration"]
 _W_AFFINITY = PLUGIN_WEIGHTS["NodeAffinity"]
 _W_FIT = PLUGIN_WEIGHTS["NodeResourcesFit"]
 _W_BALANCED = PLUGIN_WEIGHTS["NodeResourcesBalancedAllocation"]
+_W_INTERPOD = PLUGIN_WEIGHTS["InterPodAffinity"]
 
 
 @dataclass
@@ -269,6 +273,9 @@ class Scheduler:
                 scorer = self._scorers[affinity.preferred] = PreferredScorer(affinity.preferred)
             pref_raw = [scorer.score(nodes[i].labels, nodes[i].name) for i in candidates]
         pref_max = max(pref_raw)
+        interpod = (
+            min_max(interpod_raw(pod, st, self.filters.counts, candidates)) if pod.pod_affinity.preferred else None
+        )
         pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
         real_cpu, real_mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
         out = []
@@ -276,7 +283,8 @@ class Scheduler:
             taint_score = 100 if taint_max == 0 else 100 - taint_raw[k] * 100 // taint_max
             pref_score = 0 if pref_max == 0 else pref_raw[k] * 100 // pref_max
             resources = resource_scores(st, i, pod_cpu, pod_mem, real_cpu, real_mem)
-            out.append(_W_TAINT * taint_score + _W_AFFINITY * pref_score + resources)
+            total = _W_TAINT * taint_score + _W_AFFINITY * pref_score + resources
+            out.append(total if interpod is None else total + _W_INTERPOD * interpod[k])
         self.scored += n
         return out
 
@@ -291,7 +299,9 @@ class Scheduler:
         """The shape's score tree, up to date; None where scores depend on the candidate set or the shape has few
         nodes (see the module docstring). ``scores=False``: a tree of feasibility alone (every leaf 0 or -1), for
         the first fit, which any shape with enough nodes gets."""
-        if not self.prune or (scores and (self._trial is not None or pod.affinity.preferred)):
+        if not self.prune or (
+            scores and (self._trial is not None or pod.affinity.preferred or pod.pod_affinity.preferred)
+        ):
             return None
         key = (_shape_key(pod), pod.score_cpu, pod.score_memory) if scores else ("fit", _shape_key(pod))
         if key in self._trees:
@@ -353,7 +363,7 @@ class Scheduler:
         if entry is None:
             entry = self._rooms[key] = self._new_room(pod.affinity, tolerations)
         tree, plain_scores = entry
-        if tree is None or (scores and (pod.affinity.preferred or not plain_scores)):
+        if tree is None or (scores and (pod.affinity.preferred or pod.pod_affinity.preferred or not plain_scores)):
             return None
         changes = self.state.changes
         if changes is not None and tree.log_at < len(changes):

@@ -9,9 +9,11 @@ terms, read from a pruned Pod object into hashable values (shared between the re
   PodTopologySpread filter ignores ``ScheduleAnyway``, which only scores), with its ``matchLabelKeys`` merged into the
   selector from the pod's own labels (a key the pod does not carry is ignored), ``minDomains`` (default 1) and the
   node inclusion policies (``nodeAffinityPolicy`` default Honor, ``nodeTaintsPolicy`` default Ignore);
-- :class:`AffinityTerm` — one required ``podAffinity``/``podAntiAffinity`` term: its selector (``matchLabelKeys`` and
+- :class:`AffinityTerm` — one ``podAffinity``/``podAntiAffinity`` term: its selector (``matchLabelKeys`` and
   ``mismatchLabelKeys`` merged as the API server merges them), topology key and namespaces (``namespaces`` and
-  ``namespaceSelector``; neither: the pod's own namespace).
+  ``namespaceSelector``; neither: the pod's own namespace). Required terms filter; preferred ones
+  (``preferredDuringSchedulingIgnoredDuringExecution``, each a ``weight`` and a ``podAffinityTerm``) are kept with
+  their weight, negative for anti-affinity, for InterPodAffinity's score (``podscores.py``).
 
 Cost: O(requirements) per pod; the scheduler keeps one counter per distinct (namespaces, selector), not per pod.
 """
@@ -167,13 +169,14 @@ class AffinityTerm:
 
 @dataclass(frozen=True, slots=True)
 class PodAffinity:
-    """A pod's required inter-pod terms; ``partial``: a ``namespaceSelector`` other than ``{}`` was read as its
-    listed namespaces alone (namespace labels are not in the dump)."""
+    """A pod's inter-pod terms: the required ones, and ``preferred`` (weight, term) with the weight negative for
+    anti-affinity, in the order the pod lists them (podAffinity's first); ``partial``: a ``namespaceSelector`` other
+    than ``{}`` was read as its listed namespaces alone (namespace labels are not in the dump)."""
 
     affinity: tuple[AffinityTerm, ...] = ()
     anti_affinity: tuple[AffinityTerm, ...] = ()
     partial: bool = False
-    preferred: bool = False
+    preferred: tuple[tuple[int, AffinityTerm], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.affinity or self.anti_affinity)
@@ -210,21 +213,40 @@ def _terms(raw: Any, namespace: str, labels: Mapping[str, str]) -> tuple[tuple[A
     return tuple(out), partial
 
 
+def _weighted(
+    raw: Any, namespace: str, labels: Mapping[str, str], sign: int
+) -> tuple[list[tuple[int, AffinityTerm]], bool]:
+    """Preferred terms: (``sign`` × weight, term); an entry without a positive integer weight (the API server
+    requires 1-100) is left out."""
+    weights: list[int] = []
+    bodies: list[Any] = []
+    for t in raw if isinstance(raw, list) else ():
+        if isinstance(t, dict) and isinstance(t.get("podAffinityTerm"), dict):
+            weight = _int(t.get("weight"), 0)
+            if weight > 0:
+                weights.append(sign * weight)
+                bodies.append(t["podAffinityTerm"])
+    terms, partial = _terms(bodies, namespace, labels)
+    return list(zip(weights, terms, strict=True)), partial
+
+
 def parse_pod_affinity(affinity: Any, namespace: str, labels: Mapping[str, str]) -> PodAffinity:
-    """``spec.affinity.podAffinity``/``podAntiAffinity``: the required terms (preferred ones only score)."""
+    """``spec.affinity.podAffinity``/``podAntiAffinity``: the required terms and the weighted preferred ones."""
     if not isinstance(affinity, dict):
         return NO_POD_AFFINITY
     found: list[tuple[AffinityTerm, ...]] = []
-    partial = preferred = False
-    for key in ("podAffinity", "podAntiAffinity"):
+    preferred: list[tuple[int, AffinityTerm]] = []
+    partial = False
+    for key, sign in (("podAffinity", 1), ("podAntiAffinity", -1)):
         block = affinity.get(key)
         if not isinstance(block, dict):
             found.append(())
             continue
         terms, p = _terms(block.get("requiredDuringSchedulingIgnoredDuringExecution"), namespace, labels)
         found.append(terms)
-        partial = partial or p
-        preferred = preferred or bool(block.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        weighted, q = _weighted(block.get("preferredDuringSchedulingIgnoredDuringExecution"), namespace, labels, sign)
+        preferred.extend(weighted)
+        partial = partial or p or q
     if not found[0] and not found[1] and not partial and not preferred:
         return NO_POD_AFFINITY
-    return PodAffinity(found[0], found[1], partial, preferred)
+    return PodAffinity(found[0], found[1], partial, tuple(preferred))
