@@ -241,14 +241,15 @@ def _shared_requests(requests: dict[str, int]) -> dict[str, int]:
 
 
 def narrow_labels(pods: Iterable[SimPod]) -> None:
-    """Keep of each pod's labels only the keys some pod's spread constraint or affinity term selects on (no pod
-    has one: none): a dump's labels are mostly hashes and names unique to a pod, which nothing here reads.
-    Cost: O(pods × labels)."""
+    """Keep of each pod's labels only the keys some pod's spread constraint or affinity term (required or preferred)
+    selects on (no pod has one: none): a dump's labels are mostly hashes and names unique to a pod, which nothing here
+    reads. Cost: O(pods × labels)."""
     pods = list(pods)
     keys: set[str] = set()
     for pod in pods:
         selectors = [c.selector for c in pod.spread]
         selectors += [t.selector for t in (*pod.pod_affinity.affinity, *pod.pod_affinity.anti_affinity)]
+        selectors += [t.selector for _, t in pod.pod_affinity.preferred]
         for selector in selectors:
             if selector is not None:
                 keys.update(r.key for r in selector.requirements)
