@@ -13,7 +13,7 @@ from impact_vectors import case_id, load
 
 from renderer.impact.cluster import ClusterState
 from renderer.impact.nodes import node_from_object
-from renderer.impact.pods import SimPod, pod_from_object
+from renderer.impact.pods import SimPod, narrow_labels, pod_from_object
 from renderer.impact.podscores import interpod_raw, min_max
 from renderer.impact.scheduler import Scheduler
 
@@ -132,3 +132,13 @@ def test_the_pod_is_no_longer_flagged_for_its_own_score_only_for_symmetry() -> N
     pod = _pod("web-1", {"app": "web"}, affinity=_anti_web(10))
     assert pod.not_simulated == frozenset({"inter-pod affinity symmetry"})
     assert pod.pod_affinity.preferred[0][0] == -10
+
+
+def test_narrowed_labels_keep_the_keys_preferred_terms_select_on() -> None:
+    # The reader keeps of each pod's labels only the keys some selector reads: a preferred term's keys count too
+    # (else the pods it prefers would count 0 and its score would vanish).
+    web = _pod("web-0", {"app": "web", "pod-template-hash": "7c9d5"}, "a-0")
+    other = _pod("x", {"team": "a"}, affinity=_anti_web(10))
+    narrow_labels([web, other])
+    assert web.labels == (("app", "web"),)
+    assert other.labels == ()
