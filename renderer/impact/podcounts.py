@@ -88,7 +88,7 @@ class PodCounts:
         """Make, before any pod is bound, the counters ``pods``' constraints and affinity terms (required and
         preferred) will ask for."""
         for pod in pods:
-            for c in pod.spread:
+            for c in (*pod.spread, *pod.soft_spread):
                 if c.selector is not None:
                     self._make(frozenset((pod.namespace,)), c.selector)
             pa = pod.pod_affinity

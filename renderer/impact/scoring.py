@@ -55,6 +55,7 @@ PLUGIN_WEIGHTS: Final[dict[str, int]] = {
     "NodeResourcesFit": 1,
     "NodeResourcesBalancedAllocation": 1,
     "InterPodAffinity": 2,
+    "PodTopologySpread": 2,
 }
 DEFAULT_RESOURCES: Final[tuple[tuple[str, int], ...]] = ((CPU, 1), (MEMORY, 1))
 Strategy = Literal["LeastAllocated", "MostAllocated"]

@@ -5,8 +5,8 @@ terms, read from a pruned Pod object into hashable values (shared between the re
   ``{}`` every pod; ``matchLabels`` are ``In [value]`` requirements, ``matchExpressions`` ``In``/``NotIn``/``Exists``/
   ``DoesNotExist`` (an operator the API server would refuse makes the selector select nothing). Matching uses
   ``renderer.capacity.selectors`` (the one implementation of requirement semantics);
-- :class:`SpreadConstraint` — one ``topologySpreadConstraints`` entry with ``whenUnsatisfiable: DoNotSchedule`` (the
-  PodTopologySpread filter ignores ``ScheduleAnyway``, which only scores), with its ``matchLabelKeys`` merged into the
+- :class:`SpreadConstraint` — one ``topologySpreadConstraints`` entry (``DoNotSchedule`` ones filter,
+  ``ScheduleAnyway`` ones only score: ``podscores.py``), with its ``matchLabelKeys`` merged into the
   selector from the pod's own labels (a key the pod does not carry is ignored), ``minDomains`` (default 1) and the
   node inclusion policies (``nodeAffinityPolicy`` default Honor, ``nodeTaintsPolicy`` default Ignore);
 - :class:`AffinityTerm` — one ``podAffinity``/``podAntiAffinity`` term: its selector (``matchLabelKeys`` and
@@ -108,8 +108,8 @@ def _merge_keys(
 
 @dataclass(frozen=True, slots=True)
 class SpreadConstraint:
-    """One ``DoNotSchedule`` topology spread constraint (see the module docstring). ``selector`` None: selects no
-    pod (a null ``labelSelector``)."""
+    """One topology spread constraint (see the module docstring). ``selector`` None: selects no pod (a null
+    ``labelSelector``)."""
 
     max_skew: int
     topology_key: str
@@ -123,17 +123,17 @@ def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def parse_spread(raw: Any, labels: Mapping[str, str]) -> tuple[tuple[SpreadConstraint, ...], bool]:
-    """``spec.topologySpreadConstraints`` → (the ``DoNotSchedule`` constraints, whether any ``ScheduleAnyway`` one
-    was left out: it only scores)."""
-    out: list[SpreadConstraint] = []
-    soft = False
+def parse_spread(
+    raw: Any, labels: Mapping[str, str]
+) -> tuple[tuple[SpreadConstraint, ...], tuple[SpreadConstraint, ...]]:
+    """``spec.topologySpreadConstraints`` → (the ``DoNotSchedule`` constraints, the ``ScheduleAnyway`` ones: they
+    only score)."""
+    hard: list[SpreadConstraint] = []
+    soft: list[SpreadConstraint] = []
     for c in raw if isinstance(raw, list) else ():
         if not isinstance(c, dict):
             continue
-        if c.get("whenUnsatisfiable") != "DoNotSchedule":
-            soft = True
-            continue
+        out = hard if c.get("whenUnsatisfiable") == "DoNotSchedule" else soft
         selector = _merge_keys(parse_selector(c.get("labelSelector")), labels, c.get("matchLabelKeys"))
         out.append(
             SpreadConstraint(
@@ -145,7 +145,7 @@ def parse_spread(raw: Any, labels: Mapping[str, str]) -> tuple[tuple[SpreadConst
                 c.get("nodeTaintsPolicy") == "Honor",
             )
         )
-    return tuple(out), soft
+    return tuple(hard), tuple(soft)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from impact_vectors import case_id, load
 from renderer.impact.cluster import ClusterState
 from renderer.impact.nodes import node_from_object
 from renderer.impact.pods import SimPod, narrow_labels, pod_from_object
-from renderer.impact.podscores import interpod_raw, min_max
+from renderer.impact.podscores import interpod_raw, min_max, spread_scores
 from renderer.impact.scheduler import Scheduler
 
 CASES = load("interpodaffinity_score_cases.yaml")["cases"]
@@ -142,3 +142,40 @@ def test_narrowed_labels_keep_the_keys_preferred_terms_select_on() -> None:
     narrow_labels([web, other])
     assert web.labels == (("app", "web"),)
     assert other.labels == ()
+
+
+SPREAD_CASES = load("podtopologyspread_score_cases.yaml")["cases"]
+
+
+@pytest.mark.parametrize("case", SPREAD_CASES, ids=case_id)
+def test_schedule_anyway_spread_score_matches_kube_scheduler(case: dict[str, Any]) -> None:
+    alloc = {"cpu": "64", "memory": "256Gi", "pods": "110"}
+    raw_nodes = case["nodes"] + case["failed_nodes"]
+    nodes = [node_from_object({"metadata": n, "spec": {}, "status": {"allocatable": alloc}}) for n in raw_nodes]
+    state = ClusterState.build(nodes)
+    where = state.position()
+    for k, raw in enumerate(case["existing_pods"]):
+        state.bind(_pod(f"e{k}", raw["labels"], raw["node"]), where[raw["node"]])
+    incoming = _pod("p", {"foo": ""}, topologySpreadConstraints=case["constraints"])
+    counts = Scheduler(state).filters.counts
+    candidates = [where[n["name"]] for n in case["nodes"]]
+    scores = spread_scores(incoming, state, counts, candidates)
+    assert dict(zip((n["name"] for n in case["nodes"]), scores, strict=True)) == case["want"]
+
+
+def test_schedule_anyway_hostname_spread_moves_the_replica_to_the_other_node() -> None:
+    # By hand: hostname ScheduleAnyway maxSkew 1 on app=web: two candidate hostnames, weight log(2 + 2) = 1.386;
+    # a-0 holds web-0: round(1.386) = 1, b-0: 0; normalised 100 * (1 + 0 - raw) // 1: a-0 0, b-0 100; PodTopologySpread
+    # weight 2 adds 200 to b-0: 172 + 200 = 372 > 194 (the resource totals of _two_nodes).
+    scheduler = _two_nodes()
+    spread = [
+        {
+            "maxSkew": 1,
+            "topologyKey": HOST,
+            "whenUnsatisfiable": "ScheduleAnyway",
+            "labelSelector": {"matchLabels": {"app": "web"}},
+        }
+    ]
+    placed = _pod("web-1", {"app": "web"}, topologySpreadConstraints=spread)
+    assert placed.not_simulated == frozenset()
+    assert scheduler.place(placed) == 1
