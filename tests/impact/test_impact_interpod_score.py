@@ -1,7 +1,9 @@
-"""InterPodAffinity's score for a pod's own preferred terms against kube-scheduler's own table:
-fixtures/interpodaffinity_score_cases.yaml (pkg/scheduler/framework/plugins/interpodaffinity/scoring_test.go,
-TestPreferredAffinity; each case names itself). The upstream harness runs PreScore, Score and NormalizeScore over every
-node, so these tests ask ``podscores`` for every node; the placement tests below are worked by hand."""
+"""The scores that look at the pods around a node, against kube-scheduler's own tables: InterPodAffinity for a pod's
+own preferred terms (fixtures/interpodaffinity_score_cases.yaml: interpodaffinity/scoring_test.go,
+TestPreferredAffinity) and PodTopologySpread for ScheduleAnyway constraints (fixtures/podtopologyspread_score_cases.yaml:
+podtopologyspread/scoring_test.go, TestPodTopologySpreadScore); each case names itself. The upstream harnesses run
+PreScore, Score and NormalizeScore over the candidate nodes, so these tests ask ``podscores`` for them; the placement
+tests below are worked by hand."""
 
 from __future__ import annotations
 
