@@ -1,13 +1,14 @@
 """``allocatable diff --base`` with the re-packing simulation on a generated cluster snapshot, against a bare parse.
 
     python bench/impact.py OUTDIR --nodes 2000 --pods 20000 [--allocatable PATH] [--clusters 30] [--daemonsets 24]
-        [--request-shapes 1000] [--constrained 0.3] [--distinct-daemonsets]
+        [--request-shapes 1000] [--constrained 0.3] [--preferred 0.3] [--distinct-daemonsets]
 
 1. writes OUTDIR/repo, OUTDIR/nodes.json and OUTDIR/pods.json with ``bench/verify_dumps.py`` (unless they exist),
    shaped as a real fleet by default: a multi-cluster policy repo (``--clusters``, about 100 documents each, the
    snapshot's cluster one of them), node agents limited to one NodePool each besides the three EKS add-ons
    (``--daemonsets``), 1,000 Deployments sized apart (``--request-shapes``: 1,000 distinct pod shapes), 30 % of
-   them with zone spread, hostname spread or hostname anti-affinity (``--constrained``);
+   them with zone spread, hostname spread or hostname anti-affinity (``--constrained``), a share preferring not to
+   share a node with their own replicas (``--preferred``, default 0);
    ``--distinct-daemonsets`` names a DaemonSet of its own in every daemon pod (the hostile case of issue 30);
 2. makes OUTDIR/repo a git repository: the generated policies committed as ``main``, then every ReservationPolicy's
    kube-reserved memory raised by 2Gi in the work tree (a change that displaces pods on the fullest nodes);
@@ -114,6 +115,7 @@ def main() -> int:
     out: Path = args.out.resolve()
     fleet = ["--clusters", str(args.clusters), "--daemonsets", str(args.daemonsets)]
     fleet += ["--request-shapes", str(args.request_shapes), "--constrained", str(args.constrained)]
+    fleet += ["--preferred", str(args.preferred)]
     fleet += ["--distinct-daemonsets"] if args.distinct_daemonsets else []
     prepare(out, args.nodes, args.pods, fleet)
     size = sum((out / f).stat().st_size for f in ("nodes.json", "pods.json")) / 1e6

@@ -173,15 +173,31 @@ class FleetShape:
     - ``constrained``: the share of the Deployments (picked by their name, so every replica of one carries the same)
       whose pods carry the placement constraints real Deployments use, in turn: zone spread (maxSkew 1,
       DoNotSchedule, selector on the app and ``matchLabelKeys: [pod-template-hash]``), hostname spread (maxSkew 1,
-      DoNotSchedule) and required hostname anti-affinity to their own app."""
+      DoNotSchedule) and required hostname anti-affinity to their own app;
+    - ``preferred``: the share of the Deployments (picked by their name, apart from ``constrained``) whose pods prefer
+      not to share a node with their own app (preferred podAntiAffinity, weight 100, hostname key), the most common
+      preferred term."""
 
     daemonsets: int = len(_DAEMONSETS)
     distinct_daemonsets: bool = False
     request_shapes: int = 0
     constrained: float = 0.0
+    preferred: float = 0.0
 
     def constraints(self, app: str) -> dict[str, Any]:
         """The spec fields a Deployment ``app``'s pods carry (see the class docstring); {} for most."""
+        spec = self._required(app)
+        h = zlib.crc32(f"preferred:{app}".encode())
+        if self.preferred > 0 and (h % 1000) < self.preferred * 1000:
+            term = {
+                "labelSelector": {"matchLabels": {"app.kubernetes.io/name": app}},
+                "topologyKey": "kubernetes.io/hostname",
+            }
+            anti = spec.setdefault("affinity", {}).setdefault("podAntiAffinity", {})
+            anti["preferredDuringSchedulingIgnoredDuringExecution"] = [{"weight": 100, "podAffinityTerm": term}]
+        return spec
+
+    def _required(self, app: str) -> dict[str, Any]:
         h = zlib.crc32(f"constraints:{app}".encode())
         if self.constrained <= 0 or (h % 1000) >= self.constrained * 1000:
             return {}
@@ -662,6 +678,12 @@ def add_fleet_arguments(parser: argparse.ArgumentParser, realistic: bool = False
         default=0.3 if realistic else 0.0,
         help="share of Deployments with zone/hostname spread or hostname anti-affinity (default 0.3 realistic, else 0)",
     )
+    parser.add_argument(
+        "--preferred",
+        type=float,
+        default=0.0,
+        help="share of Deployments preferring not to share a node with their own app (preferred anti-affinity)",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -685,7 +707,9 @@ def main(argv: list[str] | None = None) -> int:
         args.seed,
         yaml_nodes=not args.no_yaml,
         managed_fields=args.managed_fields,
-        fleet_shape=FleetShape(args.daemonsets, args.distinct_daemonsets, args.request_shapes, args.constrained),
+        fleet_shape=FleetShape(
+            args.daemonsets, args.distinct_daemonsets, args.request_shapes, args.constrained, args.preferred
+        ),
         clusters=args.clusters,
     )
     for name in ("nodes.json", "pods.json") if args.no_yaml else ("nodes.yaml", "nodes.json", "pods.json"):

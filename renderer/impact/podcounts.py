@@ -85,9 +85,10 @@ class PodCounts:
     # -- counters ------------------------------------------------------------------------------------------------
 
     def register(self, pods: Iterable[SimPod]) -> None:
-        """Make, before any pod is bound, the counters ``pods``' constraints and affinity terms will ask for."""
+        """Make, before any pod is bound, the counters ``pods``' constraints and affinity terms (required and
+        preferred) will ask for."""
         for pod in pods:
-            for c in pod.spread:
+            for c in (*pod.spread, *pod.soft_spread):
                 if c.selector is not None:
                     self._make(frozenset((pod.namespace,)), c.selector)
             pa = pod.pod_affinity
@@ -96,6 +97,9 @@ class PodCounts:
                 if selector is not None:
                     self._make(namespaces, selector)
             for t in pa.anti_affinity:
+                if t.selector is not None:
+                    self._make(t.namespaces, t.selector)
+            for _, t in pa.preferred:
                 if t.selector is not None:
                     self._make(t.namespaces, t.selector)
 

@@ -31,8 +31,8 @@ added to the pod's node affinity (a derived static-filter class).
 Pods on a node taken out (scale-down's trial, whose pods the autoscaler unschedules before it re-places them) do not
 count. Cost per pod: O(nodes holding matching pods) per constraint or term from the counters (``podcounts.py``), plus the
 domains' sizes (O(nodes) once per distinct (node affinity, tolerations, keys), kept), plus what placement costs with
-``excluded`` nodes (O(log nodes) per excluded node). Not simulated: the plugins' scores (ScheduleAnyway constraints,
-preferred terms), terminating pods (the dump keeps no deletionTimestamp: they count), namespace labels (a
+``excluded`` nodes (O(log nodes) per excluded node). The plugins' scores are ``podscores.py``'s. Not simulated:
+terminating pods (the dump keeps no deletionTimestamp: they count), namespace labels (a
 ``namespaceSelector`` other than ``{}`` is read as its listed namespaces).
 """
 

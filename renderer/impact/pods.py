@@ -70,12 +70,11 @@ DEFAULT_SCHEDULER: Final = "default-scheduler"
 
 #: Scheduling features the simulation does not model, by the name results use, with what it means for a result.
 NOT_SIMULATED: Final[dict[str, str]] = {
-    "inter-pod affinity scores": "preferred podAffinity/podAntiAffinity terms only score (InterPodAffinity scoring "
-    "is not simulated): the scheduler may prefer another node than the simulation",
+    "inter-pod affinity symmetry": "the pod's preferred podAffinity/podAntiAffinity terms are scored for its own "
+    "placement, not for the pods placed after it that they select (InterPodAffinity's symmetric score): the "
+    "scheduler may put those pods nearer to it or farther from it than the simulation",
     "namespace selector": "a pod affinity term's namespaceSelector selects namespaces by their labels, which a pods "
     "dump does not carry: the term is read with its listed namespaces only",
-    "topology spread scores": "topologySpreadConstraints with whenUnsatisfiable: ScheduleAnyway only score "
-    "(PodTopologySpread scoring is not simulated): the scheduler may prefer another node than the simulation",
     "volumes": "persistent volumes (VolumeBinding, VolumeZone, NodeVolumeLimits) are not evaluated: a pod bound to "
     "a zonal or local volume may not fit where the simulation puts it",
     "scheduling gates": "the pod has schedulingGates: the scheduler does not place it until they are removed",
@@ -156,6 +155,8 @@ class SimPod:
     labels: tuple[tuple[str, str], ...] = ()
     #: Its ``DoNotSchedule`` topology spread constraints (``topology.py``).
     spread: tuple[SpreadConstraint, ...] = ()
+    #: Its ``ScheduleAnyway`` topology spread constraints (they only score: ``podscores.py``).
+    soft_spread: tuple[SpreadConstraint, ...] = ()
     #: Its required inter-pod affinity and anti-affinity terms (``topology.py``).
     pod_affinity: PodAffinity = NO_POD_AFFINITY
     #: What the kubelet admits the pod with (its allocation, ``renderer.verify.pods``); None: ``requests``.
@@ -240,14 +241,15 @@ def _shared_requests(requests: dict[str, int]) -> dict[str, int]:
 
 
 def narrow_labels(pods: Iterable[SimPod]) -> None:
-    """Keep of each pod's labels only the keys some pod's spread constraint or affinity term selects on (no pod
-    has one: none): a dump's labels are mostly hashes and names unique to a pod, which nothing here reads.
-    Cost: O(pods × labels)."""
+    """Keep of each pod's labels only the keys some pod's spread constraint or affinity term (required or preferred)
+    selects on (no pod has one: none): a dump's labels are mostly hashes and names unique to a pod, which nothing here
+    reads. Cost: O(pods × labels)."""
     pods = list(pods)
     keys: set[str] = set()
     for pod in pods:
-        selectors = [c.selector for c in pod.spread]
+        selectors = [c.selector for c in (*pod.spread, *pod.soft_spread)]
         selectors += [t.selector for t in (*pod.pod_affinity.affinity, *pod.pod_affinity.anti_affinity)]
+        selectors += [t.selector for _, t in pod.pod_affinity.preferred]
         for selector in selectors:
             if selector is not None:
                 keys.update(r.key for r in selector.requirements)
@@ -289,20 +291,16 @@ def _controller(meta: Mapping[str, Any]) -> tuple[str, str]:
     return fallback
 
 
-def _not_simulated(
-    spec: Mapping[str, Any], status: Mapping[str, Any], soft_spread: bool, pod_affinity: PodAffinity
-) -> frozenset[str]:
+def _not_simulated(spec: Mapping[str, Any], status: Mapping[str, Any], pod_affinity: PodAffinity) -> frozenset[str]:
     found: set[str] = set()
     if spec.get("resourceClaims"):
         found.add("resource claims")
     if status.get("nominatedNodeName"):
         found.add("nominated node")
     if pod_affinity.preferred:
-        found.add("inter-pod affinity scores")
+        found.add("inter-pod affinity symmetry")
     if pod_affinity.partial:
         found.add("namespace selector")
-    if soft_spread:
-        found.add("topology spread scores")
     volumes = spec.get("volumes")
     if isinstance(volumes, list) and any(
         isinstance(v, dict) and (v.get("persistentVolumeClaim") or v.get("ephemeral")) for v in volumes
@@ -395,9 +393,10 @@ def pod_from_object(data: Mapping[str, Any], totals: NodeTotals | None = None) -
         host_network=spec.get("hostNetwork") is True,
         safe_to_evict=_safe_to_evict(annotations),
         local_storage=_local_storage(spec),
-        not_simulated=_shared(_not_simulated(spec, status, soft_spread, pod_affinity)),
+        not_simulated=_shared(_not_simulated(spec, status, pod_affinity)),
         labels=_shared(tuple(sorted(labels.items()))),
         spread=_shared(spread),
+        soft_spread=_shared(soft_spread),
         pod_affinity=_shared(pod_affinity),
         admit=None if admit is None else _shared_requests(admit),
         notes=() if plain else _shared(resize_notes(spec, status)),

@@ -187,7 +187,7 @@ def _run(
     eligibility: Eligibility | None = None,
 ) -> _Side:
     state = ClusterState.build(nodes, allocatable)
-    if any(p.spread or p.pod_affinity for p in pods):
+    if any(p.spread or p.soft_spread or p.pod_affinity or p.pod_affinity.preferred for p in pods):
         state.counts = PodCounts()
         state.counts.register(pods)
     scheduler = Scheduler(state, options.fit_args, options.percentage_of_nodes_to_score, eligibility=eligibility)

@@ -8,14 +8,17 @@ One scheduling cycle (pkg/scheduler/schedule_one.go):
    ``numFeasibleNodesToFind`` feasible nodes (``scoring.num_feasible_nodes_to_find``); the next cycle starts after the
    last node examined;
 3. the feasible nodes are scored — TaintToleration ×3, NodeAffinity ×2, NodeResourcesFit (LeastAllocated) ×1,
-   BalancedAllocation ×1, each normalised over the feasible set as the plugins do — and the highest total wins
-   (ties: the first in node order, where the scheduler picks one at random).
+   BalancedAllocation ×1, for a pod with preferred podAffinity/podAntiAffinity terms InterPodAffinity ×2 and for
+   one with ``ScheduleAnyway`` spread constraints PodTopologySpread ×2 (``podscores.py``), each normalised over the
+   feasible set as the plugins do — and the highest total wins (ties: the first in node order, where the scheduler
+   picks one at random).
 
 PodTopologySpread and InterPodAffinity (``podfilters.py``) filter after NodeResourcesFit: a pod they restrict is
 placed as if its node affinity carried their node requirements (``key NotIn [forbidden domains]``, ``key In
 [allowed]``, ``key Exists``: a derived static-filter class, with its own room tree), and the few nodes of forbidden
 hostname-like domains are excluded leaves the descents skip (``view``); a pod they cannot restrict keeps its path.
-Not simulated: the scores of those two plugins, volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
+Not simulated: PodTopologySpread's default constraints, InterPodAffinity's symmetric score (bound pods' terms
+toward the incoming pod), volume plugins, ImageLocality, preemption (``pods.NOT_SIMULATED``).
 
 Keeping it linear: nodes a pod may use at all come from the static index, so a pod pinned to a pool walks that pool
 only. While pods are only added (room only shrinks), a node found too full or with a port taken for a pod of some
@@ -28,10 +31,11 @@ Shared room trees: the nodes of one static-filter class (node affinity and toler
 cycle is a count descent to the end of the window and a branch-and-bound descent to its first best node, the first fit
 scale-down asks for one descent (same choices as the walk; tests/impact/test_impact_roomtree.py holds the tree to a
 plain walk, tests/impact/test_impact_scheduler.py the scheduler). The tree answers pods that request only cpu, memory
-and ephemeral-storage and use no host port; their scores must depend on each node alone (no preferred node affinity,
-no PreferNoSchedule taint the pod does not tolerate on its nodes) for a cycle, not for a first fit. Other pods of a
-class with enough nodes get a ``scoretree.ScoreTree`` of their own shape (a leaf per node: its score or -1), the rest
-are walked. Pods pinned to one node by name (DaemonSet pods) look at that node only.
+and ephemeral-storage and use no host port; their scores must depend on each node alone (no preferred node or pod
+affinity, no ScheduleAnyway spread, no PreferNoSchedule taint the pod does not tolerate on its nodes) for a cycle,
+not for a first fit. Other pods of a class with enough nodes get a ``scoretree.ScoreTree`` of their own shape (a
+leaf per node: its score or -1), the rest are walked. Pods pinned to one node by name (DaemonSet pods) look at that
+node only.
 
 Cost per pod: with a room tree O(log nodes) descents plus the mixed and the not-outscored subtrees of the window
 (``roomtree.py``), plus O(log nodes) per node whose usage changed since the class's last cycle; a class's tree costs
@@ -51,6 +55,7 @@ from renderer.impact.cluster import ClusterState, Eligibility
 from renderer.impact.fit import DEFAULT_ARGS, FitArgs, fits
 from renderer.impact.podfilters import PodFilters
 from renderer.impact.pods import SimPod
+from renderer.impact.podscores import interpod_raw, min_max, spread_scores
 from renderer.impact.ports import conflicts
 from renderer.impact.resources import CPU, EPHEMERAL_STORAGE, MEMORY
 from renderer.impact.roomtree import RoomTree, Want
@@ -70,6 +75,8 @@ _W_TAINT = PLUGIN_WEIGHTS["TaintToleration"]
 _W_AFFINITY = PLUGIN_WEIGHTS["NodeAffinity"]
 _W_FIT = PLUGIN_WEIGHTS["NodeResourcesFit"]
 _W_BALANCED = PLUGIN_WEIGHTS["NodeResourcesBalancedAllocation"]
+_W_INTERPOD = PLUGIN_WEIGHTS["InterPodAffinity"]
+_W_SPREAD = PLUGIN_WEIGHTS["PodTopologySpread"]
 
 
 @dataclass
@@ -240,7 +247,7 @@ class Scheduler:
             self._next_start = (last + 1) % len(self.state)
         return found
 
-    def totals(self, pod: SimPod, candidates: list[int]) -> list[int]:
+    def totals(self, pod: SimPod, candidates: list[int], source: SimPod | None = None) -> list[int]:
         """The weighted score total of each candidate: TaintToleration and NodeAffinity normalised over the
         candidates, NodeResourcesFit (LeastAllocated on cpu and memory) and BalancedAllocation per node. The
         arithmetic is ``scoring.py``'s, inlined (this is the hot loop of placement)."""
@@ -269,6 +276,11 @@ class Scheduler:
                 scorer = self._scorers[affinity.preferred] = PreferredScorer(affinity.preferred)
             pref_raw = [scorer.score(nodes[i].labels, nodes[i].name) for i in candidates]
         pref_max = max(pref_raw)
+        interpod = (
+            min_max(interpod_raw(pod, st, self.filters.counts, candidates)) if pod.pod_affinity.preferred else None
+        )
+        # PodTopologySpread's node inclusion policy reads the pod's own node affinity, not the filters' view of it
+        spread = spread_scores(source or pod, st, self.filters.counts, candidates) if pod.soft_spread else None
         pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
         real_cpu, real_mem = pod.requests.get(CPU, 0), pod.requests.get(MEMORY, 0)
         out = []
@@ -276,22 +288,31 @@ class Scheduler:
             taint_score = 100 if taint_max == 0 else 100 - taint_raw[k] * 100 // taint_max
             pref_score = 0 if pref_max == 0 else pref_raw[k] * 100 // pref_max
             resources = resource_scores(st, i, pod_cpu, pod_mem, real_cpu, real_mem)
-            out.append(_W_TAINT * taint_score + _W_AFFINITY * pref_score + resources)
+            total = _W_TAINT * taint_score + _W_AFFINITY * pref_score + resources
+            if interpod is not None:
+                total += _W_INTERPOD * interpod[k]
+            if spread is not None:
+                total += _W_SPREAD * spread[k]
+            out.append(total)
         self.scored += n
         return out
 
-    def score(self, pod: SimPod, candidates: list[int]) -> int:
-        """The candidate the default score plugins rank highest (the first of equals)."""
+    def score(self, pod: SimPod, candidates: list[int], source: SimPod | None = None) -> int:
+        """The candidate the default score plugins rank highest (the first of equals); ``source``: the pod as read,
+        where ``pod`` is the filters' view of it."""
         if len(candidates) == 1:
             return candidates[0]
-        totals = self.totals(pod, candidates)
+        totals = self.totals(pod, candidates, source)
         return candidates[totals.index(max(totals))]
 
     def _tree(self, pod: SimPod, scores: bool = True) -> ScoreTree | None:
         """The shape's score tree, up to date; None where scores depend on the candidate set or the shape has few
         nodes (see the module docstring). ``scores=False``: a tree of feasibility alone (every leaf 0 or -1), for
         the first fit, which any shape with enough nodes gets."""
-        if not self.prune or (scores and (self._trial is not None or pod.affinity.preferred)):
+        if not self.prune or (
+            scores
+            and (self._trial is not None or pod.affinity.preferred or pod.pod_affinity.preferred or pod.soft_spread)
+        ):
             return None
         key = (_shape_key(pod), pod.score_cpu, pod.score_memory) if scores else ("fit", _shape_key(pod))
         if key in self._trees:
@@ -353,7 +374,8 @@ class Scheduler:
         if entry is None:
             entry = self._rooms[key] = self._new_room(pod.affinity, tolerations)
         tree, plain_scores = entry
-        if tree is None or (scores and (pod.affinity.preferred or not plain_scores)):
+        dependent = pod.affinity.preferred or pod.pod_affinity.preferred or pod.soft_spread or not plain_scores
+        if tree is None or (scores and dependent):
             return None
         changes = self.state.changes
         if changes is not None and tree.log_at < len(changes):
@@ -417,7 +439,7 @@ class Scheduler:
         seen = self.view(pod)
         if seen is None:
             return None
-        chosen = self._cycle(*seen)
+        chosen = self._cycle(*seen, pod)
         if chosen is not None:
             self.state.bind(pod, chosen)
         return chosen
@@ -428,8 +450,9 @@ class Scheduler:
             return True
         return i in skip.excluded_set
 
-    def _cycle(self, pod: SimPod, skip: Skip) -> int | None:
-        """One scheduling cycle's choice for ``pod`` (its node affinity already the filters' view), not bound."""
+    def _cycle(self, pod: SimPod, skip: Skip, source: SimPod | None = None) -> int | None:
+        """One scheduling cycle's choice for ``pod`` (its node affinity already the filters' view; ``source``: the pod
+        as read), not bound."""
         if only_node(pod.affinity) is not None:
             # Pinned to one node (a DaemonSet's pod): that node or none, no shape kept. The walk would go all the way
             # round (one feasible node is fewer than numFeasibleNodesToFind but in a one-node cluster, where the
@@ -462,7 +485,7 @@ class Scheduler:
         candidates = self.find(pod, skip)
         if not candidates:
             return None
-        return self.score(pod, candidates)
+        return self.score(pod, candidates, source)
 
     def first_fit(self, pod: SimPod, exclude: int = -1) -> int | None:
         """The first node (in node order from the rotating start) where ``pod`` passes every filter, without scoring:

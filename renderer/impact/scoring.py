@@ -54,6 +54,8 @@ PLUGIN_WEIGHTS: Final[dict[str, int]] = {
     "NodeAffinity": 2,
     "NodeResourcesFit": 1,
     "NodeResourcesBalancedAllocation": 1,
+    "InterPodAffinity": 2,
+    "PodTopologySpread": 2,
 }
 DEFAULT_RESOURCES: Final[tuple[tuple[str, int], ...]] = ((CPU, 1), (MEMORY, 1))
 Strategy = Literal["LeastAllocated", "MostAllocated"]

@@ -5,13 +5,15 @@ terms, read from a pruned Pod object into hashable values (shared between the re
   ``{}`` every pod; ``matchLabels`` are ``In [value]`` requirements, ``matchExpressions`` ``In``/``NotIn``/``Exists``/
   ``DoesNotExist`` (an operator the API server would refuse makes the selector select nothing). Matching uses
   ``renderer.capacity.selectors`` (the one implementation of requirement semantics);
-- :class:`SpreadConstraint` — one ``topologySpreadConstraints`` entry with ``whenUnsatisfiable: DoNotSchedule`` (the
-  PodTopologySpread filter ignores ``ScheduleAnyway``, which only scores), with its ``matchLabelKeys`` merged into the
+- :class:`SpreadConstraint` — one ``topologySpreadConstraints`` entry (``DoNotSchedule`` ones filter,
+  ``ScheduleAnyway`` ones only score: ``podscores.py``), with its ``matchLabelKeys`` merged into the
   selector from the pod's own labels (a key the pod does not carry is ignored), ``minDomains`` (default 1) and the
   node inclusion policies (``nodeAffinityPolicy`` default Honor, ``nodeTaintsPolicy`` default Ignore);
-- :class:`AffinityTerm` — one required ``podAffinity``/``podAntiAffinity`` term: its selector (``matchLabelKeys`` and
+- :class:`AffinityTerm` — one ``podAffinity``/``podAntiAffinity`` term: its selector (``matchLabelKeys`` and
   ``mismatchLabelKeys`` merged as the API server merges them), topology key and namespaces (``namespaces`` and
-  ``namespaceSelector``; neither: the pod's own namespace).
+  ``namespaceSelector``; neither: the pod's own namespace). Required terms filter; preferred ones
+  (``preferredDuringSchedulingIgnoredDuringExecution``, each a ``weight`` and a ``podAffinityTerm``) are kept with
+  their weight, negative for anti-affinity, for InterPodAffinity's score (``podscores.py``).
 
 Cost: O(requirements) per pod; the scheduler keeps one counter per distinct (namespaces, selector), not per pod.
 """
@@ -106,8 +108,8 @@ def _merge_keys(
 
 @dataclass(frozen=True, slots=True)
 class SpreadConstraint:
-    """One ``DoNotSchedule`` topology spread constraint (see the module docstring). ``selector`` None: selects no
-    pod (a null ``labelSelector``)."""
+    """One topology spread constraint (see the module docstring). ``selector`` None: selects no pod (a null
+    ``labelSelector``)."""
 
     max_skew: int
     topology_key: str
@@ -121,17 +123,17 @@ def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def parse_spread(raw: Any, labels: Mapping[str, str]) -> tuple[tuple[SpreadConstraint, ...], bool]:
-    """``spec.topologySpreadConstraints`` → (the ``DoNotSchedule`` constraints, whether any ``ScheduleAnyway`` one
-    was left out: it only scores)."""
-    out: list[SpreadConstraint] = []
-    soft = False
+def parse_spread(
+    raw: Any, labels: Mapping[str, str]
+) -> tuple[tuple[SpreadConstraint, ...], tuple[SpreadConstraint, ...]]:
+    """``spec.topologySpreadConstraints`` → (the ``DoNotSchedule`` constraints, the ``ScheduleAnyway`` ones: they
+    only score)."""
+    hard: list[SpreadConstraint] = []
+    soft: list[SpreadConstraint] = []
     for c in raw if isinstance(raw, list) else ():
         if not isinstance(c, dict):
             continue
-        if c.get("whenUnsatisfiable") != "DoNotSchedule":
-            soft = True
-            continue
+        out = hard if c.get("whenUnsatisfiable") == "DoNotSchedule" else soft
         selector = _merge_keys(parse_selector(c.get("labelSelector")), labels, c.get("matchLabelKeys"))
         out.append(
             SpreadConstraint(
@@ -143,7 +145,7 @@ def parse_spread(raw: Any, labels: Mapping[str, str]) -> tuple[tuple[SpreadConst
                 c.get("nodeTaintsPolicy") == "Honor",
             )
         )
-    return tuple(out), soft
+    return tuple(hard), tuple(soft)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,13 +169,14 @@ class AffinityTerm:
 
 @dataclass(frozen=True, slots=True)
 class PodAffinity:
-    """A pod's required inter-pod terms; ``partial``: a ``namespaceSelector`` other than ``{}`` was read as its
-    listed namespaces alone (namespace labels are not in the dump)."""
+    """A pod's inter-pod terms: the required ones, and ``preferred`` (weight, term) with the weight negative for
+    anti-affinity, in the order the pod lists them (podAffinity's first); ``partial``: a ``namespaceSelector`` other
+    than ``{}`` was read as its listed namespaces alone (namespace labels are not in the dump)."""
 
     affinity: tuple[AffinityTerm, ...] = ()
     anti_affinity: tuple[AffinityTerm, ...] = ()
     partial: bool = False
-    preferred: bool = False
+    preferred: tuple[tuple[int, AffinityTerm], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.affinity or self.anti_affinity)
@@ -210,21 +213,40 @@ def _terms(raw: Any, namespace: str, labels: Mapping[str, str]) -> tuple[tuple[A
     return tuple(out), partial
 
 
+def _weighted(
+    raw: Any, namespace: str, labels: Mapping[str, str], sign: int
+) -> tuple[list[tuple[int, AffinityTerm]], bool]:
+    """Preferred terms: (``sign`` × weight, term); an entry without a positive integer weight (the API server
+    requires 1-100) is left out."""
+    weights: list[int] = []
+    bodies: list[Any] = []
+    for t in raw if isinstance(raw, list) else ():
+        if isinstance(t, dict) and isinstance(t.get("podAffinityTerm"), dict):
+            weight = _int(t.get("weight"), 0)
+            if weight > 0:
+                weights.append(sign * weight)
+                bodies.append(t["podAffinityTerm"])
+    terms, partial = _terms(bodies, namespace, labels)
+    return list(zip(weights, terms, strict=True)), partial
+
+
 def parse_pod_affinity(affinity: Any, namespace: str, labels: Mapping[str, str]) -> PodAffinity:
-    """``spec.affinity.podAffinity``/``podAntiAffinity``: the required terms (preferred ones only score)."""
+    """``spec.affinity.podAffinity``/``podAntiAffinity``: the required terms and the weighted preferred ones."""
     if not isinstance(affinity, dict):
         return NO_POD_AFFINITY
     found: list[tuple[AffinityTerm, ...]] = []
-    partial = preferred = False
-    for key in ("podAffinity", "podAntiAffinity"):
+    preferred: list[tuple[int, AffinityTerm]] = []
+    partial = False
+    for key, sign in (("podAffinity", 1), ("podAntiAffinity", -1)):
         block = affinity.get(key)
         if not isinstance(block, dict):
             found.append(())
             continue
         terms, p = _terms(block.get("requiredDuringSchedulingIgnoredDuringExecution"), namespace, labels)
         found.append(terms)
-        partial = partial or p
-        preferred = preferred or bool(block.get("preferredDuringSchedulingIgnoredDuringExecution"))
+        weighted, q = _weighted(block.get("preferredDuringSchedulingIgnoredDuringExecution"), namespace, labels, sign)
+        preferred.extend(weighted)
+        partial = partial or p or q
     if not found[0] and not found[1] and not partial and not preferred:
         return NO_POD_AFFINITY
-    return PodAffinity(found[0], found[1], partial, preferred)
+    return PodAffinity(found[0], found[1], partial, tuple(preferred))

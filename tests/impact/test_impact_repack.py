@@ -189,14 +189,19 @@ def test_gated_and_terminated_pods_are_left_out_and_counted() -> None:
 
 def test_not_simulated_features_are_named_with_the_pods_they_touch() -> None:
     nodes = [node("n1", "p", cpu="1")]
-    spread = {
-        "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway"}]
+    term = {"labelSelector": {"matchLabels": {"app": "b"}}, "topologyKey": "zone"}
+    preferred = {
+        "affinity": {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term}]
+            }
+        }
     }
-    pods = [pod("a", "600m", "1Gi", "n1", created="2025-01-01T00:00:00Z"), pod("b", "300m", "1Gi", "n1", **spread)]
+    pods = [pod("a", "600m", "1Gi", "n1", created="2025-01-01T00:00:00Z"), pod("b", "300m", "1Gi", "n1", **preferred)]
     result = simulate(nodes, pods, {"p": {"cpu": 800}})
     features = {n.feature: n for n in result.not_simulated}
-    # ScheduleAnyway only scores (not simulated); DoNotSchedule is simulated (test_impact_spread.py)
-    assert features["topology spread scores"].examples == ("default/b",)
+    # the pod's own preferred terms score (podscores.py); what they do to the pods after it does not
+    assert features["inter-pod affinity symmetry"].examples == ("default/b",)
     assert {"preemption", "pod disruption budgets"} <= set(features)
     assert "inter-pod affinity" not in features
 
