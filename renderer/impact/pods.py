@@ -258,6 +258,11 @@ def narrow_labels(pods: Iterable[SimPod]) -> None:
             pod.labels = _shared(tuple(pair for pair in pod.labels if pair[0] in keys))
 
 
+def _listed(value: Any) -> list[Any]:
+    """A list field's items; anything else none (its reader names the field where it is not a list)."""
+    return value if isinstance(value, list) else []
+
+
 def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:
     if value is None:
         return {}
@@ -268,7 +273,7 @@ def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:
 
 def _missing_cpu_or_memory(spec: Mapping[str, Any]) -> bool:
     for key in ("containers", "initContainers"):
-        for c in spec.get(key) or ():
+        for c in _listed(spec.get(key)):
             req = ((c.get("resources") or {}).get("requests") or {}) if isinstance(c, dict) else {}
             if not isinstance(req, dict) or CPU not in req or MEMORY not in req:
                 return True

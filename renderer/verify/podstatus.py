@@ -75,6 +75,11 @@ def _dict(value: Any, where: FieldPath) -> Mapping[str, Any]:
     return value
 
 
+def _listed(value: Any) -> list[Any]:
+    """A list field's items; anything else none (its reader names the field where it is not a list)."""
+    return value if isinstance(value, list) else []
+
+
 def _resize_reason(status: Mapping[str, Any]) -> tuple[str | None, bool]:
     """The reason of the first ``PodResizePending`` condition (``IsPodResizeInfeasible`` reads the first), else that
     of the legacy ``status.resize`` field; and whether it came from the legacy field."""
@@ -245,7 +250,10 @@ def status_is_plain(spec: Mapping[str, Any], status: Mapping[str, Any]) -> bool:
         return False
     wanted: dict[str, Any] = {}
     for key in ("initContainers", "containers"):
-        for c in spec.get(key) or ():
+        containers = spec.get(key)
+        if containers is not None and not isinstance(containers, list):
+            return False  # read in full, to be refused with its place
+        for c in containers or ():
             if isinstance(c, dict):
                 resources = c.get("resources")
                 wanted[str(c.get("name") or "")] = resources.get("requests") if isinstance(resources, dict) else None
@@ -275,7 +283,7 @@ def resize_notes(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[st
         notes.append(RESIZE_INFEASIBLE)
         view = _Status(status, kubelet=False)
         for key in ("containers", "initContainers"):
-            for c in spec.get(key) or ():
+            for c in _listed(spec.get(key)):
                 found = view.find(c) if isinstance(c, dict) else None
                 if found is None or (view.status_allocated(found) is None and view.status_actuated(found) is None):
                     notes.append(INFEASIBLE_EMPTY)
@@ -285,7 +293,7 @@ def resize_notes(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[st
             notes.append(UNKNOWN_REASON)
         view = _Status(status, kubelet=False)
         for key in ("containers", "initContainers"):
-            for c in spec.get(key) or ():
+            for c in _listed(spec.get(key)):
                 found = view.find(c) if isinstance(c, dict) else None
                 if found is None or view.status_allocated(found) is None:
                     notes.append(NO_ALLOCATION)
