@@ -43,6 +43,7 @@ from renderer.impact.topology import (
 )
 from renderer.loading.prune import KeepSpec
 from renderer.quantity import Quantity
+from renderer.verify.podrequests import spec_list
 from renderer.verify.pods import POD_KEEP, STATUS_KEEP, TERMINAL_PHASES, NodeTotals, PodError, Requests, pod_requests
 from renderer.verify.podstatus import resize_notes, status_is_plain
 
@@ -258,11 +259,6 @@ def narrow_labels(pods: Iterable[SimPod]) -> None:
             pod.labels = _shared(tuple(pair for pair in pod.labels if pair[0] in keys))
 
 
-def _listed(value: Any) -> list[Any]:
-    """A list field's items; anything else none (its reader names the field where it is not a list)."""
-    return value if isinstance(value, list) else []
-
-
 def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:
     if value is None:
         return {}
@@ -273,7 +269,7 @@ def _map(value: Any, where: tuple[str | int, ...]) -> dict[str, Any]:
 
 def _missing_cpu_or_memory(spec: Mapping[str, Any]) -> bool:
     for key in ("containers", "initContainers"):
-        for c in _listed(spec.get(key)):
+        for c in spec_list(spec, key):
             req = ((c.get("resources") or {}).get("requests") or {}) if isinstance(c, dict) else {}
             if not isinstance(req, dict) or CPU not in req or MEMORY not in req:
                 return True

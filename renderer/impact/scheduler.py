@@ -326,20 +326,27 @@ class Scheduler:
             self.scored += tree.computed - before
         return tree
 
-    def _new_tree(self, pod: SimPod, scores: bool) -> ScoreTree | None:
-        tolerations = pod.scheduling_tolerations()
-        eligible = self.eligibility.eligible(pod.affinity, tolerations)
-        if len(eligible) < TREE_MIN_NODES:
-            return None
+    def _prefers_against(self, eligible: list[int], tolerations: tuple[Toleration, ...]) -> bool:
+        """Whether some eligible node has a PreferNoSchedule taint the tolerations leave (TaintToleration then scores
+        nodes apart, which the trees do not model), counted once per (tolerations, taints) as ``totals`` does."""
         counts = self._prefer_counts
-        for taints in {self.state.nodes[i].taints for i in eligible} if scores else ():
+        for taints in {self.state.nodes[i].taints for i in eligible}:
             if taints:
                 key = (tolerations, taints)
                 count = counts.get(key)
                 if count is None:
                     count = counts[key] = prefer_no_schedule_count(taints, tolerations)
                 if count:
-                    return None
+                    return True
+        return False
+
+    def _new_tree(self, pod: SimPod, scores: bool) -> ScoreTree | None:
+        tolerations = pod.scheduling_tolerations()
+        eligible = self.eligibility.eligible(pod.affinity, tolerations)
+        if len(eligible) < TREE_MIN_NODES:
+            return None
+        if scores and self._prefers_against(eligible, tolerations):
+            return None
         st, args = self.state, self.fit_args
         requests, host_ports = pod.requests, pod.host_ports
         pod_cpu, pod_mem = pod.score_cpu, pod.score_memory
@@ -396,17 +403,7 @@ class Scheduler:
         eligible = self.eligibility.eligible(affinity, tolerations)
         if len(eligible) < TREE_MIN_NODES:
             return None, False
-        counts = self._prefer_counts
-        plain = True
-        for taints in {self.state.nodes[i].taints for i in eligible}:
-            if taints:
-                key = (tolerations, taints)
-                count = counts.get(key)
-                if count is None:
-                    count = counts[key] = prefer_no_schedule_count(taints, tolerations)
-                if count:
-                    plain = False
-                    break
+        plain = not self._prefers_against(eligible, tolerations)
         st = self.state
         if st.changes is None:
             st.changes = []

@@ -138,15 +138,20 @@ def evaluate(
         "gauge",
         ["pool", "state"],
     )
-    for pool in sorted({p for p, _ in counts}):
-        for state in STATES:
-            pool_nodes.add([pool, state], counts.get((pool, state), 0))
+    _by_pool_and_state(pool_nodes, counts, STATES)
     families: list[Family] = [info, predicted, drift, pool_nodes, *_reserved(policy)]
     if result.pods is not None:
         families.extend(_pods(result, pool_of_node, tally))
     if configz is not None:
         families.extend(_configz(configz, pool_of_node, tally))
     return Evaluation(text(families), tally, at)
+
+
+def _by_pool_and_state(family: Family, counts: dict[tuple[str, str], int], states: tuple[str, ...]) -> None:
+    """Per pool with a node, one sample per state (0 where none is in it), pools in order."""
+    for pool in sorted({p for p, _ in counts}):
+        for state in states:
+            family.add([pool, state], counts.get((pool, state), 0))
 
 
 #: Node states of ``allocatable_pool_config_nodes{state}``.
@@ -175,9 +180,7 @@ def _configz(outcome: Outcome, pool_of_node: dict[str, str], tally: Tally) -> It
     for node, state in outcome.state.items():
         key = (pool_of_node.get(node, "(inventory)"), state)
         counts[key] = counts.get(key, 0) + 1
-    for pool in sorted({p for p, _ in counts}):
-        for state in CONFIG_STATES:
-            nodes.add([pool, state], counts.get((pool, state), 0))
+    _by_pool_and_state(nodes, counts, CONFIG_STATES)
     errors = Family(
         "allocatable_configz_fetch_errors",
         "Nodes whose /configz could not be read (or was no KubeletConfiguration) in the last cycle; serve's log "

@@ -26,6 +26,7 @@ __all__ = [
     "is_pod_level",
     "max_of",
     "requests_of",
+    "spec_list",
     "spec_requests",
 ]
 
@@ -112,7 +113,8 @@ def is_pod_level(name: str) -> bool:
     return name in ("cpu", "memory") or name.startswith("hugepages-")
 
 
-def _list(spec: Mapping[str, Any], key: str) -> list[Any]:
+def spec_list(spec: Mapping[str, Any], key: str) -> list[Any]:
+    """``spec.<key>`` (containers, initContainers) as a list; anything else a ``PodError`` naming it."""
     value = spec.get(key) or []
     if not isinstance(value, list):
         raise PodError(("spec", key), "must be a list")
@@ -127,13 +129,13 @@ Getter = Callable[[Mapping[str, Any], FieldPath], "tuple[Requests | None, FieldP
 def aggregate(spec: Mapping[str, Any], get: Getter, non_missing: Mapping[str, Quantity] | None = None) -> Requests:
     """``aggregateContainerResourcesByFn``: the containers summed, then the init-container rule with sidecars."""
     result: Requests = {}
-    for i, c in enumerate(_list(spec, "containers")):
+    for i, c in enumerate(spec_list(spec, "containers")):
         where: FieldPath = ("spec", "containers", i)
         got, at = get(_mapping(c, where), where)
         add(result, _filled(got, non_missing), at)
     sidecars: Requests = {}
     init_peak: Requests = {}
-    for i, c in enumerate(_list(spec, "initContainers")):
+    for i, c in enumerate(spec_list(spec, "initContainers")):
         where = ("spec", "initContainers", i)
         got, at = get(_mapping(c, where), where)
         req = _filled(got, non_missing)

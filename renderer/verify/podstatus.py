@@ -35,6 +35,7 @@ from renderer.verify.podrequests import (
     is_pod_level,
     max_of,
     requests_of,
+    spec_list,
     spec_requests,
 )
 
@@ -73,11 +74,6 @@ def _dict(value: Any, where: FieldPath) -> Mapping[str, Any]:
     if not isinstance(value, dict):
         raise PodError(where, "must be a mapping")
     return value
-
-
-def _listed(value: Any) -> list[Any]:
-    """A list field's items; anything else none (its reader names the field where it is not a list)."""
-    return value if isinstance(value, list) else []
 
 
 def _resize_reason(status: Mapping[str, Any]) -> tuple[str | None, bool]:
@@ -250,10 +246,7 @@ def status_is_plain(spec: Mapping[str, Any], status: Mapping[str, Any]) -> bool:
         return False
     wanted: dict[str, Any] = {}
     for key in ("initContainers", "containers"):
-        containers = spec.get(key)
-        if containers is not None and not isinstance(containers, list):
-            return False  # read in full, to be refused with its place
-        for c in containers or ():
+        for c in spec_list(spec, key):
             if isinstance(c, dict):
                 resources = c.get("resources")
                 wanted[str(c.get("name") or "")] = resources.get("requests") if isinstance(resources, dict) else None
@@ -283,7 +276,7 @@ def resize_notes(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[st
         notes.append(RESIZE_INFEASIBLE)
         view = _Status(status, kubelet=False)
         for key in ("containers", "initContainers"):
-            for c in _listed(spec.get(key)):
+            for c in spec_list(spec, key):
                 found = view.find(c) if isinstance(c, dict) else None
                 if found is None or (view.status_allocated(found) is None and view.status_actuated(found) is None):
                     notes.append(INFEASIBLE_EMPTY)
@@ -293,7 +286,7 @@ def resize_notes(spec: Mapping[str, Any], status: Mapping[str, Any]) -> tuple[st
             notes.append(UNKNOWN_REASON)
         view = _Status(status, kubelet=False)
         for key in ("containers", "initContainers"):
-            for c in _listed(spec.get(key)):
+            for c in spec_list(spec, key):
                 found = view.find(c) if isinstance(c, dict) else None
                 if found is None or view.status_allocated(found) is None:
                     notes.append(NO_ALLOCATION)

@@ -154,6 +154,13 @@ class Replay:
     paths: dict[str, Callable[[dict[str, str]], Answer]] = field(default_factory=dict)
 
 
+def status(code: int, reason: str, message: str) -> bytes:
+    """A Kubernetes API ``Status`` failure body, as the API server answers an error."""
+    return json.dumps(
+        {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "reason": reason, "code": code}
+    ).encode()
+
+
 @contextlib.contextmanager
 def replay_server() -> Iterator[tuple[Replay, Callable[[Callable[[dict[str, str]], Answer]], str]]]:
     """A loopback HTTP server (127.0.0.1, a free port) standing in for the Kubernetes API server, which cannot run

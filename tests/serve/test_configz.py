@@ -39,6 +39,7 @@ from serve_support import (
     real_node,
     replay_server,
     samples,
+    status,
     value,
     write_nodes,
 )
@@ -97,12 +98,6 @@ def fleet(*names: str) -> list[dict[str, Any]]:
 
 def path_of(node: str) -> str:
     return f"/api/v1/nodes/{node}/proxy/configz"
-
-
-def status(code: int, reason: str, message: str) -> bytes:
-    return json.dumps(
-        {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "reason": reason, "code": code}
-    ).encode()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from serve_support import TOKEN, Answer, Replay, replay_server
+from serve_support import TOKEN, Answer, Replay, replay_server, status
 
 from conftest import REPO_ROOT
 from renderer.serve.kubeapi import ApiError, Endpoint, list_pages
@@ -48,12 +48,6 @@ def page(items: list[dict[str, Any]], token: str = "", remaining: int | None = N
     if remaining is not None:
         meta["remainingItemCount"] = remaining
     return json.dumps({"kind": "NodeList", "apiVersion": "v1", "metadata": meta, "items": items}).encode()
-
-
-def status(code: int, reason: str, message: str) -> bytes:
-    return json.dumps(
-        {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": message, "reason": reason, "code": code}
-    ).encode()
 
 
 @pytest.fixture

@@ -41,6 +41,17 @@ def _query(base: str, promql: str) -> list[dict[str, Any]]:
     return data["data"]["result"]  # type: ignore[no-any-return]
 
 
+def _scraping(target: str) -> str:
+    """A Prometheus configuration that scrapes serve at ``target`` every second."""
+    config = {
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "scrape_configs": [
+            {"job_name": "allocatable", "static_configs": [{"targets": [target.removeprefix("http://")]}]}
+        ],
+    }
+    return json.dumps(config)
+
+
 def _until(base: str, promql: str, timeout: float = 90.0) -> list[dict[str, Any]]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -56,15 +67,9 @@ def _until(base: str, promql: str, timeout: float = 90.0) -> list[dict[str, Any]
 def test_prometheus_scrapes_serve_and_answers_queries(repo: Path, tmp_path: Path) -> None:
     write_repo(repo, {"rp.yaml": KUBE_RESERVED})
     serve, target = start_serve(str(repo), "--nodes", str(write_nodes(tmp_path / "nodes.json")), "--interval", "1s")
-    config = {
-        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
-        "scrape_configs": [
-            {"job_name": "allocatable", "static_configs": [{"targets": [target.removeprefix("http://")]}]}
-        ],
-    }
     try:
         wait_ready(target)
-        with running(tmp_path, json.dumps(config), "--storage.tsdb.retention.time=1h", ready=60) as base:
+        with running(tmp_path, _scraping(target), "--storage.tsdb.retention.time=1h", ready=60) as base:
             up = _until(base, 'up{job="allocatable"} == 1')
             assert up[0]["value"][1] == "1"
             # the hand-worked drift of tests/serve/test_cycle.py: cpu +0.43 cores, named policy-not-rolled-out
@@ -96,15 +101,9 @@ def test_prometheus_scrapes_the_kubelet_config_drift(repo: Path, tmp_path: Path)
     serve, target = start_serve(
         str(repo), "--nodes", str(nodes), "--configz", "--configz-dir", str(saved), "--interval", "1s"
     )
-    config = {
-        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
-        "scrape_configs": [
-            {"job_name": "allocatable", "static_configs": [{"targets": [target.removeprefix("http://")]}]}
-        ],
-    }
     try:
         wait_ready(target)
-        with running(tmp_path, json.dumps(config), "--storage.tsdb.retention.time=1h", ready=60) as base:
+        with running(tmp_path, _scraping(target), "--storage.tsdb.retention.time=1h", ready=60) as base:
             drift = _until(base, "allocatable_node_config_drift == 1")
             assert sorted(s["metric"]["field"] for s in drift) == ["kubeReserved.cpu", "kubeReserved.memory"]
             assert {(s["metric"]["node"], s["metric"]["pool"]) for s in drift} == {(NODE_NAME, POOL)}
